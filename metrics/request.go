@@ -1,0 +1,106 @@
+// Package metrics holds per-request results, the recorder that turns them
+// into HDR histograms, the run summary, and the catalogue of metric names
+// that checks may refer to. It imports nothing else of llmload.
+package metrics
+
+import "time"
+
+// ErrorKind classifies a failed request. A failed request is data, not an
+// error: it is counted by kind while the run goes on.
+type ErrorKind string
+
+// The kinds of failure a request can end in.
+const (
+	ErrNone       ErrorKind = ""
+	ErrConnect    ErrorKind = "connect"         // dial, TLS or write failed before any response
+	ErrHTTPStatus ErrorKind = "http_status"     // non-2xx response
+	ErrTimeout    ErrorKind = "timeout"         // whole-request timeout expired
+	ErrStall      ErrorKind = "stall"           // no bytes for longer than stall_timeout inside a stream
+	ErrStream     ErrorKind = "stream_error"    // connection dropped or read failed mid-stream, or an error event
+	ErrMalformed  ErrorKind = "malformed_event" // an SSE data payload that is not the JSON we expect
+	ErrEmpty      ErrorKind = "empty_response"  // the stream ended without a single output token
+	ErrCanceled   ErrorKind = "canceled"        // the run was interrupted while the request was in flight
+)
+
+// ErrorKinds lists every failure kind in report order.
+var ErrorKinds = []ErrorKind{ErrConnect, ErrHTTPStatus, ErrTimeout, ErrStall, ErrStream, ErrMalformed, ErrEmpty, ErrCanceled}
+
+// Where a token count came from.
+const (
+	SourceUsage     = "usage"     // the server's usage block
+	SourceTokenizer = "tokenizer" // the dataset tokenizer on the generated text
+	SourceEvents    = "events"    // the number of output-carrying events (approximate)
+	SourceDataset   = "dataset"   // the dataset's own count (prompt tokens)
+)
+
+// Request is the outcome of one request. All offsets are monotonic-clock
+// durations since the run's start; all latencies are monotonic differences.
+type Request struct {
+	ID           int64  `json:"id"`
+	Stage        int    `json:"stage"`  // closed-loop stage index (0 when there are no stages)
+	Warmup       bool   `json:"warmup"` // sent before measurement; never recorded
+	DatasetIndex int    `json:"dataset_index"`
+	RequestID    string `json:"request_id,omitempty"` // the x-request-id header
+
+	// Intended is when the schedule wanted the request sent; Dispatched is
+	// when the dispatcher released it (Dispatched-Intended is schedule lag);
+	// Sent is t0, when the request was written after any concurrency slot
+	// was taken (Sent-Intended is queue time).
+	Intended   time.Duration `json:"intended_offset"`
+	Dispatched time.Duration `json:"dispatched_offset"`
+	Sent       time.Duration `json:"sent_offset"`
+
+	TTFT time.Duration   `json:"ttft"` // t0 to first output-carrying event
+	ITL  []time.Duration `json:"itl"`  // gaps between consecutive output-carrying events
+	E2E  time.Duration   `json:"e2el"` // t0 to last output-carrying event
+
+	PromptTokens       int    `json:"prompt_tokens"`
+	PromptTokensSource string `json:"prompt_tokens_source"`
+	OutputTokens       int    `json:"output_tokens"`
+	OutputTokensSource string `json:"output_tokens_source"`
+	OutputEvents       int    `json:"output_events"` // output-carrying events seen
+	MaxTokens          int    `json:"max_tokens"`    // what was asked for
+	IgnoreEOS          bool   `json:"ignore_eos"`    // whether the request asked to ignore EOS
+	FinishReason       string `json:"finish_reason"` // as the server said ("stop", "length", ...)
+	GeneratedText      string `json:"-"`             // kept only when a tokenizer must count it
+
+	StatusCode   int       `json:"status_code,omitempty"`
+	Error        ErrorKind `json:"error,omitempty"`
+	ErrorMessage string    `json:"error_message,omitempty"`
+}
+
+// OK reports whether the request completed without error.
+func (r *Request) OK() bool { return r.Error == ErrNone }
+
+// TPOT is (E2E - TTFT) / (OutputTokens - 1); ok is false when the request
+// produced fewer than two tokens.
+func (r *Request) TPOT() (tpot time.Duration, ok bool) {
+	if !r.OK() || r.OutputTokens < 2 {
+		return 0, false
+	}
+	return (r.E2E - r.TTFT) / time.Duration(r.OutputTokens-1), true
+}
+
+// Queue is the time between the intended send and t0.
+func (r *Request) Queue() time.Duration { return r.Sent - r.Intended }
+
+// Lag is how late the dispatcher released the request against its schedule.
+func (r *Request) Lag() time.Duration { return r.Dispatched - r.Intended }
+
+// Truncated reports a request cut by max_tokens while the server was free to
+// stop on its own (ignore_eos off): its output was not complete.
+func (r *Request) Truncated() bool {
+	return r.OK() && !r.IgnoreEOS && r.FinishReason == "length"
+}
+
+// SLO is the per-request service level that makes a request "good" for
+// goodput. A zero field is not checked.
+type SLO struct {
+	TTFT time.Duration `json:"ttft,omitempty"`
+	TPOT time.Duration `json:"tpot,omitempty"`
+	ITL  time.Duration `json:"itl,omitempty"` // every gap of the request must be within it
+	E2EL time.Duration `json:"e2el,omitempty"`
+}
+
+// Empty reports whether no SLO is set.
+func (s SLO) Empty() bool { return s == SLO{} }

@@ -1,0 +1,70 @@
+package metrics
+
+// Latency summarises one latency metric. Times are in milliseconds.
+// Percentiles come from an HDR histogram (microsecond resolution, 3
+// significant digits); Mean, Min and Max are exact.
+type Latency struct {
+	Count  int64   `json:"count"`
+	Mean   float64 `json:"mean"`
+	Stddev float64 `json:"stddev"`
+	Min    float64 `json:"min"`
+	Max    float64 `json:"max"`
+	P50    float64 `json:"p50"`
+	P90    float64 `json:"p90"`
+	P95    float64 `json:"p95"`
+	P99    float64 `json:"p99"`
+	P999   float64 `json:"p999"`
+	// Histogram is the HDR histogram in its compressed, base64 text form
+	// (HdrHistogram's V2 encoding), so that runs can be merged exactly.
+	Histogram string `json:"histogram,omitempty"`
+}
+
+// Summary is every figure for a set of recorded requests (a whole scenario
+// or one closed-loop stage).
+type Summary struct {
+	Completed int               `json:"completed"`
+	Failed    int               `json:"failed"`
+	Errors    map[ErrorKind]int `json:"errors"` // failed requests by kind
+	Truncated int               `json:"truncated"`
+	Duration  float64           `json:"duration"` // seconds, first dispatch to last completion
+
+	TotalInputTokens  int `json:"total_input_tokens"`
+	TotalOutputTokens int `json:"total_output_tokens"`
+	// Requests whose output count was taken from the event count, not from
+	// usage or a tokenizer: their token figures are approximate.
+	ApproxOutputCounts int `json:"approx_output_counts"`
+
+	RequestThroughput    float64 `json:"request_throughput"`     // completed / duration
+	OutputThroughput     float64 `json:"output_throughput"`      // output tokens / duration
+	TotalTokenThroughput float64 `json:"total_token_throughput"` // (input + output) / duration
+
+	GoodRequests     int     `json:"good_requests"`
+	GoodOutputTokens int     `json:"good_output_tokens"`
+	RequestGoodput   float64 `json:"request_goodput"` // good requests / duration
+	TokenGoodput     float64 `json:"token_goodput"`   // good output tokens / duration
+
+	PeakConcurrency int `json:"peak_concurrency"`
+
+	TTFT  Latency `json:"ttft"`
+	ITL   Latency `json:"itl"`
+	TPOT  Latency `json:"tpot"`
+	E2EL  Latency `json:"e2el"`
+	Queue Latency `json:"queue"` // intended send to t0
+	Lag   Latency `json:"lag"`   // intended send to dispatch (schedule fidelity)
+	// Latencies measured from the intended send time instead of t0, so that
+	// coordinated omission shows.
+	TTFTFromIntended Latency `json:"ttft_from_intended"`
+	E2ELFromIntended Latency `json:"e2el_from_intended"`
+	// Per-user decode speed: output tokens per second of each request's
+	// decode phase ((tokens-1) / (E2E-TTFT)).
+	UserTPS Latency `json:"user_tps"`
+}
+
+// ErrorRate is failed / (completed + failed), 0 when nothing was sent.
+func (s *Summary) ErrorRate() float64 {
+	n := s.Completed + s.Failed
+	if n == 0 {
+		return 0
+	}
+	return float64(s.Failed) / float64(n)
+}
