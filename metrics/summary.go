@@ -1,6 +1,7 @@
 package metrics
 
-// Latency summarises one latency metric. Times are in milliseconds.
+// Latency summarises one latency metric. Times are in milliseconds (user
+// TPS, which shares the type, is in tokens per second).
 // Percentiles come from an HDR histogram (microsecond resolution, 3
 // significant digits); Mean, Min and Max are exact.
 type Latency struct {
@@ -14,6 +15,15 @@ type Latency struct {
 	P95    float64 `json:"p95"`
 	P99    float64 `json:"p99"`
 	P999   float64 `json:"p999"`
+	// Sum and SumSq are the exact sum of the samples and of their squares
+	// (ms and ms²), kept so that Mean and Stddev can be recombined when
+	// summaries are merged (see MergeLatency).
+	Sum   float64 `json:"sum"`
+	SumSq float64 `json:"sum_sq"`
+	// Outliers counts samples outside the histogram's range (negative, or
+	// over an hour): they are clamped in the histogram, exact in Sum, Min
+	// and Max.
+	Outliers int64 `json:"outliers,omitempty"`
 	// Histogram is the HDR histogram in its compressed, base64 text form
 	// (HdrHistogram's V2 encoding), so that runs can be merged exactly.
 	Histogram string `json:"histogram,omitempty"`

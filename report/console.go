@@ -1,0 +1,248 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/llmload/llmload/metrics"
+)
+
+// printer writes lines and keeps the first error.
+type printer struct {
+	w   io.Writer
+	err error
+}
+
+func (p *printer) printf(format string, args ...any) {
+	if p.err == nil {
+		_, p.err = fmt.Fprintf(p.w, format, args...)
+	}
+}
+
+// center writes s centred in 50 columns of c, as Python's
+// "{s:{c}^{n}}".format(n=50) does (odd padding goes to the right).
+func (p *printer) center(s string, c string) {
+	pad := max(50-len(s), 0)
+	p.printf("%s%s%s\n", strings.Repeat(c, pad/2), s, strings.Repeat(c, pad-pad/2))
+}
+
+// Python's "{:<40} {:<10}" and "{:<40} {:<10.2f}".
+func (p *printer) int(label string, v int)       { p.printf("%-40s %-10d\n", label, v) }
+func (p *printer) float(label string, v float64) { p.printf("%-40s %-10.2f\n", label, v) }
+
+// vllmLatencies are the metrics vLLM prints, with its names and headers.
+var vllmLatencies = []struct {
+	key, name, header string
+}{
+	{"ttft", "TTFT", "Time to First Token"},
+	{"tpot", "TPOT", "Time per Output Token (excl. 1st token)"},
+	{"itl", "ITL", "Inter-token Latency"},
+	{"e2el", "E2EL", "End-to-end Latency"},
+}
+
+// WriteConsole writes the run's report: the block vLLM's benchmark prints
+// (same labels and layout, so both can be read side by side), our extra
+// figures, the per-stage table and the checks.
+func WriteConsole(w io.Writer, r *Run) error {
+	p := &printer{w: w}
+	s := r.Overall
+	if s == nil {
+		s = &metrics.Summary{}
+	}
+	if r.Interrupted {
+		p.printf("INTERRUPTED: the run was stopped early; these are partial results.\n")
+	}
+	writeVLLMBlock(p, r, s)
+	writeExtras(p, r, s)
+	writeStages(p, r.Stages)
+	writeChecks(p, r.Checks)
+	return p.err
+}
+
+func writeVLLMBlock(p *printer, r *Run, s *metrics.Summary) {
+	p.center(" Serving Benchmark Result ", "=")
+	p.int("Successful requests:", s.Completed)
+	p.int("Failed requests:", s.Failed)
+	if r.MaxConcurrency > 0 {
+		p.int("Maximum request concurrency:", r.MaxConcurrency)
+	}
+	if r.RequestRate > 0 && !math.IsInf(r.RequestRate, 1) {
+		p.float("Request rate configured (RPS):", r.RequestRate)
+	}
+	p.float("Benchmark duration (s):", s.Duration)
+	p.int("Total input tokens:", s.TotalInputTokens)
+	p.int("Total generated tokens:", s.TotalOutputTokens)
+	p.float("Request throughput (req/s):", s.RequestThroughput)
+	if !r.Goodput.Empty() {
+		p.float("Request goodput (req/s):", s.RequestGoodput)
+	}
+	p.float("Output token throughput (tok/s):", s.OutputThroughput)
+	p.float("Peak output token throughput (tok/s):", peakOutputPerSecond(r.successful()))
+	p.float("Peak concurrent requests:", float64(s.PeakConcurrency))
+	p.float("Total token throughput (tok/s):", s.TotalTokenThroughput)
+	for _, m := range vllmLatencies {
+		l := s.LatencyOf(m.key)
+		p.center(m.header, "-")
+		p.float("Mean "+m.name+" (ms):", l.Mean)
+		p.float("Median "+m.name+" (ms):", l.P50)
+		p.float("P99 "+m.name+" (ms):", l.P99)
+	}
+	p.printf("%s\n", strings.Repeat("=", 50))
+}
+
+// extraRows are the distributions of our latency table.
+func extraRows(s *metrics.Summary) []struct {
+	name string
+	l    *metrics.Latency
+} {
+	return []struct {
+		name string
+		l    *metrics.Latency
+	}{
+		{"TTFT", &s.TTFT},
+		{"TPOT", &s.TPOT},
+		{"ITL", &s.ITL},
+		{"E2EL", &s.E2EL},
+		{"Queue", &s.Queue},
+		{"Schedule lag", &s.Lag},
+		{"TTFT from intended", &s.TTFTFromIntended},
+		{"E2EL from intended", &s.E2ELFromIntended},
+		{"User TPS (tok/s)", &s.UserTPS},
+	}
+}
+
+func writeExtras(p *printer, r *Run, s *metrics.Summary) {
+	p.printf("\n")
+	p.printf("%-20s %8s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n",
+		"Latency (ms)", "n", "mean", "stddev", "min", "p50", "p90", "p95", "p99", "p99.9", "max")
+	for _, row := range extraRows(s) {
+		l := row.l
+		if l.Count == 0 {
+			p.printf("%-20s %8d %9s\n", row.name, 0, "-")
+			continue
+		}
+		p.printf("%-20s %8d %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f\n",
+			row.name, l.Count, l.Mean, l.Stddev, l.Min, l.P50, l.P90, l.P95, l.P99, l.P999, l.Max)
+	}
+	for _, row := range extraRows(s) {
+		if row.l.Outliers > 0 {
+			p.printf("Note: %d %s samples were outside the histogram range (0 to 1 h) and were clamped for percentiles.\n", row.l.Outliers, row.name)
+		}
+	}
+
+	p.printf("\n")
+	if !r.Goodput.Empty() {
+		p.printf("Goodput: %d of %d requests met the SLO (%s): %.2f req/s, %.2f tok/s\n",
+			s.GoodRequests, s.Completed, describeSLO(r.Goodput), s.RequestGoodput, s.TokenGoodput)
+	}
+	sch := r.Schedule
+	switch {
+	case sch.ConfiguredRate == 0:
+		p.printf("Schedule: closed loop, dispatch rate %.2f req/s", sch.AchievedRate)
+	case math.IsInf(sch.ConfiguredRate, 1):
+		p.printf("Schedule: all requests at t=0 (rate inf)")
+	default:
+		p.printf("Schedule: configured %.2f req/s, achieved %.2f req/s", sch.ConfiguredRate, sch.AchievedRate)
+	}
+	p.printf("; dispatch lag p50 %.3f ms, p99 %.3f ms, max %.3f ms; %s (lag > %v)\n",
+		sch.LagP50, sch.LagP99, sch.LagMax, count(sch.LateDispatches, "late dispatch", "late dispatches"), LateThreshold)
+	if sch.Warning != "" {
+		p.printf("WARNING: %s\n", sch.Warning)
+	}
+	if s.Failed > 0 {
+		var parts []string
+		for _, kind := range metrics.ErrorKinds {
+			if n := s.Errors[kind]; n > 0 {
+				parts = append(parts, fmt.Sprintf("%s %d", kind, n))
+			}
+		}
+		p.printf("Errors: %d of %d requests (%.2f%%): %s\n", s.Failed, s.Completed+s.Failed, 100*s.ErrorRate(), strings.Join(parts, ", "))
+	} else {
+		p.printf("Errors: none\n")
+	}
+	if s.Truncated > 0 {
+		p.printf("Truncated: %s stopped at max_tokens with ignore_eos off: output incomplete, not good for goodput.\n", count(s.Truncated, "request", "requests"))
+	}
+	if s.ApproxOutputCounts > 0 {
+		p.printf("Note: output tokens of %s counted as stream events (no usage, no tokenizer): token figures are approximate.\n", count(s.ApproxOutputCounts, "request", "requests"))
+	}
+	if r.TokenizerApproximate {
+		p.printf("Note: the tokenizer is approximate for this model: token counts from it are estimates.\n")
+	}
+}
+
+// count writes n with the singular or plural noun.
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// describeSLO renders the set SLO fields, e.g. "ttft <= 200ms, itl <= 50ms".
+func describeSLO(slo metrics.SLO) string {
+	var parts []string
+	for _, f := range []struct {
+		name  string
+		limit time.Duration
+	}{{"ttft", slo.TTFT}, {"tpot", slo.TPOT}, {"itl", slo.ITL}, {"e2el", slo.E2EL}} {
+		if f.limit > 0 {
+			parts = append(parts, f.name+" <= "+f.limit.String())
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func writeStages(p *printer, stages []Stage) {
+	if len(stages) == 0 {
+		return
+	}
+	p.printf("\nStages (closed loop; where req/s stops rising while TTFT climbs is the saturation knee)\n")
+	p.printf("%5s %6s %9s %8s %10s %10s %10s %9s %9s %7s\n",
+		"stage", "users", "time (s)", "req/s", "out tok/s", "TTFT p50", "TTFT p99", "ITL p50", "ITL p99", "errors")
+	for _, st := range stages {
+		s := st.Summary
+		if s == nil {
+			s = &metrics.Summary{}
+		}
+		p.printf("%5d %6d %9.1f %8.2f %10.2f %10.2f %10.2f %9.2f %9.2f %7d\n",
+			st.Index, st.Users, st.Duration, s.RequestThroughput, s.OutputThroughput,
+			s.TTFT.P50, s.TTFT.P99, s.ITL.P50, s.ITL.P99, s.Failed)
+	}
+	p.printf("(latencies in ms)\n")
+}
+
+func writeChecks(p *printer, checks []Check) {
+	if len(checks) == 0 {
+		return
+	}
+	nameW, thrW := len("check"), len("threshold")
+	for _, c := range checks {
+		nameW = max(nameW, len(c.Name))
+		thrW = max(thrW, len(c.Threshold))
+	}
+	passed := 0
+	for _, c := range checks {
+		if c.Passed {
+			passed++
+		}
+	}
+	p.printf("\nChecks: %d passed, %d failed\n", passed, len(checks)-passed)
+	p.printf("  %-6s %-*s %-*s %s\n", "result", nameW, "check", thrW, "threshold", "measured")
+	for _, c := range checks {
+		verdict := "FAIL"
+		if c.Passed {
+			verdict = "PASS"
+		}
+		p.printf("  %-6s %-*s %-*s %s\n", verdict, nameW, c.Name, thrW, c.Threshold, c.Measured)
+	}
+	for _, c := range checks {
+		if !c.Passed && c.Message != "" {
+			msg := strings.ReplaceAll(strings.TrimRight(c.Message, "\n"), "\n", "\n    ")
+			p.printf("FAIL %s (%s): %s\n", c.Name, c.Kind, msg)
+		}
+	}
+}

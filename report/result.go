@@ -1,0 +1,481 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/llmload/llmload/metrics"
+)
+
+// Rate is a request rate in req/s that encodes +Inf as vLLM does ("inf")
+// and 0 (closed loop, no rate) as null.
+type Rate float64
+
+// MarshalJSON implements json.Marshaler.
+func (r Rate) MarshalJSON() ([]byte, error) {
+	switch {
+	case math.IsInf(float64(r), 1):
+		return []byte(`"inf"`), nil
+	case r == 0:
+		return []byte("null"), nil
+	}
+	return json.Marshal(float64(r))
+}
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (r *Rate) UnmarshalJSON(b []byte) error {
+	switch string(b) {
+	case `"inf"`:
+		*r = Rate(math.Inf(1))
+		return nil
+	case "null":
+		*r = 0
+		return nil
+	}
+	var f float64
+	if err := json.Unmarshal(b, &f); err != nil {
+		return fmt.Errorf("request rate: want a number, \"inf\" or null, got %s", b)
+	}
+	*r = Rate(f)
+	return nil
+}
+
+// MarshalJSON writes the configured rate as a Rate ("inf" for +Inf).
+func (s Schedule) MarshalJSON() ([]byte, error) {
+	type plain Schedule
+	return marshal(struct {
+		ConfiguredRate Rate `json:"configured_rate"`
+		plain
+	}{Rate(s.ConfiguredRate), plain(s)})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (s *Schedule) UnmarshalJSON(b []byte) error {
+	type plain Schedule
+	var v struct {
+		ConfiguredRate Rate `json:"configured_rate"`
+		plain
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*s = Schedule(v.plain)
+	s.ConfiguredRate = float64(v.ConfiguredRate)
+	return nil
+}
+
+// marshal is json.Marshal without HTML escaping, so that thresholds such
+// as "< 500 ms" stay readable in result files.
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// DateFormat is the layout of Result.Date, vLLM's "%Y%m%d-%H%M%S".
+const DateFormat = "20060102-150405"
+
+// Result is a <scenario>.json result file: vLLM's benchmark result keys
+// and units first (VLLMKeys, then the flat latency keys of VLLMLatencies),
+// then llmload's own (Extras), which include every summary with its
+// serialized HDR histograms so that results can be merged exactly.
+type Result struct {
+	VLLMKeys
+	// VLLMLatencies holds vLLM's flat latency keys in milliseconds: mean_,
+	// median_, std_, p50_, p90_, p95_, p99_ and p99.9_ followed by ttft_ms,
+	// tpot_ms, itl_ms or e2el_ms. Median and percentiles come from the HDR
+	// histograms.
+	VLLMLatencies map[string]float64 `json:"-"`
+	Extras
+}
+
+// VLLMKeys are the top-level keys of vLLM's benchmark result file.
+type VLLMKeys struct {
+	Date                  string   `json:"date"` // local time, DateFormat
+	Backend               string   `json:"backend"`
+	Label                 string   `json:"label"`
+	ModelID               string   `json:"model_id"`
+	TokenizerID           *string  `json:"tokenizer_id"`
+	NumPrompts            int      `json:"num_prompts"` // measured requests sent
+	RequestRate           Rate     `json:"request_rate"`
+	Burstiness            float64  `json:"burstiness"`
+	MaxConcurrency        *int     `json:"max_concurrency"`
+	Duration              float64  `json:"duration"`
+	Completed             int      `json:"completed"`
+	Failed                int      `json:"failed"`
+	TotalInputTokens      int      `json:"total_input_tokens"`
+	TotalOutputTokens     int      `json:"total_output_tokens"`
+	RequestThroughput     float64  `json:"request_throughput"`
+	RequestGoodput        *float64 `json:"request_goodput"` // null without a goodput SLO
+	OutputThroughput      float64  `json:"output_throughput"`
+	TotalTokenThroughput  float64  `json:"total_token_throughput"`
+	MaxOutputTokensPerS   float64  `json:"max_output_tokens_per_s"`
+	MaxConcurrentRequests int      `json:"max_concurrent_requests"`
+}
+
+// Extras are llmload's own keys of a result file.
+type Extras struct {
+	Scenario             string           `json:"scenario"`
+	ToolVersion          string           `json:"tool_version"`
+	StartedAt            time.Time        `json:"started_at"`
+	EndedAt              time.Time        `json:"ended_at"`
+	TargetURL            string           `json:"target_url"`
+	API                  string           `json:"api"`
+	Interrupted          bool             `json:"interrupted"`
+	TokenizerApproximate bool             `json:"tokenizer_approximate"`
+	Goodput              *SLOms           `json:"goodput_slo"` // null without a goodput SLO
+	Summary              *metrics.Summary `json:"summary"`
+	Stages               []Stage          `json:"stages"`
+	Schedule             Schedule         `json:"schedule"`
+	Checks               []Check          `json:"checks"`
+	Config               json.RawMessage  `json:"config"`
+	Dataset              json.RawMessage  `json:"dataset"`
+	Simulator            json.RawMessage  `json:"simulator,omitempty"`
+}
+
+// SLOms is a goodput SLO in milliseconds (absent = not set).
+type SLOms struct {
+	TTFT float64 `json:"ttft_ms,omitempty"`
+	TPOT float64 `json:"tpot_ms,omitempty"`
+	ITL  float64 `json:"itl_ms,omitempty"`
+	E2EL float64 `json:"e2el_ms,omitempty"`
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// vllmPercentileKey names a percentile key as vLLM does:
+// (99, "ttft") -> p99_ttft_ms, (99.9, "itl") -> p99.9_itl_ms.
+func vllmPercentileKey(p float64, metric string) string {
+	return fmt.Sprintf("p%s_%s_ms", strconv.FormatFloat(p, 'f', -1, 64), metric)
+}
+
+// vllmLatencyFields returns the flat latency keys of s in vLLM's order.
+func vllmLatencyFields(s *metrics.Summary) []field {
+	var out []field
+	for _, m := range vllmLatencies {
+		l := s.LatencyOf(m.key)
+		out = append(out,
+			field{"mean_" + m.key + "_ms", l.Mean},
+			field{"median_" + m.key + "_ms", l.P50},
+			field{"std_" + m.key + "_ms", l.Stddev},
+		)
+		for _, pc := range []struct{ p, v float64 }{{50, l.P50}, {90, l.P90}, {95, l.P95}, {99, l.P99}, {99.9, l.P999}} {
+			out = append(out, field{vllmPercentileKey(pc.p, m.key), pc.v})
+		}
+	}
+	return out
+}
+
+// field is one key of a JSON object written in a fixed order.
+type field struct {
+	key   string
+	value float64
+}
+
+// NewResult builds the result file's content from a run.
+func NewResult(r *Run) (*Result, error) {
+	s := r.Overall
+	if s == nil {
+		s = &metrics.Summary{}
+	}
+	res := &Result{
+		VLLMKeys: VLLMKeys{
+			Date:                  r.StartedAt.Format(DateFormat),
+			Backend:               r.API,
+			Label:                 r.Scenario,
+			ModelID:               r.Model,
+			NumPrompts:            s.Completed + s.Failed,
+			RequestRate:           Rate(r.RequestRate),
+			Burstiness:            r.Burstiness,
+			Duration:              s.Duration,
+			Completed:             s.Completed,
+			Failed:                s.Failed,
+			TotalInputTokens:      s.TotalInputTokens,
+			TotalOutputTokens:     s.TotalOutputTokens,
+			RequestThroughput:     s.RequestThroughput,
+			OutputThroughput:      s.OutputThroughput,
+			TotalTokenThroughput:  s.TotalTokenThroughput,
+			MaxOutputTokensPerS:   peakOutputPerSecond(r.successful()),
+			MaxConcurrentRequests: s.PeakConcurrency,
+		},
+		VLLMLatencies: map[string]float64{},
+		Extras: Extras{
+			Scenario:             r.Scenario,
+			ToolVersion:          r.ToolVersion,
+			StartedAt:            r.StartedAt,
+			EndedAt:              r.EndedAt,
+			TargetURL:            r.TargetURL,
+			API:                  r.API,
+			Interrupted:          r.Interrupted,
+			TokenizerApproximate: r.TokenizerApproximate,
+			Summary:              s,
+			Stages:               r.Stages,
+			Schedule:             r.Schedule,
+			Checks:               r.Checks,
+		},
+	}
+	if r.Tokenizer != "" {
+		res.TokenizerID = &r.Tokenizer
+	}
+	if r.MaxConcurrency > 0 {
+		res.MaxConcurrency = &r.MaxConcurrency
+	}
+	if g := r.Goodput; !g.Empty() {
+		res.RequestGoodput = &s.RequestGoodput
+		res.Goodput = &SLOms{TTFT: ms(g.TTFT), TPOT: ms(g.TPOT), ITL: ms(g.ITL), E2EL: ms(g.E2EL)}
+	}
+	for _, f := range vllmLatencyFields(s) {
+		res.VLLMLatencies[f.key] = f.value
+	}
+	var err error
+	if res.Config, err = marshal(r.Config); err != nil {
+		return nil, fmt.Errorf("encoding the resolved scenario: %w", err)
+	}
+	if res.Dataset, err = marshal(r.Dataset); err != nil {
+		return nil, fmt.Errorf("encoding the dataset statistics: %w", err)
+	}
+	if r.Simulator != nil {
+		if res.Simulator, err = marshal(r.Simulator); err != nil {
+			return nil, fmt.Errorf("encoding the simulator statistics: %w", err)
+		}
+	}
+	return res, nil
+}
+
+// MarshalJSON writes vLLM's keys first, in vLLM's order, then ours.
+func (res *Result) MarshalJSON() ([]byte, error) {
+	head, err := marshal(res.VLLMKeys)
+	if err != nil {
+		return nil, err
+	}
+	tail, err := marshal(res.Extras)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	buf.Write(head[:len(head)-1])
+	for _, f := range vllmLatencyFields(&metrics.Summary{}) {
+		v, ok := res.VLLMLatencies[f.key]
+		if !ok {
+			continue
+		}
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f.key, err)
+		}
+		fmt.Fprintf(&buf, ",%q:%s", f.key, b)
+	}
+	buf.WriteByte(',')
+	buf.Write(tail[1:])
+	return buf.Bytes(), nil
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (res *Result) UnmarshalJSON(b []byte) error {
+	if err := json.Unmarshal(b, &res.VLLMKeys); err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, &res.Extras); err != nil {
+		return err
+	}
+	var all map[string]json.RawMessage
+	if err := json.Unmarshal(b, &all); err != nil {
+		return err
+	}
+	res.VLLMLatencies = map[string]float64{}
+	for _, f := range vllmLatencyFields(&metrics.Summary{}) {
+		raw, ok := all[f.key]
+		if !ok {
+			continue
+		}
+		var v float64
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return fmt.Errorf("%s: %w", f.key, err)
+		}
+		res.VLLMLatencies[f.key] = v
+	}
+	return nil
+}
+
+// RequestLine is one line of <scenario>.requests.jsonl. Offsets are
+// milliseconds since the run's start; latencies are milliseconds and null
+// when the request failed.
+type RequestLine struct {
+	ID           int64             `json:"id"`
+	Stage        int               `json:"stage"`
+	Warmup       bool              `json:"warmup"`
+	DatasetIndex int               `json:"dataset_index"`
+	RequestID    string            `json:"request_id,omitempty"`
+	IntendedMs   float64           `json:"intended_ms"`
+	DispatchedMs float64           `json:"dispatched_ms"`
+	SentMs       float64           `json:"sent_ms"`
+	QueueMs      float64           `json:"queue_ms"`
+	LagMs        float64           `json:"lag_ms"`
+	TTFTMs       *float64          `json:"ttft_ms"`
+	ITLMs        []float64         `json:"itl_ms"`
+	E2ELMs       *float64          `json:"e2el_ms"`
+	PromptTokens int               `json:"prompt_tokens"`
+	PromptSource string            `json:"prompt_tokens_source"`
+	OutputTokens int               `json:"output_tokens"`
+	OutputSource string            `json:"output_tokens_source"`
+	OutputEvents int               `json:"output_events"`
+	MaxTokens    int               `json:"max_tokens"`
+	IgnoreEOS    bool              `json:"ignore_eos"`
+	FinishReason string            `json:"finish_reason"`
+	Truncated    bool              `json:"truncated"`
+	Status       int               `json:"status_code,omitempty"`
+	Error        metrics.ErrorKind `json:"error,omitempty"`
+	ErrorMessage string            `json:"error_message,omitempty"`
+}
+
+// NewRequestLine converts a request for the jsonl file.
+func NewRequestLine(r *metrics.Request) RequestLine {
+	l := RequestLine{
+		ID: r.ID, Stage: r.Stage, Warmup: r.Warmup, DatasetIndex: r.DatasetIndex, RequestID: r.RequestID,
+		IntendedMs: ms(r.Intended), DispatchedMs: ms(r.Dispatched), SentMs: ms(r.Sent),
+		QueueMs: ms(r.Queue()), LagMs: ms(r.Lag()),
+		ITLMs:        make([]float64, len(r.ITL)),
+		PromptTokens: r.PromptTokens, PromptSource: r.PromptTokensSource,
+		OutputTokens: r.OutputTokens, OutputSource: r.OutputTokensSource, OutputEvents: r.OutputEvents,
+		MaxTokens: r.MaxTokens, IgnoreEOS: r.IgnoreEOS, FinishReason: r.FinishReason, Truncated: r.Truncated(),
+		Status: r.StatusCode, Error: r.Error, ErrorMessage: r.ErrorMessage,
+	}
+	for i, g := range r.ITL {
+		l.ITLMs[i] = ms(g)
+	}
+	if r.OK() {
+		ttft, e2e := ms(r.TTFT), ms(r.E2E)
+		l.TTFTMs, l.E2ELMs = &ttft, &e2e
+	}
+	return l
+}
+
+// WriteFiles writes <dir>/<scenario>.json and <dir>/<scenario>.requests.jsonl,
+// each atomically (a temporary file in dir renamed into place), creating
+// dir when needed. It returns the paths written.
+func WriteFiles(dir string, r *Run) ([]string, error) {
+	if r.Scenario == "" || strings.ContainsAny(r.Scenario, `/\`) || r.Scenario == "." || r.Scenario == ".." {
+		return nil, fmt.Errorf("scenario name %q cannot name a result file", r.Scenario)
+	}
+	res, err := NewResult(r)
+	if err != nil {
+		return nil, err
+	}
+	var body bytes.Buffer
+	enc := json.NewEncoder(&body)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(res); err != nil {
+		return nil, fmt.Errorf("encoding the result: %w", err)
+	}
+
+	var lines bytes.Buffer
+	enc = json.NewEncoder(&lines)
+	enc.SetEscapeHTML(false)
+	for _, req := range r.Requests {
+		if err := enc.Encode(NewRequestLine(req)); err != nil {
+			return nil, fmt.Errorf("encoding request %d: %w", req.ID, err)
+		}
+	}
+
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	files := []struct {
+		name string
+		data []byte
+	}{
+		{r.Scenario + ".json", body.Bytes()},
+		{r.Scenario + ".requests.jsonl", lines.Bytes()},
+	}
+	var paths []string
+	for _, f := range files {
+		path := filepath.Join(dir, f.name)
+		if err := writeAtomic(path, f.data); err != nil {
+			return paths, err
+		}
+		paths = append(paths, path)
+	}
+	return paths, nil
+}
+
+// writeAtomic writes data to a temporary file beside path and renames it
+// into place, so a reader never sees a partial file.
+func writeAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // no-op after the rename
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// ReadResult reads a <scenario>.json written by WriteFiles.
+func ReadResult(path string) (*Result, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	res, err := ParseResult(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return res, nil
+}
+
+// ParseResult decodes the content of a result file. A syntax or type error
+// names the line it is on.
+func ParseResult(data []byte) (*Result, error) {
+	var res Result
+	if err := json.Unmarshal(data, &res); err != nil {
+		return nil, withLine(data, err)
+	}
+	if res.Summary == nil {
+		return nil, errors.New("not an llmload result: no summary")
+	}
+	return &res, nil
+}
+
+// withLine adds the line number to JSON decoding errors that carry an
+// offset.
+func withLine(data []byte, err error) error {
+	var off int64 = -1
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		off = syn.Offset
+	case errors.As(err, &typ):
+		off = typ.Offset
+	}
+	if off < 0 || off > int64(len(data)) {
+		return err
+	}
+	return fmt.Errorf("line %d: %w", bytes.Count(data[:off], []byte("\n"))+1, err)
+}

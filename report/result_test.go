@@ -1,0 +1,328 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/llmload/llmload/metrics"
+)
+
+var errShort = errors.New("short write")
+
+func inf() float64 { return math.Inf(1) }
+
+func TestWriteFilesGolden(t *testing.T) {
+	for _, tt := range runs {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "out")
+			run := tt.run()
+			paths, err := WriteFiles(dir, run)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := []string{filepath.Join(dir, run.Scenario+".json"), filepath.Join(dir, run.Scenario+".requests.jsonl")}
+			if diff := cmp.Diff(want, paths); diff != "" {
+				t.Fatalf("paths (-want +got):\n%s", diff)
+			}
+			for i, suffix := range []string{".json.golden", ".requests.jsonl.golden"} {
+				got, err := os.ReadFile(paths[i])
+				if err != nil {
+					t.Fatal(err)
+				}
+				golden(t, tt.name+suffix, got)
+			}
+			entries, err := os.ReadDir(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(entries) != 2 {
+				t.Errorf("%s holds %d entries, want the 2 result files (temporary files left behind?)", dir, len(entries))
+			}
+		})
+	}
+}
+
+func TestReadResultRoundTrip(t *testing.T) {
+	run := openLoopRun()
+	dir := t.TempDir()
+	paths, err := WriteFiles(dir, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadResult(paths[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := NewResult(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The raw config and dataset come back indented: compare them decoded.
+	for _, raw := range []*json.RawMessage{&got.Config, &got.Dataset, &want.Config, &want.Dataset} {
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, *raw); err != nil {
+			t.Fatal(err)
+		}
+		*raw = buf.Bytes()
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("ReadResult (-want +got):\n%s", diff)
+	}
+	// The histograms read back merge exactly.
+	merged, err := metrics.MergeLatency(got.Summary.TTFT, got.Summary.TTFT)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if merged.Count != 2*run.Overall.TTFT.Count || merged.P99 != run.Overall.TTFT.P99 {
+		t.Errorf("merged TTFT count %d p99 %v; want %d, %v", merged.Count, merged.P99, 2*run.Overall.TTFT.Count, run.Overall.TTFT.P99)
+	}
+}
+
+func TestResultVLLMKeys(t *testing.T) {
+	run := openLoopRun()
+	res, err := NewResult(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	s := run.Overall
+	want := map[string]any{
+		"date": "20261129-150405", "backend": "openai-chat", "label": "chat-smoke", "model_id": "llama-3-8b",
+		"tokenizer_id": "llama3", "num_prompts": float64(s.Completed + s.Failed),
+		"request_rate": 10.0, "burstiness": 1.0, "max_concurrency": 3.0,
+		"duration": 1.5, "completed": 5.0, "failed": 2.0,
+		"total_input_tokens": float64(s.TotalInputTokens), "total_output_tokens": float64(s.TotalOutputTokens),
+		"request_throughput": s.RequestThroughput, "request_goodput": s.RequestGoodput,
+		"output_throughput": s.OutputThroughput, "total_token_throughput": s.TotalTokenThroughput,
+		"mean_ttft_ms": s.TTFT.Mean, "median_ttft_ms": s.TTFT.P50, "std_ttft_ms": s.TTFT.Stddev,
+		"p99_ttft_ms": s.TTFT.P99, "p99.9_ttft_ms": s.TTFT.P999, "p90_ttft_ms": s.TTFT.P90,
+		"mean_tpot_ms": s.TPOT.Mean, "p99_tpot_ms": s.TPOT.P99,
+		"median_itl_ms": s.ITL.P50, "p95_itl_ms": s.ITL.P95,
+		"std_e2el_ms": s.E2EL.Stddev, "p50_e2el_ms": s.E2EL.P50,
+	}
+	for k, v := range want {
+		if !cmp.Equal(v, got[k]) {
+			t.Errorf("%s = %v, want %v", k, got[k], v)
+		}
+	}
+	// vLLM's keys come first, in its order.
+	if !bytes.HasPrefix(b, []byte(`{"date":"20261129-150405","backend":"openai-chat","label":"chat-smoke","model_id"`)) {
+		t.Errorf("result does not start with vLLM's keys: %.80s", b)
+	}
+}
+
+func TestRateJSON(t *testing.T) {
+	tests := []struct {
+		rate Rate
+		json string
+	}{{Rate(inf()), `"inf"`}, {0, "null"}, {2.5, "2.5"}}
+	for _, tt := range tests {
+		b, err := json.Marshal(tt.rate)
+		if err != nil || string(b) != tt.json {
+			t.Errorf("Marshal(%v) = %s, %v; want %s", tt.rate, b, err, tt.json)
+		}
+		var back Rate
+		if err := json.Unmarshal(b, &back); err != nil || back != tt.rate {
+			t.Errorf("Unmarshal(%s) = %v, %v; want %v", b, back, err, tt.rate)
+		}
+	}
+	var r Rate
+	if err := json.Unmarshal([]byte(`"fast"`), &r); err == nil {
+		t.Error(`Unmarshal("fast") succeeded, want an error`)
+	}
+}
+
+// TestAPIKeyNeverWritten: Run has no field for the key, and a resolved
+// scenario that holds one in a json:"-" field does not leak it into any
+// output.
+func TestAPIKeyNeverWritten(t *testing.T) {
+	run := openLoopRun()
+	if run.Config.(secretConfig).Target.APIKey != secret {
+		t.Fatal("fixture lost its secret")
+	}
+	dir := t.TempDir()
+	paths, err := WriteFiles(dir, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var console bytes.Buffer
+	if err := WriteConsole(&console, run); err != nil {
+		t.Fatal(err)
+	}
+	outputs := map[string][]byte{"console": console.Bytes()}
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		outputs[p] = b
+	}
+	for name, b := range outputs {
+		if bytes.Contains(b, []byte(secret)) {
+			t.Errorf("%s contains the API key", name)
+		}
+	}
+	// The rest of the config is there, so the check above is meaningful.
+	if !bytes.Contains(outputs[paths[0]], []byte(`"url": "http://127.0.0.1:8000"`)) {
+		t.Errorf("%s lacks the resolved config", paths[0])
+	}
+}
+
+func TestRequestLines(t *testing.T) {
+	run := openLoopRun()
+	dir := t.TempDir()
+	paths, err := WriteFiles(dir, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(paths[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	if len(lines) != len(run.Requests) {
+		t.Fatalf("%d lines, want %d", len(lines), len(run.Requests))
+	}
+	var got []RequestLine
+	for i, l := range lines {
+		var rl RequestLine
+		dec := json.NewDecoder(strings.NewReader(l))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&rl); err != nil {
+			t.Fatalf("line %d: %v", i+1, err)
+		}
+		got = append(got, rl)
+	}
+	ttft, e2e := 220.0, 327.0
+	want := RequestLine{
+		ID: 2, DatasetIndex: 2, RequestID: "req-c",
+		IntendedMs: 100, DispatchedMs: 103, SentMs: 104, QueueMs: 4, LagMs: 3,
+		TTFTMs: &ttft, ITLMs: []float64{22, 25, 60}, E2ELMs: &e2e,
+		PromptTokens: 22, PromptSource: "usage", OutputTokens: 4, OutputSource: "usage", OutputEvents: 4,
+		MaxTokens: 64, FinishReason: "stop",
+	}
+	if diff := cmp.Diff(want, got[2]); diff != "" {
+		t.Errorf("line 3 (-want +got):\n%s", diff)
+	}
+	if got[6].TTFTMs != nil || got[6].Error != metrics.ErrHTTPStatus || got[6].Status != 503 {
+		t.Errorf("failed request line = %+v; want null ttft, http_status, 503", got[6])
+	}
+	if !got[4].Truncated || !got[0].Warmup {
+		t.Errorf("truncated=%v warmup=%v; want both true", got[4].Truncated, got[0].Warmup)
+	}
+}
+
+func TestWriteFilesErrors(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"", "../x", "a/b", ".."} {
+		run := openLoopRun()
+		run.Scenario = name
+		if _, err := WriteFiles(dir, run); err == nil {
+			t.Errorf("WriteFiles with scenario %q succeeded, want an error", name)
+		}
+	}
+	run := openLoopRun()
+	run.Config = map[string]any{"bad": math.NaN()}
+	if _, err := WriteFiles(dir, run); err == nil || !strings.Contains(err.Error(), "resolved scenario") {
+		t.Errorf("WriteFiles with an unencodable config: %v, want an error naming the resolved scenario", err)
+	}
+	// A file where the directory should be.
+	file := filepath.Join(dir, "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := WriteFiles(file, openLoopRun()); err == nil {
+		t.Error("WriteFiles into a regular file succeeded, want an error")
+	}
+}
+
+func TestParseResultErrors(t *testing.T) {
+	tests := []struct {
+		name, data, want string
+	}{
+		{"syntax", "{\n\"date\": \"x\",\n\"completed\": }\n", "line 3"},
+		{"type", "{\n\"completed\": \"five\"\n}", "line 2"},
+		{"not ours", `{"date": "20250101-000000", "completed": 3}`, "no summary"},
+		{"rate", `{"request_rate": "fast", "summary": {}}`, "request rate"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ParseResult([]byte(tt.data))
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("ParseResult error = %v, want one containing %q", err, tt.want)
+			}
+		})
+	}
+	if _, err := ReadResult(filepath.Join(t.TempDir(), "missing.json")); err == nil {
+		t.Error("ReadResult of a missing file succeeded")
+	}
+}
+
+func FuzzParseResult(f *testing.F) {
+	for _, tt := range runs {
+		if b, err := os.ReadFile(filepath.Join("testdata", tt.name+".json.golden")); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Add([]byte(`{"request_rate":"inf","summary":{}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		res, err := ParseResult(data)
+		if err != nil {
+			return
+		}
+		// Whatever parses must write back and parse again.
+		b, err := json.Marshal(res)
+		if err != nil {
+			return // e.g. a decoded value JSON cannot encode; not a parser bug
+		}
+		if _, err := ParseResult(b); err != nil {
+			t.Errorf("re-parsing a written result: %v", err)
+		}
+	})
+}
+
+func TestScheduleOf(t *testing.T) {
+	at := func(intended, dispatched float64) *metrics.Request {
+		return &metrics.Request{Intended: dur(intended), Dispatched: dur(dispatched)}
+	}
+	tests := []struct {
+		name        string
+		rate        float64
+		reqs        []*metrics.Request
+		lag         metrics.Latency
+		wantRate    float64
+		wantLate    int
+		wantWarning bool
+	}{
+		{"on time", 10, []*metrics.Request{at(0, 0), at(100, 100.5), at(200, 200.2)}, metrics.Latency{P99: 0.5}, 2 / 0.2002, 0, false},
+		{"late dispatches", 10, []*metrics.Request{at(0, 0), at(100, 102), at(200, 205)}, metrics.Latency{P99: 5}, 2 / 0.205, 2, true},
+		{"slow rate", 10, []*metrics.Request{at(0, 0), at(100, 150), at(200, 300)}, metrics.Latency{P99: 0.9}, 2 / 0.3, 2, true},
+		{"warmup ignored", 0, []*metrics.Request{{Warmup: true, Dispatched: dur(500), Intended: 0}, at(0, 0), at(1000, 1000)}, metrics.Latency{}, 1, 0, false},
+		{"inf rate, one request", inf(), []*metrics.Request{at(0, 0)}, metrics.Latency{}, 0, 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := ScheduleOf(tt.rate, tt.reqs, tt.lag)
+			if math.Abs(s.AchievedRate-tt.wantRate) > 1e-9 || s.LateDispatches != tt.wantLate || (s.Warning != "") != tt.wantWarning {
+				t.Errorf("ScheduleOf = %+v; want rate %v, %d late, warning %v", s, tt.wantRate, tt.wantLate, tt.wantWarning)
+			}
+		})
+	}
+}
+
+func dur(ms float64) time.Duration { return time.Duration(ms * float64(time.Millisecond)) }
