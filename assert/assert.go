@@ -1,0 +1,290 @@
+// Package assert evaluates a scenario's checks (its sla bounds and assert
+// conditions) over the metrics of a finished run.
+//
+// Conditions were decoded and checked against the metric catalogue when
+// the scenario loaded; here they are evaluated in a minimal context that
+// holds only the `metrics` object and the condition functions, so that a
+// failing one carries its expression and context and HCL's diagnostic
+// writer shows the values involved ("with metrics.ttft.p99 as 612.3").
+package assert
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/llmload/llmload/metrics"
+	"github.com/llmload/llmload/scenario"
+	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/convert"
+)
+
+// Outcome kinds.
+const (
+	KindSLA    = "sla"
+	KindAssert = "assert"
+)
+
+// Outcome is the verdict of one check.
+type Outcome struct {
+	// Name is the sla key ("ttft_p99") or the assert block's name.
+	Name string `json:"name"`
+	Kind string `json:"kind"` // KindSLA or KindAssert
+	// Description is the check in words ("P99 TTFT <= 500 ms") for an SLA,
+	// the condition as written for an assert.
+	Description string `json:"description"`
+	// Threshold is the bound with its unit ("<= 500 ms"); "" for asserts.
+	Threshold string `json:"threshold,omitempty"`
+	// Measured is the measured value with its unit ("612.3 ms") for an
+	// SLA; for an assert, every metric the condition refers to
+	// ("metrics.ttft.p99 = 612.3, metrics.ttft.p50 = 100").
+	Measured string `json:"measured"`
+	Passed   bool   `json:"passed"`
+	// Message says why a check failed; "" when it passed.
+	Message string `json:"message,omitempty"`
+	// Diagnostic describes a failure with its source range (and, for an
+	// assert, its expression and evaluation context), for
+	// scenario.Config.WriteDiagnostics; nil when the check passed.
+	Diagnostic *hcl.Diagnostic `json:"-"`
+}
+
+// Passed reports whether every outcome passed.
+func Passed(outcomes []Outcome) bool {
+	for _, o := range outcomes {
+		if !o.Passed {
+			return false
+		}
+	}
+	return true
+}
+
+// Evaluate checks the scenario's SLA bounds, then its asserts, in
+// declaration order, against a run's summary. A latency metric without
+// samples (Count 0) fails every check that needs it: there is nothing to
+// show that it holds.
+func Evaluate(s *scenario.Scenario, sum *metrics.Summary) []Outcome {
+	var out []Outcome
+	for _, sla := range s.SLA {
+		out = append(out, evalSLA(sla, sum))
+	}
+	if len(s.Asserts) > 0 {
+		ctx := EvalContext(sum)
+		for _, a := range s.Asserts {
+			out = append(out, evalAssert(a, ctx))
+		}
+	}
+	return out
+}
+
+func evalSLA(sla scenario.SLA, sum *metrics.Summary) Outcome {
+	op := ">="
+	if sla.Upper {
+		op = "<="
+	}
+	o := Outcome{
+		Name:        sla.Key,
+		Kind:        KindSLA,
+		Description: sla.Describe(),
+		Threshold:   op + " " + scenario.FormatValue(sla.Metric, sla.Bound),
+	}
+	v, ok := measure(sla, sum)
+	if !ok {
+		o.Measured = "no samples"
+		o.Message = fmt.Sprintf("%s has no samples, so %q cannot be shown to hold.", scenario.MetricName(sla.Metric), o.Description)
+	} else {
+		o.Measured = scenario.FormatValue(sla.Metric, v)
+		o.Passed = v <= sla.Bound
+		if !sla.Upper {
+			o.Passed = v >= sla.Bound
+		}
+		if !o.Passed {
+			o.Message = fmt.Sprintf("%s: measured %s.", o.Description, o.Measured)
+		}
+	}
+	if !o.Passed {
+		o.Diagnostic = &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "SLA not met: " + sla.Key,
+			Detail:   o.Message,
+			Subject:  sla.Range.Ptr(),
+		}
+	}
+	return o
+}
+
+// measure returns the figure an SLA bounds; ok is false when a latency has
+// no samples or the value is not a number.
+func measure(sla scenario.SLA, sum *metrics.Summary) (float64, bool) {
+	if sla.Stat == "" {
+		v, ok := sum.Scalar(sla.Metric)
+		return v, ok && !math.IsNaN(v)
+	}
+	l := sum.LatencyOf(sla.Metric)
+	if l == nil || l.Count == 0 {
+		return 0, false
+	}
+	v, ok := l.Stat(sla.Stat)
+	return v, ok && !math.IsNaN(v)
+}
+
+func evalAssert(a *scenario.Assert, ctx *hcl.EvalContext) Outcome {
+	measured, nulls := involved(a.Condition, ctx)
+	o := Outcome{
+		Name:        a.Name,
+		Kind:        KindAssert,
+		Description: a.Source,
+		Measured:    measured,
+	}
+	fail := func(msg string, diag *hcl.Diagnostic) Outcome {
+		o.Message = msg
+		if o.Measured != "" {
+			o.Message += " (" + o.Measured + ")"
+		}
+		o.Diagnostic = diag
+		return o
+	}
+	diag := &hcl.Diagnostic{
+		Severity:    hcl.DiagError,
+		Subject:     a.Condition.Range().Ptr(),
+		Expression:  a.Condition,
+		EvalContext: ctx,
+	}
+	v, diags := a.Condition.Value(ctx)
+	if diags.HasErrors() {
+		if len(nulls) > 0 {
+			diag.Summary = "Assertion could not be decided: " + a.Name
+			diag.Detail = fmt.Sprintf("The condition uses %s, which has no samples in this run.", strings.Join(nulls, " and "))
+			return fail(diag.Detail, diag)
+		}
+		for _, d := range diags {
+			if d.Severity == hcl.DiagError {
+				return fail(fmt.Sprintf("The condition could not be evaluated: %s: %s", d.Summary, d.Detail), d)
+			}
+		}
+	}
+	switch {
+	case !v.IsKnown():
+		diag.Summary, diag.Detail = "Assertion could not be decided: "+a.Name, "The condition's result is unknown."
+		return fail(diag.Detail, diag)
+	case v.IsNull():
+		diag.Summary, diag.Detail = "Assertion could not be decided: "+a.Name, "The condition's result is null."
+		return fail(diag.Detail, diag)
+	}
+	b, err := convert.Convert(v, cty.Bool)
+	if err != nil {
+		diag.Summary, diag.Detail = "Invalid condition", "The condition must be true or false: "+err.Error()+"."
+		return fail(diag.Detail, diag)
+	}
+	if b.True() {
+		o.Passed = true
+		return o
+	}
+	msg := a.ErrorMessage
+	if msg == "" {
+		msg = fmt.Sprintf("Assertion %q failed.", a.Name)
+	}
+	diag.Summary, diag.Detail = "Assertion failed: "+a.Name, msg
+	return fail(msg, diag)
+}
+
+// involved lists every metric the condition refers to with its value, and
+// separately those that are null (no samples).
+func involved(expr hcl.Expression, ctx *hcl.EvalContext) (values string, nulls []string) {
+	var parts []string
+	seen := map[string]bool{}
+	for _, tr := range expr.Variables() {
+		name := traversalString(tr)
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		v, diags := tr.TraverseAbs(ctx)
+		if diags.HasErrors() {
+			continue
+		}
+		parts = append(parts, name+" = "+valueString(v))
+		if v.IsNull() {
+			nulls = append(nulls, name)
+		}
+	}
+	return strings.Join(parts, ", "), nulls
+}
+
+func traversalString(tr hcl.Traversal) string {
+	var b strings.Builder
+	for _, step := range tr {
+		switch s := step.(type) {
+		case hcl.TraverseRoot:
+			b.WriteString(s.Name)
+		case hcl.TraverseAttr:
+			b.WriteString("." + s.Name)
+		case hcl.TraverseIndex:
+			if s.Key.Type() == cty.String && s.Key.IsKnown() && !s.Key.IsNull() {
+				b.WriteString("[" + strconv.Quote(s.Key.AsString()) + "]")
+			} else {
+				b.WriteString("[" + valueString(s.Key) + "]")
+			}
+		}
+	}
+	return b.String()
+}
+
+func valueString(v cty.Value) string {
+	switch {
+	case v.IsNull():
+		return "null (no samples)"
+	case !v.IsKnown():
+		return "unknown"
+	case v.Type() == cty.Number:
+		f, _ := v.AsBigFloat().Float64()
+		return strconv.FormatFloat(f, 'f', -1, 64)
+	case v.Type().IsObjectType():
+		return "an object"
+	}
+	return v.GoString()
+}
+
+// EvalContext returns the context conditions are evaluated in: the
+// `metrics` object (metrics.<latency>.<stat> in milliseconds, with null
+// for a latency without samples, and metrics.<scalar>) and
+// scenario.ConditionFunctions. A `baseline` object of the same shape will
+// sit beside `metrics` once runs can be compared.
+func EvalContext(sum *metrics.Summary) *hcl.EvalContext {
+	return &hcl.EvalContext{
+		Variables: map[string]cty.Value{"metrics": metricsObject(sum)},
+		Functions: scenario.ConditionFunctions(),
+	}
+}
+
+// metricsObject turns a summary into the catalogue's object.
+func metricsObject(sum *metrics.Summary) cty.Value {
+	attrs := map[string]cty.Value{}
+	for _, m := range metrics.LatencyMetrics {
+		l := sum.LatencyOf(m)
+		stats := map[string]cty.Value{}
+		for _, s := range metrics.LatencyStats {
+			v, ok := l.Stat(s)
+			if !ok || l.Count == 0 {
+				stats[s] = cty.NullVal(cty.Number)
+				continue
+			}
+			stats[s] = number(v)
+		}
+		attrs[m] = cty.ObjectVal(stats)
+	}
+	for _, s := range metrics.Scalars {
+		v, _ := sum.Scalar(s)
+		attrs[s] = number(v)
+	}
+	return cty.ObjectVal(attrs)
+}
+
+// number makes a cty number; NaN, which cty cannot hold, becomes null.
+func number(v float64) cty.Value {
+	if math.IsNaN(v) {
+		return cty.NullVal(cty.Number)
+	}
+	return cty.NumberFloatVal(v)
+}

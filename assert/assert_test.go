@@ -1,0 +1,232 @@
+package assert
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/hashicorp/hcl/v2"
+	"github.com/llmload/llmload/metrics"
+	"github.com/llmload/llmload/scenario"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func loadChecks(t *testing.T) (*scenario.Config, *scenario.Scenario) {
+	t.Helper()
+	cfg, diags := scenario.Load([]string{"testdata/checks.hcl"}, scenario.LoadOptions{})
+	if diags.HasErrors() {
+		var buf bytes.Buffer
+		cfg.WriteDiagnostics(&buf, diags, false)
+		t.Fatalf("testdata/checks.hcl:\n%s", buf.String())
+	}
+	return cfg, cfg.Scenario("s")
+}
+
+// good meets every check of testdata/checks.hcl.
+func good() *metrics.Summary {
+	return &metrics.Summary{
+		Completed:        100,
+		Duration:         10,
+		OutputThroughput: 3000,
+		RequestGoodput:   6,
+		TTFT:             metrics.Latency{Count: 100, P50: 100, P99: 300},
+		ITL:              metrics.Latency{Count: 1000, P99: 20},
+	}
+}
+
+// bad misses every check of testdata/checks.hcl, and has no ITL samples.
+func bad() *metrics.Summary {
+	return &metrics.Summary{
+		Completed:        98,
+		Failed:           2,
+		Duration:         10,
+		OutputThroughput: 2100.5,
+		RequestGoodput:   4,
+		TTFT:             metrics.Latency{Count: 98, P50: 100, P99: 612.3},
+	}
+}
+
+func TestEvaluate(t *testing.T) {
+	_, s := loadChecks(t)
+	type row struct {
+		Name, Kind, Threshold, Measured string
+		Passed                          bool
+		Message                         string
+	}
+	tests := []struct {
+		name string
+		sum  *metrics.Summary
+		want []row
+	}{
+		{
+			name: "all pass",
+			sum:  good(),
+			want: []row{
+				{"ttft_p99", KindSLA, "<= 500 ms", "300 ms", true, ""},
+				{"itl_p99", KindSLA, "<= 30 ms", "20 ms", true, ""},
+				{"error_rate", KindSLA, "<= 1%", "0%", true, ""},
+				{"min_output_throughput", KindSLA, ">= 2500 tok/s", "3000 tok/s", true, ""},
+				{"min_goodput", KindSLA, ">= 5 req/s", "6 req/s", true, ""},
+				{"throughput holds", KindAssert, "", "metrics.output_throughput = 3000", true, ""},
+				{"tail", KindAssert, "", "metrics.ttft.p99 = 300, metrics.ttft.p50 = 100", true, ""},
+				{"itl", KindAssert, "", `metrics["itl"].p99 = 20`, true, ""},
+			},
+		},
+		{
+			name: "all fail",
+			sum:  bad(),
+			want: []row{
+				{"ttft_p99", KindSLA, "<= 500 ms", "612.3 ms", false, "P99 TTFT <= 500 ms: measured 612.3 ms."},
+				{"itl_p99", KindSLA, "<= 30 ms", "no samples", false, `ITL has no samples, so "P99 ITL <= 30 ms" cannot be shown to hold.`},
+				{"error_rate", KindSLA, "<= 1%", "2%", false, "error rate <= 1%: measured 2%."},
+				{"min_output_throughput", KindSLA, ">= 2500 tok/s", "2100.5 tok/s", false, "output throughput >= 2500 tok/s: measured 2100.5 tok/s."},
+				{"min_goodput", KindSLA, ">= 5 req/s", "4 req/s", false, "goodput >= 5 req/s: measured 4 req/s."},
+				{"throughput holds", KindAssert, "", "metrics.output_throughput = 2100.5", false,
+					"Output throughput fell under 2,500 tok/s. (metrics.output_throughput = 2100.5)"},
+				{"tail", KindAssert, "", "metrics.ttft.p99 = 612.3, metrics.ttft.p50 = 100", false,
+					`Assertion "tail" failed. (metrics.ttft.p99 = 612.3, metrics.ttft.p50 = 100)`},
+				{"itl", KindAssert, "", `metrics["itl"].p99 = null (no samples)`, false,
+					`The condition uses metrics["itl"].p99, which has no samples in this run. (metrics["itl"].p99 = null (no samples))`},
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			outcomes := Evaluate(s, tt.sum)
+			var got []row
+			for _, o := range outcomes {
+				got = append(got, row{o.Name, o.Kind, o.Threshold, o.Measured, o.Passed, o.Message})
+				if o.Passed != (o.Diagnostic == nil) {
+					t.Errorf("%s: passed %v with diagnostic %v", o.Name, o.Passed, o.Diagnostic)
+				}
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("outcomes (-want +got):\n%s", diff)
+			}
+			allPassed := tt.name == "all pass"
+			if Passed(outcomes) != allPassed {
+				t.Errorf("Passed() = %v, want %v", !allPassed, allPassed)
+			}
+		})
+	}
+}
+
+// TestFailureRendering renders the failures of a bad run as the CLI does:
+// the assert diagnostics must show the values involved.
+func TestFailureRendering(t *testing.T) {
+	cfg, s := loadChecks(t)
+	var diags hcl.Diagnostics
+	for _, o := range Evaluate(s, bad()) {
+		diags = append(diags, o.Diagnostic)
+	}
+	var buf bytes.Buffer
+	if err := cfg.WriteDiagnostics(&buf, diags, false); err != nil {
+		t.Fatal(err)
+	}
+	got := buf.String()
+	for _, want := range []string{"metrics.ttft.p99 as 612.3", "with metrics.output_throughput as 2100.5", `with metrics["itl"].p99 set to null`, "checks.hcl line 20"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("rendering lacks %q:\n%s", want, got)
+		}
+	}
+	const golden = "testdata/failed.golden"
+	if *update {
+		if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if diff := cmp.Diff(string(want), got); diff != "" {
+		t.Errorf("%s (-want +got):\n%s", golden, diff)
+	}
+}
+
+// TestEvalContextShape checks that the metrics object holds every
+// catalogue name, null for latencies without samples and numbers otherwise.
+func TestEvalContextShape(t *testing.T) {
+	ctx := EvalContext(bad())
+	m := ctx.Variables["metrics"]
+	var got []string
+	for _, name := range metrics.LatencyMetrics {
+		for _, stat := range metrics.LatencyStats {
+			if m.GetAttr(name).GetAttr(stat).IsNull() {
+				got = append(got, name+"."+stat)
+			}
+		}
+	}
+	for _, name := range metrics.Scalars {
+		if m.GetAttr(name).IsNull() {
+			got = append(got, name)
+		}
+	}
+	// Only TTFT has samples in bad().
+	var want []string
+	for _, name := range metrics.LatencyMetrics[1:] {
+		for _, stat := range metrics.LatencyStats {
+			want = append(want, name+"."+stat)
+		}
+	}
+	if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("null metrics (-want +got):\n%s", diff)
+	}
+	if _, ok := ctx.Functions["ms"]; !ok {
+		t.Error("ms() missing from the context")
+	}
+}
+
+// TestConditionResults covers conditions whose result is not a plain bool.
+func TestConditionResults(t *testing.T) {
+	tests := []struct {
+		cond       string
+		wantPassed bool
+		wantMsg    string
+	}{
+		{`metrics.failed == 0 || metrics.error_rate < 0.05`, true, ""},
+		{`metrics.ttft.p99 < 500 ? true : null`, false, "The condition's result is null. (metrics.ttft.p99 = 612.3)"},
+		{`metrics.itl.p99 == null`, true, ""},
+		{`metrics.completed > 0 && max(metrics.ttft.p50, 1) > 100`, false, `Assertion "a" failed. (metrics.completed = 98, metrics.ttft.p50 = 100)`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.cond, func(t *testing.T) {
+			dir := t.TempDir()
+			src := `
+target "t" {
+  base_url = "sim://tiny"
+}
+dataset "d" {
+  random {}
+}
+scenario "s" {
+  target  = target.t
+  dataset = dataset.d
+  open_loop {
+    rate = 1
+  }
+  assert "a" {
+    condition = ` + tt.cond + `
+  }
+}
+`
+			p := dir + "/s.hcl"
+			if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cfg, diags := scenario.Load([]string{p}, scenario.LoadOptions{})
+			if diags.HasErrors() {
+				t.Fatal(diags)
+			}
+			o := Evaluate(cfg.Scenario("s"), bad())[0]
+			if o.Passed != tt.wantPassed || o.Message != tt.wantMsg {
+				t.Errorf("passed %v, message %q; want %v, %q", o.Passed, o.Message, tt.wantPassed, tt.wantMsg)
+			}
+		})
+	}
+}

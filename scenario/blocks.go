@@ -1,0 +1,303 @@
+package scenario
+
+import (
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
+)
+
+var targetSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{
+		{Name: "base_url", Required: true}, {Name: "api"}, {Name: "model"}, {Name: "api_key"},
+		{Name: "headers"}, {Name: "timeout"}, {Name: "stall_timeout"}, {Name: "ignore_eos"},
+		{Name: "extra_body"}, {Name: "http2"}, {Name: "ca_file"}, {Name: "insecure_skip_verify"},
+	},
+	Blocks: []hcl.BlockHeaderSchema{{Type: "sim"}},
+}
+
+func (l *loader) decodeTarget(d dec, b *hcl.Block) {
+	name := b.Labels[0]
+	if !l.checkName(b) {
+		return
+	}
+	if first := l.targets[name]; first != nil {
+		l.duplicate(b, first.DeclRange)
+		return
+	}
+	t := &Target{
+		Name:         name,
+		API:          DefaultAPI,
+		Timeout:      DefaultTimeout,
+		StallTimeout: DefaultStallTimeout,
+		DeclRange:    b.DefRange,
+	}
+	l.targets[name] = t
+	l.cfg.Targets = append(l.cfg.Targets, t)
+
+	content, diags := b.Body.Content(targetSchema)
+	l.diags = append(l.diags, diags...)
+	a := content.Attributes
+	if attr := d.str(a, "base_url", &t.BaseURL); attr != nil {
+		if err := checkBaseURL(t.BaseURL); err != nil {
+			d.invalid(attr, "%s", err)
+		}
+	}
+	d.oneOf(a, "api", &t.API, APICompletions, APIChat)
+	d.str(a, "model", &t.Model)
+	d.str(a, "api_key", &t.APIKey)
+	d.stringMap(a, "headers", &t.Headers)
+	d.duration(a, "timeout", &t.Timeout, true)
+	d.duration(a, "stall_timeout", &t.StallTimeout, true)
+	d.boolean(a, "ignore_eos", &t.IgnoreEOS)
+	d.jsonObject(a, "extra_body", &t.ExtraBody)
+	d.boolean(a, "http2", &t.HTTP2)
+	if attr := d.str(a, "ca_file", &t.CAFile); attr != nil {
+		t.CAFile = resolvePath(filepath.Dir(b.DefRange.Filename), t.CAFile)
+		t.files = append(t.files, fileRef{t.CAFile, attr.Expr.Range()})
+	}
+	d.boolean(a, "insecure_skip_verify", &t.InsecureSkipVerify)
+
+	if _, ok := a["model"]; !ok && !t.IsSim() && t.BaseURL != "" {
+		l.diags = append(l.diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "Missing required argument",
+			Detail:   `The argument "model" is required for an http(s) target: servers route requests by model name.`,
+			Subject:  b.Body.MissingItemRange().Ptr(),
+		})
+	}
+	if sim := atMostOne(&l.diags, content.Blocks.OfType("sim"), "a target"); sim != nil {
+		if t.BaseURL != "" && !t.IsSim() {
+			l.diags = append(l.diags, &hcl.Diagnostic{
+				Severity: hcl.DiagError,
+				Summary:  "Unexpected sim block",
+				Detail:   "A sim block sets simulator overrides; it needs a base_url of the form sim://<profile>.",
+				Subject:  sim.DefRange.Ptr(),
+			})
+		}
+		l.decodeSim(d, t, sim)
+	}
+}
+
+// checkBaseURL accepts http(s)://host[:port][/path] and sim://<profile>.
+func checkBaseURL(s string) error {
+	if !strings.Contains(s, "://") {
+		return fmt.Errorf("base_url must start with http://, https:// or sim://; got %q", s)
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		return fmt.Errorf("base_url %q is not a URL: %v", s, err)
+	}
+	switch u.Scheme {
+	case "sim":
+		if u.Host == "" || u.Path != "" || u.RawQuery != "" || u.User != nil {
+			return fmt.Errorf("a simulator base_url is sim://<profile>, such as \"sim://llama3-8b-a100\"; got %q", s)
+		}
+	case "http", "https":
+		if u.Hostname() == "" {
+			return fmt.Errorf("base_url %q has no host", s)
+		}
+		if p := u.Port(); p != "" {
+			if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+				return fmt.Errorf("base_url %q has an invalid port", s)
+			}
+		}
+		if u.RawQuery != "" || u.Fragment != "" {
+			return fmt.Errorf("base_url %q may not have a query or fragment", s)
+		}
+	default:
+		return fmt.Errorf("base_url must start with http://, https:// or sim://; got %q", s)
+	}
+	return nil
+}
+
+// decodeSim turns the sim block's attributes into strings.
+func (l *loader) decodeSim(d dec, t *Target, b *hcl.Block) {
+	attrs, diags := b.Body.JustAttributes()
+	l.diags = append(l.diags, diags...)
+	t.Sim = map[string]string{}
+	t.SimRanges = map[string]hcl.Range{}
+	for _, attr := range sortedAttrs(attrs) {
+		v, ok := d.eval(attr.Expr)
+		if !ok {
+			continue
+		}
+		var s string
+		switch {
+		case v.IsNull():
+			continue
+		case v.Type() == cty.String:
+			s = v.AsString()
+		case v.Type() == cty.Bool:
+			s = strconv.FormatBool(v.True())
+		case v.Type() == cty.Number:
+			s = formatNumber(v)
+		default:
+			d.add(&hcl.Diagnostic{
+				Severity: hcl.DiagError,
+				Summary:  "Invalid simulator override",
+				Detail:   fmt.Sprintf("A simulator override is a string, number or bool, not %s.", v.Type().FriendlyName()),
+				Subject:  attr.Expr.Range().Ptr(),
+			})
+			continue
+		}
+		t.Sim[attr.Name] = s
+		t.SimRanges[attr.Name] = attr.Expr.Range()
+	}
+}
+
+// formatNumber writes whole numbers in full and others in shortest form.
+func formatNumber(v cty.Value) string {
+	bf := v.AsBigFloat()
+	if bf.IsInt() {
+		return bf.Text('f', 0)
+	}
+	f, _ := bf.Float64()
+	return strconv.FormatFloat(f, 'g', -1, 64)
+}
+
+var datasetSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "tokenizer"}},
+	Blocks:     []hcl.BlockHeaderSchema{{Type: KindShareGPT}, {Type: KindRandom}, {Type: KindJSONL}},
+}
+
+var sharegptSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{
+		{Name: "path", Required: true}, {Name: "num_prompts"}, {Name: "seed"}, {Name: "output_len"},
+		{Name: "min_prompt_tokens"}, {Name: "max_prompt_tokens"}, {Name: "max_total_tokens"}, {Name: "oversample"},
+	},
+}
+
+var randomSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{
+		{Name: "input_len"}, {Name: "output_len"}, {Name: "range_ratio"}, {Name: "prefix_len"},
+		{Name: "num_prompts"}, {Name: "seed"},
+	},
+}
+
+var jsonlSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{
+		{Name: "path", Required: true}, {Name: "prompt_field"}, {Name: "output_len_field"},
+		{Name: "output_len"}, {Name: "num_prompts"}, {Name: "seed"}, {Name: "shuffle"},
+	},
+}
+
+func (l *loader) decodeDataset(d dec, b *hcl.Block) {
+	name := b.Labels[0]
+	if !l.checkName(b) {
+		return
+	}
+	if first := l.datasets[name]; first != nil {
+		l.duplicate(b, first.DeclRange)
+		return
+	}
+	ds := &Dataset{Name: name, DeclRange: b.DefRange}
+	l.datasets[name] = ds
+	l.cfg.Datasets = append(l.cfg.Datasets, ds)
+	dir := filepath.Dir(b.DefRange.Filename)
+
+	content, diags := b.Body.Content(datasetSchema)
+	l.diags = append(l.diags, diags...)
+	if attr := d.str(content.Attributes, "tokenizer", &ds.Tokenizer); attr != nil && ds.Tokenizer != TokenizerServer {
+		if ds.Tokenizer == "" {
+			d.invalid(attr, `tokenizer is a path to a tokenizer.json or "server"; leave it out for the approximate tokenizer.`)
+		} else {
+			ds.Tokenizer = resolvePath(dir, ds.Tokenizer)
+			ds.files = append(ds.files, fileRef{ds.Tokenizer, attr.Expr.Range()})
+		}
+	}
+
+	var src *hcl.Block
+	for _, sb := range content.Blocks {
+		if src != nil {
+			l.diags = append(l.diags, &hcl.Diagnostic{
+				Severity: hcl.DiagError,
+				Summary:  "Conflicting dataset sources",
+				Detail:   fmt.Sprintf("A dataset has exactly one source; a %s block was already declared at %s.", src.Type, src.DefRange),
+				Subject:  sb.DefRange.Ptr(),
+			})
+			continue
+		}
+		src = sb
+	}
+	if src == nil {
+		l.diags = append(l.diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "Missing dataset source",
+			Detail:   "A dataset needs one source block: sharegpt, random or jsonl.",
+			Subject:  b.DefRange.Ptr(),
+		})
+		return
+	}
+	ds.Kind = src.Type
+	path := func(attr *hcl.Attribute, p *string) {
+		if attr != nil {
+			*p = resolvePath(dir, *p)
+			ds.files = append(ds.files, fileRef{*p, attr.Expr.Range()})
+		}
+	}
+	switch src.Type {
+	case KindShareGPT:
+		s := &ShareGPTSource{
+			NumPrompts:      DefaultNumPrompts,
+			MinPromptTokens: DefaultMinPromptTokens,
+			MaxPromptTokens: DefaultMaxPromptTokens,
+			MaxTotalTokens:  DefaultMaxTotalTokens,
+			Oversample:      true,
+		}
+		ds.ShareGPT = s
+		c, diags := src.Body.Content(sharegptSchema)
+		l.diags = append(l.diags, diags...)
+		a := c.Attributes
+		path(d.str(a, "path", &s.Path), &s.Path)
+		d.integer(a, "num_prompts", &s.NumPrompts, 1)
+		d.int64(a, "seed", &s.Seed, minInt64)
+		d.integer(a, "output_len", &s.OutputLen, 1)
+		d.integer(a, "min_prompt_tokens", &s.MinPromptTokens, 0)
+		maxPrompt := d.integer(a, "max_prompt_tokens", &s.MaxPromptTokens, 1)
+		d.integer(a, "max_total_tokens", &s.MaxTotalTokens, 1)
+		d.boolean(a, "oversample", &s.Oversample)
+		if maxPrompt != nil && s.MinPromptTokens > s.MaxPromptTokens {
+			d.invalid(maxPrompt, "max_prompt_tokens (%d) is below min_prompt_tokens (%d).", s.MaxPromptTokens, s.MinPromptTokens)
+		}
+	case KindRandom:
+		s := &RandomSource{
+			InputLen:   DefaultRandomInputLen,
+			OutputLen:  DefaultRandomOutputLen,
+			NumPrompts: DefaultNumPrompts,
+		}
+		ds.Random = s
+		c, diags := src.Body.Content(randomSchema)
+		l.diags = append(l.diags, diags...)
+		a := c.Attributes
+		d.integer(a, "input_len", &s.InputLen, 1)
+		d.integer(a, "output_len", &s.OutputLen, 1)
+		if attr := d.float(a, "range_ratio", &s.RangeRatio); attr != nil && (s.RangeRatio < 0 || s.RangeRatio >= 1) {
+			d.invalid(attr, "range_ratio must be in [0, 1), not %g.", s.RangeRatio)
+		}
+		d.integer(a, "prefix_len", &s.PrefixLen, 0)
+		d.integer(a, "num_prompts", &s.NumPrompts, 1)
+		d.int64(a, "seed", &s.Seed, minInt64)
+	case KindJSONL:
+		s := &JSONLSource{PromptField: DefaultPromptField, OutputLen: DefaultJSONLOutputLen, Shuffle: true}
+		ds.JSONL = s
+		c, diags := src.Body.Content(jsonlSchema)
+		l.diags = append(l.diags, diags...)
+		a := c.Attributes
+		path(d.str(a, "path", &s.Path), &s.Path)
+		if attr := d.str(a, "prompt_field", &s.PromptField); attr != nil && s.PromptField == "" {
+			d.invalid(attr, "prompt_field may not be empty.")
+		}
+		d.str(a, "output_len_field", &s.OutputLenField)
+		d.integer(a, "output_len", &s.OutputLen, 1)
+		d.integer(a, "num_prompts", &s.NumPrompts, 0)
+		d.int64(a, "seed", &s.Seed, minInt64)
+		d.boolean(a, "shuffle", &s.Shuffle)
+	}
+}
+
+const minInt64 = -1 << 63

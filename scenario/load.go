@@ -1,0 +1,297 @@
+package scenario
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclparse"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// LoadOptions are the inputs of a load besides the files.
+type LoadOptions struct {
+	// Vars are -var options ("name=value"), in command-line order; a later
+	// one for the same name wins.
+	Vars []string
+	// VarFiles are -var-file paths (HCL "name = value" files, or JSON
+	// objects when the name ends in .json); a later file wins.
+	VarFiles []string
+	// Environ is the environment as os.Environ() gives it. It feeds
+	// LLMLOAD_VAR_<name> variables and the env() function; nil is an empty
+	// environment.
+	Environ []string
+}
+
+// EnvVarPrefix prefixes environment variables that set input variables.
+const EnvVarPrefix = "LLMLOAD_VAR_"
+
+// source is one configuration file's bytes.
+type source struct {
+	name string
+	src  []byte
+}
+
+// Load reads the given files, and the *.hcl files of the given directories,
+// as one configuration. It returns every problem found, in one pass; the
+// Config is never nil, but when diags.HasErrors() only its Files (for
+// WriteDiagnostics) are to be relied on.
+//
+// Load does not look at the files the configuration names (datasets,
+// tokenizers, CA files): CheckFiles does.
+func Load(paths []string, opts LoadOptions) (*Config, hcl.Diagnostics) {
+	var diags hcl.Diagnostics
+	var srcs []source
+	if len(paths) == 0 {
+		diags = append(diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "No configuration files",
+			Detail:   "Give at least one scenario file or directory.",
+		})
+	}
+	seen := map[string]bool{}
+	for _, p := range paths {
+		names, err := expandPath(p)
+		if err != nil {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Cannot read configuration", Detail: err.Error()})
+			continue
+		}
+		for _, name := range names {
+			if seen[filepath.Clean(name)] {
+				continue
+			}
+			seen[filepath.Clean(name)] = true
+			b, err := os.ReadFile(name)
+			if err != nil {
+				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Cannot read configuration", Detail: err.Error()})
+				continue
+			}
+			srcs = append(srcs, source{name, b})
+		}
+	}
+	cfg, more := load(srcs, opts)
+	return cfg, append(diags, more...)
+}
+
+// expandPath lists the *.hcl files of a directory, in name order, or
+// returns a file as is.
+func expandPath(p string) ([]string, error) {
+	st, err := os.Stat(p)
+	if err != nil {
+		return nil, err
+	}
+	if !st.IsDir() {
+		return []string{p}, nil
+	}
+	names, err := filepath.Glob(filepath.Join(p, "*.hcl"))
+	if err != nil {
+		return nil, err
+	}
+	if len(names) == 0 {
+		return nil, fmt.Errorf("%s holds no *.hcl files", p)
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
+// loader holds the state of one load.
+type loader struct {
+	opts    LoadOptions
+	environ map[string]string
+	parser  *hclparse.Parser
+	cfg     *Config
+	diags   hcl.Diagnostics
+	vars    cty.Value // the var object
+	// variables are the declared variables, in declaration order.
+	variables []*variable
+	// targets and datasets by name, for references.
+	targets  map[string]*Target
+	datasets map[string]*Dataset
+}
+
+// load decodes already-read sources.
+func load(srcs []source, opts LoadOptions) (*Config, hcl.Diagnostics) {
+	l := &loader{
+		opts:     opts,
+		environ:  environMap(opts.Environ),
+		parser:   hclparse.NewParser(),
+		cfg:      &Config{},
+		targets:  map[string]*Target{},
+		datasets: map[string]*Dataset{},
+	}
+	l.cfg.Files = l.parser.Files()
+
+	type parsed struct {
+		name    string
+		content *hcl.BodyContent
+	}
+	var files []parsed
+	for _, s := range srcs {
+		f, diags := l.parser.ParseHCL(s.src, s.name)
+		l.diags = append(l.diags, diags...)
+		if f == nil || f.Body == nil {
+			continue
+		}
+		content, diags := f.Body.Content(rootSchema)
+		l.diags = append(l.diags, diags...)
+		files = append(files, parsed{s.name, content})
+	}
+
+	// Variables first: every other block may use them.
+	for _, f := range files {
+		for _, b := range f.content.Blocks.OfType("variable") {
+			l.declareVariable(b)
+		}
+	}
+	l.resolveVariables()
+
+	for _, f := range files {
+		d := l.dec(f.name)
+		for _, b := range f.content.Blocks.OfType("target") {
+			l.decodeTarget(d, b)
+		}
+		for _, b := range f.content.Blocks.OfType("dataset") {
+			l.decodeDataset(d, b)
+		}
+	}
+	for _, f := range files {
+		d := l.dec(f.name)
+		for _, b := range f.content.Blocks.OfType("scenario") {
+			l.decodeScenario(d, f.name, b)
+		}
+	}
+	sortDiagnostics(l.diags, srcs)
+	return l.cfg, l.diags
+}
+
+// sortDiagnostics orders diagnostics by file (in load order) and position,
+// those without a source range first, so that output is stable.
+func sortDiagnostics(diags hcl.Diagnostics, srcs []source) {
+	order := map[string]int{}
+	for i, s := range srcs {
+		order[s.name] = i + 1
+	}
+	key := func(d *hcl.Diagnostic) (int, int) {
+		if d.Subject == nil {
+			return 0, 0
+		}
+		i, ok := order[d.Subject.Filename]
+		if !ok {
+			i = len(srcs) + 1 // var files and -var values
+		}
+		return i, d.Subject.Start.Byte
+	}
+	sort.SliceStable(diags, func(i, j int) bool {
+		fi, bi := key(diags[i])
+		fj, bj := key(diags[j])
+		return fi < fj || fi == fj && bi < bj
+	})
+}
+
+var rootSchema = &hcl.BodySchema{
+	Blocks: []hcl.BlockHeaderSchema{
+		{Type: "variable", LabelNames: []string{"name"}},
+		{Type: "target", LabelNames: []string{"name"}},
+		{Type: "dataset", LabelNames: []string{"name"}},
+		{Type: "scenario", LabelNames: []string{"name"}},
+	},
+}
+
+// dec returns a decoder for attributes of the named file.
+func (l *loader) dec(filename string) dec {
+	return dec{
+		ctx: &hcl.EvalContext{
+			Variables: map[string]cty.Value{"var": l.vars},
+			Functions: configFunctions(filepath.Dir(filename), l.environ),
+		},
+		diags:    &l.diags,
+		varNames: l.variableNames(),
+	}
+}
+
+func environMap(environ []string) map[string]string {
+	m := make(map[string]string, len(environ))
+	for _, kv := range environ {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			m[k] = v
+		}
+	}
+	return m
+}
+
+// checkName reports a block label that cannot be referred to.
+func (l *loader) checkName(b *hcl.Block) bool {
+	if name := b.Labels[0]; !validIdentifier(name) {
+		l.diags = append(l.diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "Invalid name",
+			Detail: fmt.Sprintf("%q is not a valid %s name: a name starts with a letter and holds letters, digits, underscores and dashes, so that %s.<name> can refer to it.",
+				name, b.Type, refRoot(b.Type)),
+			Subject: b.LabelRanges[0].Ptr(),
+		})
+		return false
+	}
+	return true
+}
+
+func refRoot(blockType string) string {
+	if blockType == "variable" {
+		return "var"
+	}
+	return blockType
+}
+
+func validIdentifier(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, r := range s {
+		letter := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == '_'
+		if !letter && (i == 0 || !(r >= '0' && r <= '9' || r == '-')) {
+			return false
+		}
+	}
+	return true
+}
+
+// duplicate reports a block whose name was already declared.
+func (l *loader) duplicate(b *hcl.Block, first hcl.Range) {
+	l.diags = append(l.diags, &hcl.Diagnostic{
+		Severity: hcl.DiagError,
+		Summary:  "Duplicate " + b.Type,
+		Detail:   fmt.Sprintf("A %s named %q was already declared at %s. Names must be unique.", b.Type, b.Labels[0], first),
+		Subject:  b.DefRange.Ptr(),
+	})
+}
+
+// WriteDiagnostics renders diagnostics as HCL does: file:line:col, the
+// source snippet and, for expression errors, the values involved. c may be
+// nil (no snippets then).
+func (c *Config) WriteDiagnostics(w io.Writer, diags hcl.Diagnostics, color bool) error {
+	var files map[string]*hcl.File
+	if c != nil {
+		files = c.Files
+	}
+	wr := hcl.NewDiagnosticTextWriter(w, files, 78, color)
+	for _, d := range diags {
+		// A file:line:col line first, the form editors and CI annotations
+		// jump to; then HCL's own rendering with the source snippet.
+		if d.Subject != nil {
+			sev := "error"
+			if d.Severity == hcl.DiagWarning {
+				sev = "warning"
+			}
+			if _, err := fmt.Fprintf(w, "%s:%d:%d: %s: %s\n", d.Subject.Filename, d.Subject.Start.Line, d.Subject.Start.Column, sev, d.Summary); err != nil {
+				return err
+			}
+		}
+		if err := wr.WriteDiagnostic(d); err != nil {
+			return err
+		}
+	}
+	return nil
+}

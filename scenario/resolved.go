@@ -1,0 +1,131 @@
+package scenario
+
+import (
+	"fmt"
+	"math"
+	"net/url"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+)
+
+// Resolved returns a JSON-ready view of the scenario as it will run, for
+// result files: every default filled in, paths resolved, no hcl types, and
+// no secrets (the API key is left out, credential-like header values and
+// URL passwords are redacted). Durations are in nanoseconds, as
+// time.Duration marshals; an "inf" rate is the string "inf".
+func (s *Scenario) Resolved() any {
+	type openLoop struct {
+		Rate           any     `json:"rate"`
+		Arrival        string  `json:"arrival"`
+		Burstiness     float64 `json:"burstiness"`
+		MaxConcurrency int     `json:"max_concurrency"`
+	}
+	type sla struct {
+		SLA
+		Description string `json:"description"`
+	}
+	out := struct {
+		*Scenario
+		Target   *Target   `json:"target"`
+		Dataset  *Dataset  `json:"dataset"`
+		OpenLoop *openLoop `json:"open_loop,omitempty"`
+		SLA      []sla     `json:"sla"`
+		Asserts  []*Assert `json:"asserts"`
+	}{Scenario: s, Dataset: s.Dataset, SLA: []sla{}, Asserts: s.Asserts}
+	if out.Asserts == nil {
+		out.Asserts = []*Assert{}
+	}
+	if s.Target != nil {
+		t := *s.Target
+		t.BaseURL = redactURL(t.BaseURL)
+		if t.Headers != nil {
+			t.Headers = map[string]string{}
+			for k, v := range s.Target.Headers {
+				if secretHeader(k) {
+					v = "<redacted>"
+				}
+				t.Headers[k] = v
+			}
+		}
+		out.Target = &t
+	}
+	if o := s.OpenLoop; o != nil {
+		var rate any = o.Rate
+		if math.IsInf(o.Rate, 1) {
+			rate = "inf"
+		}
+		out.OpenLoop = &openLoop{rate, o.Arrival, o.Burstiness, o.MaxConcurrency}
+	}
+	for _, x := range s.SLA {
+		out.SLA = append(out.SLA, sla{x, x.Describe()})
+	}
+	return out
+}
+
+func redactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return s
+	}
+	return u.Redacted()
+}
+
+// secretHeader reports header names whose values are likely credentials.
+func secretHeader(name string) bool {
+	n := strings.ToLower(name)
+	for _, w := range []string{"authorization", "key", "token", "secret", "cookie", "password"} {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// CheckFiles checks that the files the configuration names (dataset and
+// tokenizer paths, CA files) exist and are readable regular files. Load
+// does not, so that a configuration can be checked without its data; the
+// validate, plan and run commands call both.
+func (c *Config) CheckFiles() hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	var refs []fileRef
+	for _, t := range c.Targets {
+		refs = append(refs, t.files...)
+	}
+	for _, d := range c.Datasets {
+		refs = append(refs, d.files...)
+	}
+	sort.Slice(refs, func(i, j int) bool {
+		a, b := refs[i].rng, refs[j].rng
+		return a.Filename < b.Filename || a.Filename == b.Filename && a.Start.Byte < b.Start.Byte
+	})
+	for _, r := range refs {
+		if err := checkReadable(r.path); err != nil {
+			diags = append(diags, &hcl.Diagnostic{
+				Severity: hcl.DiagError,
+				Summary:  "Unreadable file",
+				Detail:   fmt.Sprintf("%s.", err),
+				Subject:  r.rng.Ptr(),
+			})
+		}
+	}
+	return diags
+}
+
+func checkReadable(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if !st.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file", path)
+	}
+	return nil
+}

@@ -1,0 +1,495 @@
+package scenario
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/llmload/llmload/metrics"
+	"github.com/zclconf/go-cty/cty"
+)
+
+var scenarioSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{
+		{Name: "target", Required: true}, {Name: "dataset", Required: true},
+		{Name: "requests"}, {Name: "duration"}, {Name: "seed"},
+	},
+	Blocks: []hcl.BlockHeaderSchema{
+		{Type: "open_loop"}, {Type: "closed_loop"}, {Type: "warmup"}, {Type: "sla"}, {Type: "goodput"},
+		{Type: "assert", LabelNames: []string{"name"}},
+	},
+}
+
+var openLoopSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{
+		{Name: "rate", Required: true}, {Name: "arrival"}, {Name: "burstiness"}, {Name: "max_concurrency"},
+	},
+}
+
+var closedLoopSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "users"}, {Name: "duration"}, {Name: "think_time"}},
+	Blocks:     []hcl.BlockHeaderSchema{{Type: "stage"}},
+}
+
+var stageSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "users", Required: true}, {Name: "duration", Required: true}, {Name: "ramp"}},
+}
+
+var warmupSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "requests", Required: true}},
+}
+
+var goodputSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "ttft"}, {Name: "tpot"}, {Name: "itl"}, {Name: "e2el"}},
+}
+
+var assertSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "condition", Required: true}, {Name: "error_message"}},
+}
+
+var slaSchema = func() *hcl.BodySchema {
+	s := &hcl.BodySchema{}
+	for _, k := range slaKeys() {
+		s.Attributes = append(s.Attributes, hcl.AttributeSchema{Name: k})
+	}
+	return s
+}()
+
+func (l *loader) decodeScenario(d dec, filename string, b *hcl.Block) {
+	name := b.Labels[0]
+	if name == "" {
+		l.diags = append(l.diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError, Summary: "Invalid name", Detail: "A scenario needs a non-empty name.",
+			Subject: b.LabelRanges[0].Ptr(),
+		})
+		return
+	}
+	if first := l.cfg.Scenario(name); first != nil {
+		l.duplicate(b, first.DeclRange)
+		return
+	}
+	s := &Scenario{Name: name, DeclRange: b.DefRange, File: filename}
+	l.cfg.Scenarios = append(l.cfg.Scenarios, s)
+
+	content, diags := b.Body.Content(scenarioSchema)
+	l.diags = append(l.diags, diags...)
+	a := content.Attributes
+	if attr, ok := a["target"]; ok {
+		if n := l.reference(attr, "target", mapKeys(l.targets)); n != "" {
+			s.Target = l.targets[n]
+		}
+	}
+	if attr, ok := a["dataset"]; ok {
+		if n := l.reference(attr, "dataset", mapKeys(l.datasets)); n != "" {
+			s.Dataset = l.datasets[n]
+		}
+	}
+	d.integer(a, "requests", &s.Requests, 1)
+	d.duration(a, "duration", &s.Duration, true)
+	d.int64(a, "seed", &s.Seed, minInt64)
+
+	open := atMostOne(&l.diags, content.Blocks.OfType("open_loop"), "a scenario")
+	closed := atMostOne(&l.diags, content.Blocks.OfType("closed_loop"), "a scenario")
+	switch {
+	case open != nil && closed != nil:
+		first, second := open, closed
+		if closed.DefRange.Start.Byte < open.DefRange.Start.Byte {
+			first, second = closed, open
+		}
+		l.diags = append(l.diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "Conflicting load blocks",
+			Detail:   fmt.Sprintf("A scenario has exactly one of open_loop and closed_loop; %s was already declared at %s.", first.Type, first.DefRange),
+			Subject:  second.DefRange.Ptr(),
+		})
+	case open != nil:
+		s.OpenLoop = l.decodeOpenLoop(d, open)
+	case closed != nil:
+		s.ClosedLoop = l.decodeClosedLoop(d, closed)
+	default:
+		l.diags = append(l.diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "Missing load block",
+			Detail:   "A scenario needs one open_loop block (requests at a rate) or one closed_loop block (users).",
+			Subject:  b.DefRange.Ptr(),
+		})
+	}
+
+	if w := atMostOne(&l.diags, content.Blocks.OfType("warmup"), "a scenario"); w != nil {
+		c, diags := w.Body.Content(warmupSchema)
+		l.diags = append(l.diags, diags...)
+		d.integer(c.Attributes, "requests", &s.Warmup, 0)
+	}
+	if g := atMostOne(&l.diags, content.Blocks.OfType("goodput"), "a scenario"); g != nil {
+		c, diags := g.Body.Content(goodputSchema)
+		l.diags = append(l.diags, diags...)
+		d.duration(c.Attributes, "ttft", &s.Goodput.TTFT, true)
+		d.duration(c.Attributes, "tpot", &s.Goodput.TPOT, true)
+		d.duration(c.Attributes, "itl", &s.Goodput.ITL, true)
+		d.duration(c.Attributes, "e2el", &s.Goodput.E2EL, true)
+		if len(c.Attributes) == 0 && !diags.HasErrors() {
+			l.diags = append(l.diags, &hcl.Diagnostic{
+				Severity: hcl.DiagError,
+				Summary:  "Empty goodput block",
+				Detail:   "A goodput block sets at least one per-request objective: ttft, tpot, itl or e2el.",
+				Subject:  g.DefRange.Ptr(),
+			})
+		}
+	}
+	if sb := atMostOne(&l.diags, content.Blocks.OfType("sla"), "a scenario"); sb != nil {
+		l.decodeSLA(d, s, sb)
+	}
+	for _, ab := range content.Blocks.OfType("assert") {
+		l.decodeAssert(d, s, ab)
+	}
+}
+
+func mapKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// reference resolves `target = target.<name>` by name, without evaluating
+// it. It returns "" after reporting a problem.
+func (l *loader) reference(attr *hcl.Attribute, kind string, names []string) string {
+	tr, diags := hcl.AbsTraversalForExpr(attr.Expr)
+	if diags.HasErrors() || len(tr) != 2 || tr.RootName() != kind || attrName(tr[1]) == "" {
+		l.diags = append(l.diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "Invalid reference",
+			Detail:   fmt.Sprintf("The %s argument refers to a %s block by name, as %s.<name>.", kind, kind, kind),
+			Subject:  attr.Expr.Range().Ptr(),
+		})
+		return ""
+	}
+	name := attrName(tr[1])
+	if !slices.Contains(names, name) {
+		detail := fmt.Sprintf("No %s block named %q is declared.", kind, name)
+		if s := suggest(name, names); s != "" {
+			detail += fmt.Sprintf(" Did you mean %s.%s?", kind, s)
+		}
+		l.diags = append(l.diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "Reference to undeclared " + kind,
+			Detail:   detail,
+			Subject:  attr.Expr.Range().Ptr(),
+		})
+		return ""
+	}
+	return name
+}
+
+func (l *loader) decodeOpenLoop(d dec, b *hcl.Block) *OpenLoop {
+	o := &OpenLoop{Arrival: ArrivalPoisson, Burstiness: 1}
+	c, diags := b.Body.Content(openLoopSchema)
+	l.diags = append(l.diags, diags...)
+	a := c.Attributes
+	if attr, ok := a["rate"]; ok {
+		o.Rate = l.decodeRate(d, attr)
+	}
+	d.oneOf(a, "arrival", &o.Arrival, ArrivalPoisson, ArrivalGamma, ArrivalConstant)
+	if attr := d.float(a, "burstiness", &o.Burstiness); attr != nil {
+		switch {
+		case o.Burstiness <= 0:
+			d.invalid(attr, "burstiness (the gamma shape) must be more than 0, not %g.", o.Burstiness)
+		case o.Burstiness != 1 && o.Arrival != ArrivalGamma:
+			d.invalid(attr, "burstiness is the shape of gamma arrivals: set arrival = %q to use it (%q is burstiness 1).", ArrivalGamma, o.Arrival)
+		}
+	}
+	d.integer(a, "max_concurrency", &o.MaxConcurrency, 1)
+	return o
+}
+
+// decodeRate accepts a number > 0 or "inf".
+func (l *loader) decodeRate(d dec, attr *hcl.Attribute) float64 {
+	v, ok := d.eval(attr.Expr)
+	if !ok || v.IsNull() {
+		return 0
+	}
+	if v.Type() == cty.String && v.AsString() == "inf" {
+		return math.Inf(1)
+	}
+	if v.Type() != cty.Number {
+		d.invalid(attr, `rate is a number of requests per second, or "inf" to send every request at once.`)
+		return 0
+	}
+	f, _ := v.AsBigFloat().Float64()
+	if f <= 0 || math.IsInf(f, 0) {
+		d.invalid(attr, `rate must be more than 0 requests per second, not %g; use "inf" to send every request at once.`, f)
+		return 0
+	}
+	return f
+}
+
+func (l *loader) decodeClosedLoop(d dec, b *hcl.Block) *ClosedLoop {
+	cl := &ClosedLoop{}
+	c, diags := b.Body.Content(closedLoopSchema)
+	l.diags = append(l.diags, diags...)
+	a := c.Attributes
+	if attr, ok := a["think_time"]; ok {
+		cl.ThinkMin, cl.ThinkMax = l.decodeThinkTime(d, attr)
+	}
+	stages := c.Blocks.OfType("stage")
+	users, hasUsers := a["users"]
+	switch {
+	case hasUsers && len(stages) > 0:
+		l.diags = append(l.diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "Conflicting closed_loop arguments",
+			Detail:   "Give either users (and duration) or stage blocks, not both.",
+			Subject:  users.NameRange.Ptr(),
+		})
+	case len(stages) > 0:
+		if attr, ok := a["duration"]; ok {
+			l.diags = append(l.diags, &hcl.Diagnostic{
+				Severity: hcl.DiagError,
+				Summary:  "Conflicting closed_loop arguments",
+				Detail:   "With stage blocks each stage has its own duration; remove this one.",
+				Subject:  attr.NameRange.Ptr(),
+			})
+		}
+		for _, sb := range stages {
+			st := Stage{}
+			sc, diags := sb.Body.Content(stageSchema)
+			l.diags = append(l.diags, diags...)
+			d.integer(sc.Attributes, "users", &st.Users, 1)
+			d.duration(sc.Attributes, "duration", &st.Duration, true)
+			if ramp := d.duration(sc.Attributes, "ramp", &st.Ramp, false); ramp != nil && st.Duration > 0 && st.Ramp > st.Duration {
+				d.invalid(ramp, "ramp (%s) is longer than the stage's duration (%s).", st.Ramp, st.Duration)
+			}
+			cl.Stages = append(cl.Stages, st)
+		}
+	case hasUsers:
+		st := Stage{}
+		d.integer(a, "users", &st.Users, 1)
+		d.duration(a, "duration", &st.Duration, true)
+		cl.Stages = []Stage{st}
+	default:
+		l.diags = append(l.diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "Missing users",
+			Detail:   "A closed_loop block needs users (with an optional duration) or stage blocks.",
+			Subject:  b.DefRange.Ptr(),
+		})
+	}
+	for _, st := range cl.Stages {
+		cl.Users = max(cl.Users, st.Users)
+		cl.Duration += st.Duration
+	}
+	return cl
+}
+
+// decodeThinkTime accepts a duration or a [min, max] pair of durations.
+func (l *loader) decodeThinkTime(d dec, attr *hcl.Attribute) (lo, hi time.Duration) {
+	v, ok := d.eval(attr.Expr)
+	if !ok || v.IsNull() {
+		return 0, 0
+	}
+	bad := func() (time.Duration, time.Duration) {
+		d.invalid(attr, `think_time is a duration ("2s") or a range of two durations (["1s", "3s"]).`)
+		return 0, 0
+	}
+	var parts []cty.Value
+	switch ty := v.Type(); {
+	case ty == cty.String:
+		parts = []cty.Value{v, v}
+	case ty.IsTupleType() || ty.IsListType():
+		parts = v.AsValueSlice()
+		if len(parts) != 2 {
+			return bad()
+		}
+	default:
+		return bad()
+	}
+	var ds [2]time.Duration
+	for i, p := range parts {
+		if p.IsNull() || p.Type() != cty.String {
+			return bad()
+		}
+		dur, ok := d.parseDuration(attr, p.AsString(), attr.Expr.Range())
+		if !ok || !d.checkDuration(attr, dur, false) {
+			return 0, 0
+		}
+		ds[i] = dur
+	}
+	if ds[0] > ds[1] {
+		d.invalid(attr, "think_time's range runs from %s down to %s; give the shorter first.", ds[0], ds[1])
+		return 0, 0
+	}
+	return ds[0], ds[1]
+}
+
+func (l *loader) decodeSLA(d dec, s *Scenario, b *hcl.Block) {
+	c, diags := b.Body.Content(slaSchema)
+	l.diags = append(l.diags, diags...)
+	for _, attr := range sortedAttrs(c.Attributes) {
+		sla := SLA{Key: attr.Name, Range: attr.Range}
+		if i := slices.IndexFunc(slaScalars, func(x slaScalar) bool { return x.key == attr.Name }); i >= 0 {
+			sc := slaScalars[i]
+			sla.Metric, sla.Upper = sc.metric, sc.upper
+			a := d.float(c.Attributes, attr.Name, &sla.Bound)
+			if a == nil {
+				continue
+			}
+			if sla.Metric == "error_rate" && (sla.Bound < 0 || sla.Bound > 1) {
+				d.invalid(a, "error_rate is a fraction from 0 to 1 (0.01 is 1%%), not %g.", sla.Bound)
+				continue
+			}
+			if sla.Bound < 0 {
+				d.invalid(a, "%s may not be negative.", attr.Name)
+				continue
+			}
+			if sla.Metric == "request_goodput" && s.Goodput.IsZero() {
+				d.invalid(a, "min_goodput needs a goodput block saying which requests are good.")
+				continue
+			}
+		} else {
+			i := len(attr.Name) - 1
+			for attr.Name[i] != '_' {
+				i--
+			}
+			sla.Metric, sla.Stat, sla.Upper = attr.Name[:i], attr.Name[i+1:], true
+			var dur time.Duration
+			if d.duration(c.Attributes, attr.Name, &dur, true) == nil {
+				continue
+			}
+			sla.Bound = float64(dur) / float64(time.Millisecond)
+		}
+		s.SLA = append(s.SLA, sla)
+	}
+}
+
+func (l *loader) decodeAssert(d dec, s *Scenario, b *hcl.Block) {
+	name := b.Labels[0]
+	for _, a := range s.Asserts {
+		if a.Name == name {
+			l.duplicate(b, a.DeclRange)
+			return
+		}
+	}
+	a := &Assert{Name: name, DeclRange: b.DefRange}
+	s.Asserts = append(s.Asserts, a)
+	c, diags := b.Body.Content(assertSchema)
+	l.diags = append(l.diags, diags...)
+	d.str(c.Attributes, "error_message", &a.ErrorMessage)
+	if attr, ok := c.Attributes["condition"]; ok {
+		a.Condition = attr.Expr
+		if f := l.cfg.Files[attr.Expr.Range().Filename]; f != nil {
+			a.Source = string(attr.Expr.Range().SliceBytes(f.Bytes))
+		}
+		l.diags = append(l.diags, CheckCondition(attr.Expr)...)
+	}
+}
+
+// CheckCondition validates an assert condition before any load is sent:
+// it may refer only to metrics in the catalogue and call only
+// ConditionFunctions, and it must be a bool expression.
+func CheckCondition(expr hcl.Expression) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	for _, tr := range expr.Variables() {
+		if d := checkMetricRef(tr); d != nil {
+			diags = append(diags, d)
+		}
+	}
+	if diags.HasErrors() {
+		return diags
+	}
+	ctx := &hcl.EvalContext{
+		Variables: map[string]cty.Value{"metrics": metricsPlaceholder},
+		Functions: ConditionFunctions(),
+	}
+	v, more := expr.Value(ctx)
+	diags = append(diags, more...)
+	if !more.HasErrors() && v.Type() != cty.Bool && v.Type() != cty.DynamicPseudoType {
+		diags = append(diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "Invalid condition",
+			Detail:   fmt.Sprintf("A condition must be true or false, such as metrics.ttft.p99 <= 500; this one is a %s.", v.Type().FriendlyName()),
+			Subject:  expr.Range().Ptr(),
+		})
+	}
+	return diags
+}
+
+// metricsPlaceholder has the catalogue's shape with unknown values.
+var metricsPlaceholder = func() cty.Value {
+	attrs := map[string]cty.Value{}
+	for _, m := range metrics.LatencyMetrics {
+		stats := map[string]cty.Value{}
+		for _, s := range metrics.LatencyStats {
+			stats[s] = cty.UnknownVal(cty.Number)
+		}
+		attrs[m] = cty.ObjectVal(stats)
+	}
+	for _, s := range metrics.Scalars {
+		attrs[s] = cty.UnknownVal(cty.Number)
+	}
+	return cty.ObjectVal(attrs)
+}()
+
+// checkMetricRef checks one reference of a condition against the catalogue.
+func checkMetricRef(tr hcl.Traversal) *hcl.Diagnostic {
+	bad := func(rng hcl.Range, summary, detail string) *hcl.Diagnostic {
+		return &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: detail, Subject: rng.Ptr()}
+	}
+	if tr.RootName() != "metrics" {
+		return bad(tr.SourceRange(), "Invalid reference in condition",
+			fmt.Sprintf("A condition can refer only to the run's metrics (metrics.<name>), not to %q.", tr.RootName()))
+	}
+	if len(tr) < 2 {
+		return nil // the whole object; evaluation checks its use
+	}
+	name, ok := stepName(tr[1])
+	if !ok {
+		return nil
+	}
+	all := append(slices.Clone(metrics.LatencyMetrics), metrics.Scalars...)
+	if !slices.Contains(all, name) {
+		detail := fmt.Sprintf("There is no metric named %q.", name)
+		if s := suggest(name, all); s != "" {
+			detail += fmt.Sprintf(" Did you mean metrics.%s?", s)
+		}
+		detail += " Metrics are " + quoteList(all) + "."
+		return bad(tr[1].SourceRange(), "Unknown metric", detail)
+	}
+	if len(tr) < 3 {
+		return nil
+	}
+	stat, ok := stepName(tr[2])
+	if !ok {
+		return nil
+	}
+	if !slices.Contains(metrics.LatencyMetrics, name) {
+		return bad(tr[2].SourceRange(), "Unknown metric",
+			fmt.Sprintf("metrics.%s is a number (%s); it has no %q.", name, metrics.ScalarUnit[name], stat))
+	}
+	if !slices.Contains(metrics.LatencyStats, stat) {
+		detail := fmt.Sprintf("metrics.%s has no statistic %q.", name, stat)
+		if s := suggest(stat, metrics.LatencyStats); s != "" {
+			detail += fmt.Sprintf(" Did you mean metrics.%s.%s?", name, s)
+		}
+		detail += " Statistics are " + quoteList(metrics.LatencyStats) + "."
+		return bad(tr[2].SourceRange(), "Unknown metric", detail)
+	}
+	return nil
+}
+
+// stepName returns the name an attribute or string-index step selects.
+func stepName(step hcl.Traverser) (string, bool) {
+	switch s := step.(type) {
+	case hcl.TraverseAttr:
+		return s.Name, true
+	case hcl.TraverseIndex:
+		if s.Key.Type() == cty.String && s.Key.IsKnown() && !s.Key.IsNull() {
+			return s.Key.AsString(), true
+		}
+	}
+	return "", false
+}

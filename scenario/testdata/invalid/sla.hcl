@@ -1,0 +1,30 @@
+target "t" {
+  base_url = "http://127.0.0.1:8000"
+  model    = "m"
+}
+
+dataset "d" {
+  random {}
+}
+
+scenario "s" {
+  target  = target.t
+  dataset = dataset.d
+  open_loop {
+    rate = 1
+  }
+  sla {
+    ttft_p42    = "1s" # ERROR: Unsupported argument
+    ttft_p99    = 500 # ERROR: Invalid duration
+    itl_p99     = "30" # ERROR: Invalid duration
+    error_rate  = 2 # ERROR: Invalid error_rate
+    min_goodput = 5 # ERROR: Invalid min_goodput
+    e2el_max    = "0s" # ERROR: Invalid e2el_max
+    min_output_throughput = -1 # ERROR: Invalid min_output_throughput
+  }
+  goodput { # ERROR: Empty goodput block
+  }
+  warmup {
+    requests = -1 # ERROR: Invalid requests
+  }
+}
