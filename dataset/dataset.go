@@ -2,6 +2,16 @@
 // into plain requests for the executor. It knows no HCL and no HTTP.
 package dataset
 
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/llmload/llmload/tokenizer"
+)
+
 // Message is one chat message.
 type Message struct {
 	Role    string `json:"role"`
@@ -25,4 +35,205 @@ type Request struct {
 	// IgnoreEOS asks the server to generate exactly OutputLen tokens
 	// (the random dataset sets it, as vLLM does).
 	IgnoreEOS bool `json:"ignore_eos,omitempty"`
+}
+
+// Spec says where one dataset's prompts come from: exactly one of ShareGPT,
+// Random and JSONL is set.
+type Spec struct {
+	// Name is the dataset's name in the scenario.
+	Name     string
+	ShareGPT *ShareGPT
+	Random   *Random
+	JSONL    *JSONL
+}
+
+// Dataset is a loaded dataset: the sampled requests, in the order they are
+// to be sent, and how they were chosen.
+type Dataset struct {
+	Name     string
+	Requests []Request
+	Stats    Stats
+}
+
+// Stats says how a dataset was sampled, for `llmload plan` and result files.
+type Stats struct {
+	// Source is "sharegpt", "random" or "jsonl".
+	Source string `json:"source"`
+	// Path is the file read ("" for random).
+	Path string `json:"path,omitempty"`
+	// Read is the number of entries seen (array elements, non-blank lines).
+	Read int `json:"read"`
+	// Skipped counts the entries left out, by rule: "no_conversations",
+	// "fewer_than_2_turns", "prompt_too_short", "output_too_short",
+	// "prompt_too_long", "total_too_long", "blank_line".
+	Skipped map[string]int `json:"skipped,omitempty"`
+	// Examined is the number of entries tokenized.
+	Examined int `json:"examined"`
+	// Sampled is len(Requests).
+	Sampled int `json:"sampled"`
+	// Oversampled is how many of the sampled requests are repeats added to
+	// reach the requested count.
+	Oversampled int `json:"oversampled"`
+	// Tokenizer is the tokenizer's Name().
+	Tokenizer string `json:"tokenizer"`
+	// Approximate is true when token counts come from an approximation.
+	Approximate bool `json:"approximate"`
+	// PromptLen and OutputLen describe the sampled requests' token counts.
+	PromptLen LengthStats `json:"prompt_len"`
+	OutputLen LengthStats `json:"output_len"`
+}
+
+// LengthStats summarises token counts. Percentiles use the nearest-rank
+// method (the smallest value with at least p% of the values at or below it).
+type LengthStats struct {
+	Min  int     `json:"min"`
+	Max  int     `json:"max"`
+	Mean float64 `json:"mean"`
+	P50  int     `json:"p50"`
+	P90  int     `json:"p90"`
+	P99  int     `json:"p99"`
+}
+
+// Error is bad input data, located in its file.
+type Error struct {
+	// File is the path of the file.
+	File string
+	// Record is the array index (from 0) of the entry at fault, -1 if n/a.
+	Record int
+	// Offset is the byte offset (from 0) of the fault, -1 if n/a.
+	Offset int64
+	// Line is the line number (from 1) of the fault in a line-oriented
+	// file, 0 if n/a.
+	Line int
+	// Msg says what is wrong.
+	Msg string
+}
+
+// Error renders "FILE: line 3: MSG", "FILE: record 12: MSG",
+// "FILE: byte 345: MSG" or "FILE: MSG".
+func (e *Error) Error() string {
+	switch {
+	case e.Line > 0:
+		return fmt.Sprintf("%s: line %d: %s", e.File, e.Line, e.Msg)
+	case e.Record >= 0:
+		return fmt.Sprintf("%s: record %d: %s", e.File, e.Record, e.Msg)
+	case e.Offset >= 0:
+		return fmt.Sprintf("%s: byte %d: %s", e.File, e.Offset, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", e.File, e.Msg)
+}
+
+func fileError(file, format string, args ...any) *Error {
+	return &Error{File: file, Record: -1, Offset: -1, Msg: fmt.Sprintf(format, args...)}
+}
+
+func recordError(file string, record int, format string, args ...any) *Error {
+	return &Error{File: file, Record: record, Offset: -1, Msg: fmt.Sprintf(format, args...)}
+}
+
+func offsetError(file string, offset int64, format string, args ...any) *Error {
+	return &Error{File: file, Record: -1, Offset: offset, Msg: fmt.Sprintf(format, args...)}
+}
+
+func lineError(file string, line int, format string, args ...any) *Error {
+	return &Error{File: file, Record: -1, Offset: -1, Line: line, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Load samples the requests spec describes, counting tokens with tok
+// (tokenizer.Approximate() when tok is nil).
+func Load(spec Spec, tok tokenizer.Tokenizer) (*Dataset, error) {
+	if tok == nil {
+		tok = tokenizer.Approximate()
+	}
+	set := 0
+	for _, p := range []bool{spec.ShareGPT != nil, spec.Random != nil, spec.JSONL != nil} {
+		if p {
+			set++
+		}
+	}
+	if set != 1 {
+		return nil, fmt.Errorf("dataset %q: exactly one source (sharegpt, random, jsonl) must be set, got %d", spec.Name, set)
+	}
+	var (
+		reqs  []Request
+		stats Stats
+		err   error
+	)
+	switch {
+	case spec.ShareGPT != nil:
+		reqs, stats, err = loadShareGPT(*spec.ShareGPT, tok)
+	case spec.Random != nil:
+		reqs, stats, err = loadRandom(*spec.Random, tok)
+	default:
+		reqs, stats, err = loadJSONL(*spec.JSONL, tok)
+	}
+	if err != nil {
+		return nil, err
+	}
+	stats.Tokenizer = tok.Name()
+	stats.Approximate = !tok.Exact()
+	stats.Sampled = len(reqs)
+	stats.PromptLen = lengthStats(reqs, func(r Request) int { return r.PromptLen })
+	stats.OutputLen = lengthStats(reqs, func(r Request) int { return r.OutputLen })
+	return &Dataset{Name: spec.Name, Requests: reqs, Stats: stats}, nil
+}
+
+func lengthStats(reqs []Request, length func(Request) int) LengthStats {
+	if len(reqs) == 0 {
+		return LengthStats{}
+	}
+	v := make([]int, len(reqs))
+	sum := 0
+	for i, r := range reqs {
+		v[i] = length(r)
+		sum += v[i]
+	}
+	slices.Sort(v)
+	rank := func(p int) int { // nearest rank: ceil(p/100 * n), from 1
+		return v[(p*len(v)+99)/100-1]
+	}
+	return LengthStats{
+		Min: v[0], Max: v[len(v)-1], Mean: float64(sum) / float64(len(v)),
+		P50: rank(50), P90: rank(90), P99: rank(99),
+	}
+}
+
+// encode counts with tok and reports a failure of a tokenizer that can fail
+// (the server tokenizer, which has an Err method).
+func encode(tok tokenizer.Tokenizer, text string, addSpecial bool) ([]int, error) {
+	ids := tok.Encode(text, addSpecial)
+	if f, ok := tok.(interface{ Err() error }); ok {
+		if err := f.Err(); err != nil {
+			return nil, fmt.Errorf("tokenizer %s: %w", tok.Name(), err)
+		}
+	}
+	return ids, nil
+}
+
+// dumpRecord is one line of WriteJSONL.
+type dumpRecord struct {
+	Index     int       `json:"index"`
+	Prompt    *string   `json:"prompt,omitempty"`
+	Messages  []Message `json:"messages,omitempty"`
+	PromptLen int       `json:"prompt_len"`
+	OutputLen int       `json:"output_len"`
+	IgnoreEOS bool      `json:"ignore_eos,omitempty"`
+}
+
+// WriteJSONL writes reqs in order, one JSON object per line with index,
+// prompt (or messages), prompt_len, output_len and, when set, ignore_eos.
+func WriteJSONL(w io.Writer, reqs []Request) error {
+	bw := bufio.NewWriter(w)
+	enc := json.NewEncoder(bw)
+	enc.SetEscapeHTML(false)
+	for _, r := range reqs {
+		rec := dumpRecord{Index: r.Index, Messages: r.Messages, PromptLen: r.PromptLen, OutputLen: r.OutputLen, IgnoreEOS: r.IgnoreEOS}
+		if len(r.Messages) == 0 {
+			rec.Prompt = &r.Prompt
+		}
+		if err := enc.Encode(rec); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
 }

@@ -1,0 +1,204 @@
+package dataset
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strings"
+
+	"github.com/llmload/llmload/tokenizer"
+	"github.com/tidwall/gjson"
+)
+
+// JSONL reads prompts from a file with one JSON object per line: a string
+// field (PromptField) for completion-style prompts, or a "messages" array of
+// {"role", "content"} objects for chat.
+type JSONL struct {
+	// Path is the JSONL file.
+	Path string
+	// PromptField names the string field holding the prompt.
+	PromptField string
+	// OutputLenField, when set, names an optional per-line integer field
+	// giving that line's output length.
+	OutputLenField string
+	// OutputLen is the output length of lines without OutputLenField.
+	OutputLen int
+	// NumPrompts is how many lines to take (0 = all of them).
+	NumPrompts int
+	// Seed seeds the shuffle (CPython's random.shuffle, as for ShareGPT).
+	Seed int64
+	// Shuffle shuffles the lines before taking NumPrompts; otherwise they are
+	// taken in file order.
+	Shuffle bool
+}
+
+// DefaultJSONL returns the defaults: field "prompt", no per-line output
+// length, 256 output tokens, 1000 prompts, seed 0, shuffled.
+func DefaultJSONL() JSONL {
+	return JSONL{PromptField: "prompt", OutputLen: 256, NumPrompts: 1000, Shuffle: true}
+}
+
+const skipBlankLine = "blank_line"
+
+// jsonlEntry is one parsed line.
+type jsonlEntry struct {
+	line      int // from 1
+	prompt    string
+	messages  []Message
+	outputLen int
+}
+
+func loadJSONL(cfg JSONL, tok tokenizer.Tokenizer) ([]Request, Stats, error) {
+	f, err := os.Open(cfg.Path)
+	if err != nil {
+		return nil, Stats{}, err
+	}
+	defer f.Close()
+	return readJSONL(cfg, f, tok)
+}
+
+func readJSONL(cfg JSONL, r io.Reader, tok tokenizer.Tokenizer) ([]Request, Stats, error) {
+	stats := Stats{Source: "jsonl", Path: cfg.Path, Skipped: map[string]int{}}
+	switch {
+	case cfg.PromptField == "":
+		return nil, stats, fmt.Errorf("jsonl %s: prompt_field must not be empty", cfg.Path)
+	case cfg.OutputLen < 1:
+		return nil, stats, fmt.Errorf("jsonl %s: output_len must be at least 1, got %d", cfg.Path, cfg.OutputLen)
+	case cfg.NumPrompts < 0:
+		return nil, stats, fmt.Errorf("jsonl %s: num_prompts must not be negative, got %d", cfg.Path, cfg.NumPrompts)
+	}
+	var entries []jsonlEntry
+	br := bufio.NewReaderSize(r, 1<<16)
+	for line := 1; ; line++ {
+		text, readErr := br.ReadBytes('\n')
+		if readErr != nil && readErr != io.EOF {
+			return nil, stats, fmt.Errorf("%s: %w", cfg.Path, readErr)
+		}
+		if len(bytes.TrimSpace(text)) > 0 {
+			stats.Read++
+			e, err := parseJSONLine(cfg, text, line)
+			if err != nil {
+				return nil, stats, err
+			}
+			entries = append(entries, e)
+		} else if readErr == nil || len(text) > 0 {
+			stats.Skipped[skipBlankLine]++
+		}
+		if readErr == io.EOF {
+			break
+		}
+	}
+	if len(entries) == 0 {
+		return nil, stats, fileError(cfg.Path, "no entries: want one JSON object per line")
+	}
+	if cfg.Shuffle {
+		newPyRandom(cfg.Seed).shuffle(len(entries), func(i, j int) { entries[i], entries[j] = entries[j], entries[i] })
+	}
+	if cfg.NumPrompts > 0 && cfg.NumPrompts < len(entries) {
+		entries = entries[:cfg.NumPrompts]
+	}
+	reqs := make([]Request, 0, len(entries))
+	for _, e := range entries {
+		req := Request{Index: e.line - 1, Prompt: e.prompt, Messages: e.messages, OutputLen: e.outputLen}
+		ids, err := encode(tok, e.prompt, true)
+		if err != nil {
+			return nil, stats, err
+		}
+		req.PromptLen = len(ids)
+		stats.Examined++
+		reqs = append(reqs, req)
+	}
+	return reqs, stats, nil
+}
+
+// parseJSONLine checks one non-blank line and takes its prompt (or
+// messages) and output length.
+func parseJSONLine(cfg JSONL, text []byte, line int) (jsonlEntry, error) {
+	text = bytes.TrimRight(text, "\r\n")
+	src := string(text)
+	if !gjson.Valid(src) {
+		if pos, msg, ok := findSyntaxError(text); ok {
+			return jsonlEntry{}, lineError(cfg.Path, line, "not valid JSON at column %d: %s", pos+1, msg)
+		}
+		return jsonlEntry{}, lineError(cfg.Path, line, "not valid JSON")
+	}
+	obj := gjson.Parse(src)
+	if !obj.IsObject() {
+		return jsonlEntry{}, lineError(cfg.Path, line, "line is %s, not a JSON object", kind(obj))
+	}
+	e := jsonlEntry{line: line, outputLen: cfg.OutputLen}
+	if p := field(obj, cfg.PromptField); p.Exists() {
+		if p.Type != gjson.String {
+			return e, lineError(cfg.Path, line, "%q is %s, not a string", cfg.PromptField, kind(p))
+		}
+		e.prompt = p.String()
+	} else if m := field(obj, "messages"); m.Exists() {
+		msgs, err := parseMessages(m)
+		if err != nil {
+			return e, lineError(cfg.Path, line, "%s", err)
+		}
+		e.messages = msgs
+		// The prompt counted (and sent to completion APIs) is the contents
+		// joined by newlines: the model's chat template is not applied.
+		contents := make([]string, len(msgs))
+		for i, msg := range msgs {
+			contents[i] = msg.Content
+		}
+		e.prompt = strings.Join(contents, "\n")
+	} else {
+		return e, lineError(cfg.Path, line, "no string %q field and no \"messages\" array", cfg.PromptField)
+	}
+	if cfg.OutputLenField != "" {
+		if o := field(obj, cfg.OutputLenField); o.Exists() {
+			if o.Type != gjson.Number || o.Num != math.Trunc(o.Num) || o.Num < 1 || o.Num > math.MaxInt32 {
+				return e, lineError(cfg.Path, line, "%q is %s, not a positive integer", cfg.OutputLenField, o.Raw)
+			}
+			e.outputLen = int(o.Num)
+		}
+	}
+	return e, nil
+}
+
+func parseMessages(m gjson.Result) ([]Message, error) {
+	if !m.IsArray() {
+		return nil, fmt.Errorf("\"messages\" is %s, not an array", kind(m))
+	}
+	var msgs []Message
+	var bad error
+	m.ForEach(func(key, msg gjson.Result) bool {
+		role, content := field(msg, "role"), field(msg, "content")
+		switch {
+		case !msg.IsObject():
+			bad = fmt.Errorf("messages[%d] is %s, not an object", len(msgs), kind(msg))
+		case role.Type != gjson.String:
+			bad = fmt.Errorf("messages[%d] has no string \"role\"", len(msgs))
+		case content.Type != gjson.String:
+			bad = fmt.Errorf("messages[%d] has no string \"content\"", len(msgs))
+		default:
+			msgs = append(msgs, Message{Role: role.String(), Content: content.String()})
+			return true
+		}
+		return false
+	})
+	if bad != nil {
+		return nil, bad
+	}
+	if len(msgs) == 0 {
+		return nil, errors.New("\"messages\" is empty")
+	}
+	return msgs, nil
+}
+
+// field returns obj's member named name, matched literally (gjson's path
+// syntax escaped), the first one if the name repeats; nothing if obj is not
+// an object.
+func field(obj gjson.Result, name string) gjson.Result {
+	if !obj.IsObject() {
+		return gjson.Result{}
+	}
+	return obj.Get(gjson.Escape(name))
+}
