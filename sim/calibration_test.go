@@ -1,0 +1,80 @@
+package sim
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// shareGPTWork reads the ShareGPT-like sample: the first human turn is the
+// prompt, the first reply's length is max_tokens (ignore_eos on), both
+// counted with countTokens.
+func shareGPTWork(t testing.TB) []Work {
+	t.Helper()
+	path := filepath.Join("..", "..", "shared", "data", "sharegpt", "sharegpt_like_500.json")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Skipf("calibration data: %v (../shared is absent in this checkout)", err)
+	}
+	var convs []struct {
+		Conversations []struct {
+			From  string `json:"from"`
+			Value string `json:"value"`
+		} `json:"conversations"`
+	}
+	if err := json.Unmarshal(data, &convs); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	var work []Work
+	for _, c := range convs {
+		if len(c.Conversations) < 2 {
+			continue
+		}
+		work = append(work, Work{
+			PromptTokens: countTokens(c.Conversations[0].Value),
+			MaxTokens:    countTokens(c.Conversations[1].Value),
+			IgnoreEOS:    true,
+		})
+	}
+	if len(work) == 0 {
+		t.Fatalf("%s: no conversation with two turns", path)
+	}
+	return work
+}
+
+// The a100-llama3-8b profile against the public reference (Llama-3-8B on
+// one A100 80GB, ShareGPT-like prompts, closed-loop users without think time).
+func TestCalibrationA100(t *testing.T) {
+	p, err := LookupProfile("a100-llama3-8b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	work := shareGPTWork(t)
+	run := func(users int) ClosedLoopResult {
+		r := SimulateClosedLoop(p, work, users, max(200, 10*users), 1)
+		t.Logf("%3d users: %6.0f tok/s, TTFT p50 %v p99 %v, ITL p50 %v p99 %v, mean batch %.1f, preemptions %d",
+			users, r.OutputTokPerSec, r.TTFTP50.Round(time.Millisecond), r.TTFTP99.Round(time.Millisecond),
+			r.ITLP50.Round(100*time.Microsecond), r.ITLP99.Round(100*time.Microsecond), r.MeanBatch, r.Preemptions)
+		return r
+	}
+	one, hundred, twoHundred := run(1), run(100), run(200)
+	within := func(what string, got, want, tol float64) {
+		if got < want*(1-tol) || got > want*(1+tol) {
+			t.Errorf("%s = %.0f, want %.0f ± %.0f%%", what, got, want, tol*100)
+		}
+	}
+	within("1 user tok/s", one.OutputTokPerSec, 115, 0.15)
+	within("100 users tok/s", hundred.OutputTokPerSec, 3100, 0.15)
+	within("200 users TTFT p99 (ms)", float64(twoHundred.TTFTP99.Milliseconds()), 3400, 0.5)
+	if twoHundred.OutputTokPerSec > 1.10*hundred.OutputTokPerSec {
+		t.Errorf("200 users: %.0f tok/s, more than 10%% over 100 users' %.0f", twoHundred.OutputTokPerSec, hundred.OutputTokPerSec)
+	}
+	if twoHundred.TTFTP99 < 5*hundred.TTFTP99 {
+		t.Errorf("TTFT p99: %v at 200 users, less than 5× the %v at 100 users", twoHundred.TTFTP99, hundred.TTFTP99)
+	}
+	if twoHundred.ITLP50 <= 55*time.Millisecond {
+		t.Errorf("200 users: ITL p50 %v, want above 55ms", twoHundred.ITLP50)
+	}
+}

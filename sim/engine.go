@@ -1,0 +1,202 @@
+package sim
+
+import (
+	"sync/atomic"
+	"time"
+)
+
+// seq is one request inside the engine. Its counting fields belong to the
+// goroutine that runs the engine; the atomics are how the scheduler hands
+// tokens to the request's HTTP handler.
+type seq struct {
+	prompt    int // prompt tokens
+	target    int // output tokens this request will produce
+	generated int // output tokens produced so far
+	computed  int // context tokens whose KV entries are computed
+	kv        int // KV-cache tokens allocated to it
+
+	arrival time.Duration // when it reached the engine (engine clock)
+	firstAt time.Duration // when it produced its first token (engine clock)
+	last    time.Duration // when it last produced tokens (engine clock)
+	reason  string        // finish_reason: "length" or "stop"
+
+	cancelled atomic.Bool   // set by the handler when it no longer wants tokens
+	produced  atomic.Int64  // tokens handed to the handler; target means done
+	notify    chan struct{} // capacity 1: "produced changed"
+}
+
+// emit is what one sequence produced in a step: n tokens, and whether they
+// were its last.
+type emit struct {
+	s     *seq
+	n     int
+	first bool
+	done  bool
+}
+
+// engine is the continuous-batching scheduler, free of clocks and
+// goroutines: step plans one iteration, updates the state and returns its
+// duration and what each sequence produced. The caller advances time (by
+// sleeping or virtually) and then delivers the tokens.
+type engine struct {
+	p           Profile
+	waiting     []*seq // FIFO; preempted sequences go back to the front
+	running     []*seq // in admission order
+	kvUsed      int
+	preemptions int64
+	out         []emit // reused between steps
+}
+
+func newEngine(p Profile) *engine { return &engine{p: p} }
+
+// add queues a new request.
+func (e *engine) add(s *seq) { e.waiting = append(e.waiting, s) }
+
+// idle reports whether there is nothing to run.
+func (e *engine) idle() bool { return len(e.running) == 0 && len(e.waiting) == 0 }
+
+// kvUsage is the fraction of the KV cache in use.
+func (e *engine) kvUsage() float64 { return float64(e.kvUsed) / float64(e.p.KVCacheTokens) }
+
+func (e *engine) free(s *seq) {
+	e.kvUsed -= s.kv
+	s.kv = 0
+}
+
+// preempt moves the last running sequence back to the front of the queue;
+// its context will be recomputed (vLLM's recompute preemption).
+func (e *engine) preempt() *seq {
+	victim := e.running[len(e.running)-1]
+	e.running = e.running[:len(e.running)-1]
+	e.free(victim)
+	victim.computed = 0
+	e.waiting = append([]*seq{victim}, e.waiting...)
+	e.preemptions++
+	return victim
+}
+
+// dropCancelled frees sequences whose clients went away.
+func (e *engine) dropCancelled() {
+	keep := e.running[:0]
+	for _, s := range e.running {
+		if s.cancelled.Load() {
+			e.free(s)
+			continue
+		}
+		keep = append(keep, s)
+	}
+	clear(e.running[len(keep):])
+	e.running = keep
+	wkeep := e.waiting[:0]
+	for _, s := range e.waiting {
+		if !s.cancelled.Load() {
+			wkeep = append(wkeep, s)
+		}
+	}
+	clear(e.waiting[len(wkeep):])
+	e.waiting = wkeep
+}
+
+// step schedules one iteration: running sequences first (one decode each,
+// or the next prefill chunk), then admission of waiting ones while
+// max_num_seqs, the KV cache and the token budget allow. It returns the
+// step's duration (0 when there was nothing to do) and the tokens produced;
+// the returned slice is reused by the next call.
+func (e *engine) step() (time.Duration, []emit) {
+	e.dropCancelled()
+	e.out = e.out[:0]
+	budget := e.p.MaxNumBatchedTokens
+	var decodes, prefill, ctx int
+	preempted := false
+
+	for i := 0; i < len(e.running); i++ {
+		s := e.running[i]
+		if need := s.prompt + s.generated - s.computed; need > 0 {
+			chunk := min(need, budget)
+			if chunk == 0 {
+				continue
+			}
+			budget -= chunk
+			prefill += chunk
+			e.advancePrefill(s, chunk)
+			ctx += s.computed
+			continue
+		}
+		n := min(e.p.TokensPerEvent, s.target-s.generated)
+		if n > budget {
+			continue
+		}
+		for e.kvUsed+max(0, s.computed+n-s.kv) > e.p.KVCacheTokens {
+			victim := e.preempt()
+			preempted = true
+			if victim == s {
+				break
+			}
+		}
+		if i >= len(e.running) || e.running[i] != s {
+			break // s itself was preempted, and everything after it
+		}
+		budget -= n
+		decodes++
+		ctx += s.computed
+		e.produce(s, n)
+	}
+
+	// Admission (not in a step that had to preempt, as vLLM does).
+	for !preempted && len(e.waiting) > 0 && len(e.running) < e.p.MaxNumSeqs && budget > 0 {
+		s := e.waiting[0]
+		need := s.prompt + s.generated + e.p.TokensPerEvent
+		if e.kvUsed+need > e.p.KVCacheTokens {
+			break
+		}
+		e.waiting[0] = nil
+		e.waiting = e.waiting[1:]
+		e.kvUsed += need
+		s.kv = need
+		e.running = append(e.running, s)
+		chunk := min(s.prompt+s.generated, budget)
+		budget -= chunk
+		prefill += chunk
+		e.advancePrefill(s, chunk)
+		ctx += s.computed
+	}
+
+	if decodes == 0 && prefill == 0 {
+		return 0, nil
+	}
+	e.removeFinished()
+	return e.p.stepTime(decodes, prefill, ctx), e.out
+}
+
+// advancePrefill computes chunk more context tokens of s; when its whole
+// context is computed the same step samples its next tokens.
+func (e *engine) advancePrefill(s *seq, chunk int) {
+	s.computed += chunk
+	if s.computed == s.prompt+s.generated {
+		e.produce(s, min(e.p.TokensPerEvent, s.target-s.generated))
+	}
+}
+
+func (e *engine) produce(s *seq, n int) {
+	first := s.generated == 0
+	s.generated += n
+	s.computed += n
+	if grow := s.computed - s.kv; grow > 0 {
+		s.kv += grow
+		e.kvUsed += grow
+	}
+	e.out = append(e.out, emit{s: s, n: n, first: first, done: s.generated >= s.target})
+}
+
+func (e *engine) removeFinished() {
+	keep := e.running[:0]
+	for _, s := range e.running {
+		if s.generated >= s.target {
+			e.free(s)
+			continue
+		}
+		keep = append(keep, s)
+	}
+	clear(e.running[len(keep):])
+	e.running = keep
+}

@@ -1,0 +1,431 @@
+package sim
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// maxBody bounds a request body.
+const maxBody = 16 << 20
+
+func (s *Server) routes() *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /v1/models", s.models)
+	mux.HandleFunc("POST /v1/completions", func(w http.ResponseWriter, r *http.Request) { s.complete(w, r, false) })
+	mux.HandleFunc("POST /v1/chat/completions", func(w http.ResponseWriter, r *http.Request) { s.complete(w, r, true) })
+	mux.HandleFunc("POST /tokenize", s.tokenize)
+	mux.HandleFunc("POST /detokenize", s.detokenize)
+	mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusOK) })
+	mux.Handle("GET /metrics", s.metrics.handler())
+	return mux
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// errorTypes names an HTTP status the way OpenAI-compatible servers do.
+var errorTypes = map[int]string{
+	http.StatusBadRequest:          "BadRequestError",
+	http.StatusNotFound:            "NotFoundError",
+	http.StatusTooManyRequests:     "RateLimitError",
+	http.StatusInternalServerError: "InternalServerError",
+	http.StatusServiceUnavailable:  "ServiceUnavailableError",
+}
+
+// writeError answers {"error": {"message", "type", "param", "code"}}.
+func writeError(w http.ResponseWriter, e *apiError) {
+	var param any
+	if e.param != "" {
+		param = e.param
+	}
+	writeJSON(w, e.status, map[string]any{"error": map[string]any{
+		"message": e.msg, "type": errorTypes[e.status], "param": param, "code": e.status,
+	}})
+}
+
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+	if err != nil {
+		writeError(w, badRequest("", "reading the body: %v", err))
+		return nil, false
+	}
+	return body, true
+}
+
+func (s *Server) models(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": []any{map[string]any{
+		"id": s.p.Model, "object": "model", "created": time.Now().Unix(), "owned_by": "vllm",
+		"root": s.p.Model, "parent": nil, "max_model_len": s.p.MaxModelLen,
+	}}})
+}
+
+// Llama-3 chat template ids framing each message in /tokenize's answer.
+const (
+	startHeaderID = 128006
+	endHeaderID   = 128007
+	eotID         = 128009
+)
+
+func (s *Server) tokenize(w http.ResponseWriter, r *http.Request) {
+	body, ok := readBody(w, r)
+	if !ok {
+		return
+	}
+	var a struct {
+		Model    string        `json:"model"`
+		Prompt   *string       `json:"prompt"`
+		Messages []chatMessage `json:"messages"`
+	}
+	if err := json.Unmarshal(body, &a); err != nil {
+		writeError(w, badRequest("", "invalid JSON body: %v", err))
+		return
+	}
+	if err := checkModel(a.Model, &s.p); err != nil {
+		writeError(w, err)
+		return
+	}
+	var ids []int
+	switch {
+	case a.Prompt != nil:
+		ids = tokenIDs(*a.Prompt)
+	case len(a.Messages) > 0:
+		ids = []int{}
+		for i, m := range a.Messages {
+			text, err := messageText(m.Content)
+			if err != nil {
+				writeError(w, badRequest("messages", "messages[%d].content: %v", i, err))
+				return
+			}
+			ids = append(ids, startHeaderID, wordID(m.Role), endHeaderID)
+			ids = append(ids, tokenIDs(text)...)
+			ids = append(ids, eotID)
+		}
+	default:
+		writeError(w, badRequest("prompt", "prompt (a string) or messages is required"))
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"count": len(ids), "max_model_len": s.p.MaxModelLen, "tokens": ids, "token_strs": nil})
+}
+
+func (s *Server) detokenize(w http.ResponseWriter, r *http.Request) {
+	body, ok := readBody(w, r)
+	if !ok {
+		return
+	}
+	var a struct {
+		Model  string `json:"model"`
+		Tokens []int  `json:"tokens"`
+	}
+	if err := json.Unmarshal(body, &a); err != nil {
+		writeError(w, badRequest("tokens", "invalid JSON body: %v", err))
+		return
+	}
+	if err := checkModel(a.Model, &s.p); err != nil {
+		writeError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"prompt": detokenize(a.Tokens)})
+}
+
+// faultStatus maps the HTTP fault kinds to their status codes.
+var faultStatus = map[string]int{
+	FaultKindHTTP500: http.StatusInternalServerError,
+	FaultKindHTTP429: http.StatusTooManyRequests,
+	FaultKindHTTP503: http.StatusServiceUnavailable,
+}
+
+// countFault records an injected fault.
+func (s *Server) countFault(kind string) {
+	for i, f := range s.p.faults() {
+		if f.kind == kind {
+			s.faults[i].Add(1)
+		}
+	}
+}
+
+// call is one completion request in flight.
+type call struct {
+	s       *Server
+	w       http.ResponseWriter
+	r       *http.Request
+	req     request
+	q       *seq
+	chat    bool
+	fault   string // a mid-stream fault still to inject, or ""
+	faultAt int    // inject it once this many tokens are sent
+	words   wordStream
+	id      string
+	created int64
+}
+
+func (s *Server) complete(w http.ResponseWriter, r *http.Request, chat bool) {
+	body, ok := readBody(w, r)
+	if !ok {
+		return
+	}
+	req, aerr := parseRequest(body, chat, &s.p)
+	if aerr != nil {
+		writeError(w, aerr)
+		return
+	}
+	s.requests.Add(1)
+	s.rngMu.Lock()
+	fault := s.p.drawFault(s.rng)
+	n, reason := outputLength(s.p, req.maxTokens, req.ignoreEOS, s.rng)
+	words := wordStream(s.rng.Uint64())
+	faultAt := 1 + s.rng.Intn(max(n-1, 1))
+	s.rngMu.Unlock()
+	if status, ok := faultStatus[fault]; ok {
+		s.countFault(fault)
+		if status != http.StatusInternalServerError {
+			w.Header().Set("Retry-After", "1")
+		}
+		writeError(w, &apiError{status: status, msg: "simulated fault: " + fault})
+		return
+	}
+	prefix := "cmpl-"
+	if chat {
+		prefix = "chatcmpl-"
+	}
+	c := &call{
+		s: s, w: w, r: r, req: req, chat: chat, fault: fault, faultAt: faultAt, words: words,
+		id:      prefix + strconv.FormatUint(s.ids.Add(1), 16),
+		created: time.Now().Unix(),
+		q:       &seq{prompt: req.promptTokens, target: n, reason: reason, notify: make(chan struct{}, 1)},
+	}
+	s.metrics.prompt.Add(float64(req.promptTokens))
+	s.submit(c.q)
+	defer c.q.cancelled.Store(true) // frees the sequence if the handler leaves early
+	if req.stream {
+		c.stream()
+	} else {
+		c.respond()
+	}
+}
+
+// wait blocks until more tokens are out; it returns how many are out in
+// total, or false when the client went away or the server is closing.
+func (c *call) wait() (int, bool) {
+	select {
+	case <-c.q.notify:
+		return int(c.q.produced.Load()), true
+	case <-c.r.Context().Done():
+		return 0, false
+	case <-c.s.stop:
+		return 0, false
+	}
+}
+
+// pause sleeps for d unless the client goes away or the server closes.
+func (c *call) pause(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-c.r.Context().Done():
+		return false
+	case <-c.s.stop:
+		return false
+	}
+}
+
+// abort closes the connection without a proper end of response.
+func (c *call) abort() {
+	c.q.cancelled.Store(true)
+	panic(http.ErrAbortHandler)
+}
+
+// stream sends the SSE events: for chat a role-only first delta, then one
+// event per TokensPerEvent tokens (the last carries finish_reason), the
+// usage chunk when asked for, and [DONE]. Each event is built in one reused
+// buffer from a pre-rendered prefix and flushed at once.
+func (c *call) stream() {
+	h := c.w.Header()
+	h.Set("Content-Type", "text/event-stream; charset=utf-8")
+	h.Set("Cache-Control", "no-cache")
+	c.w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(c.w)
+	_ = rc.Flush()
+
+	head := c.chunkHead()
+	buf := make([]byte, 0, len(head)+256)
+	k := c.s.p.TokensPerEvent
+	sent := 0
+	for sent < c.q.target {
+		out, ok := c.wait()
+		if !ok {
+			return
+		}
+		for sent < out {
+			if sent == 0 && c.chat {
+				buf = append(append(buf[:0], head...), `"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]}`+"\n\n"...)
+				if _, err := c.w.Write(buf); err != nil {
+					return
+				}
+			}
+			n := min(k, out-sent)
+			sent += n
+			buf = c.appendChunk(append(buf[:0], head...), n, sent == c.q.target)
+			if _, err := c.w.Write(buf); err != nil {
+				return
+			}
+			if c.fault != "" && sent >= c.faultAt && !c.inject(rc) {
+				return
+			}
+		}
+		if rc.Flush() != nil {
+			return
+		}
+	}
+	buf = buf[:0]
+	if c.req.includeUsage {
+		buf = append(buf, "data: "...)
+		buf = c.appendIDs(buf, c.object())
+		buf = append(buf, `"choices":[],"usage":`...)
+		buf = c.appendUsage(buf)
+		buf = append(buf, "}\n\n"...)
+	}
+	buf = append(buf, "data: [DONE]\n\n"...)
+	_, _ = c.w.Write(buf)
+	_ = rc.Flush()
+}
+
+// inject performs the pending mid-stream fault; false means the stream is over.
+func (c *call) inject(rc *http.ResponseController) bool {
+	kind := c.fault
+	c.fault = ""
+	c.s.countFault(kind)
+	switch kind {
+	case FaultKindDrop:
+		_ = rc.Flush()
+		c.abort()
+	case FaultKindStall:
+		if rc.Flush() != nil {
+			return false
+		}
+		return c.pause(c.s.p.StallDuration)
+	case FaultKindMalformed:
+		_, err := io.WriteString(c.w, `data: {"id":"`+c.id+`","object":"`+c.object()+`","choices":[{"index":0,`+"\n\n")
+		return err == nil
+	}
+	return true
+}
+
+func (c *call) object() string {
+	if c.chat {
+		return "chat.completion.chunk"
+	}
+	return "text_completion"
+}
+
+// appendIDs appends {"id":...,"object":...,"created":...,"model":..., (open object).
+func (c *call) appendIDs(buf []byte, object string) []byte {
+	buf = append(buf, `{"id":"`...)
+	buf = append(buf, c.id...)
+	buf = append(buf, `","object":"`...)
+	buf = append(buf, object...)
+	buf = append(buf, `","created":`...)
+	buf = strconv.AppendInt(buf, c.created, 10)
+	buf = append(buf, `,"model":`...)
+	buf = strconv.AppendQuote(buf, c.s.p.Model)
+	return append(buf, ',')
+}
+
+// chunkHead is every streamed chunk's prefix, up to the choice's fields.
+func (c *call) chunkHead() []byte {
+	head := c.appendIDs([]byte("data: "), c.object())
+	return append(head, `"choices":[{"index":0,`...)
+}
+
+// appendChunk appends the choice fields of an event carrying n tokens.
+func (c *call) appendChunk(buf []byte, n int, last bool) []byte {
+	if c.chat {
+		buf = append(buf, `"delta":{"content":"`...)
+	} else {
+		buf = append(buf, `"text":"`...)
+	}
+	for range n {
+		buf = append(buf, c.words.next()...)
+	}
+	if c.chat {
+		buf = append(buf, `"},"logprobs":null,"finish_reason":`...)
+	} else {
+		buf = append(buf, `","logprobs":null,"finish_reason":`...)
+	}
+	if last {
+		buf = append(buf, '"')
+		buf = append(buf, c.q.reason...)
+		buf = append(buf, '"')
+	} else {
+		buf = append(buf, "null"...)
+	}
+	if !c.chat {
+		buf = append(buf, `,"stop_reason":null`...)
+	}
+	return append(buf, "}]}\n\n"...)
+}
+
+func (c *call) appendUsage(buf []byte) []byte {
+	buf = append(buf, `{"prompt_tokens":`...)
+	buf = strconv.AppendInt(buf, int64(c.req.promptTokens), 10)
+	buf = append(buf, `,"total_tokens":`...)
+	buf = strconv.AppendInt(buf, int64(c.req.promptTokens+c.q.target), 10)
+	buf = append(buf, `,"completion_tokens":`...)
+	buf = strconv.AppendInt(buf, int64(c.q.target), 10)
+	return append(buf, '}')
+}
+
+// respond waits for the whole output and answers one JSON body.
+func (c *call) respond() {
+	for sent := 0; sent < c.q.target; {
+		out, ok := c.wait()
+		if !ok {
+			return
+		}
+		sent = out
+	}
+	var text strings.Builder
+	for range c.q.target {
+		text.WriteString(c.words.next())
+	}
+	switch c.fault {
+	case FaultKindDrop:
+		c.s.countFault(c.fault)
+		c.abort()
+	case FaultKindStall:
+		c.s.countFault(c.fault)
+		if !c.pause(c.s.p.StallDuration) {
+			return
+		}
+	case FaultKindMalformed:
+		c.s.countFault(c.fault)
+		c.w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(c.w, `{"id":"`+c.id+`","object":`)
+		return
+	}
+	choice := map[string]any{"index": 0, "logprobs": nil, "finish_reason": c.q.reason}
+	object := "text_completion"
+	if c.chat {
+		object = "chat.completion"
+		choice["message"] = map[string]any{"role": "assistant", "content": text.String()}
+	} else {
+		choice["text"] = text.String()
+		choice["stop_reason"] = nil
+	}
+	writeJSON(c.w, http.StatusOK, map[string]any{
+		"id": c.id, "object": object, "created": c.created, "model": c.s.p.Model,
+		"choices": []any{choice},
+		"usage": map[string]int{
+			"prompt_tokens": c.req.promptTokens, "completion_tokens": c.q.target,
+			"total_tokens": c.req.promptTokens + c.q.target,
+		},
+	})
+}

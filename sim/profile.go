@@ -1,0 +1,322 @@
+// Package sim is a simulated LLM inference server: a continuous-batching
+// engine (vLLM-style iteration-level scheduling with chunked prefill, a
+// KV-cache bound and a max_num_seqs bound) behind an OpenAI-compatible HTTP
+// front with vLLM's Prometheus metrics and seeded fault injection. It lets
+// scenarios, examples and tests run without a GPU, and SimulateClosedLoop runs
+// the same engine in virtual time for calibration.
+package sim
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Profile holds every engine parameter. Each field but Name carries its
+// snake_case key (the `sim` tag) by which Set overrides it.
+//
+// A step's duration is
+//
+//	StepOverhead + sqrt(mem² + compute²)
+//	mem     = WeightsReadTime + KVReadPerToken × (context tokens attended in the step)
+//	compute = DecodeComputePerSeq × (decoding sequences) + PrefillComputePerToken × (prefill tokens)
+//
+// a smooth roofline: the larger term dominates when one is much larger, and
+// the two blend near the ridge point.
+type Profile struct {
+	// Name is the profile's name ("a100-llama3-8b", ...).
+	Name string
+	// Model is the served model name (GET /v1/models, the "model" field).
+	Model string `sim:"model" help:"served model name"`
+	// MaxModelLen bounds prompt + output tokens of one request (tokens).
+	MaxModelLen int `sim:"max_model_len" help:"max prompt + output tokens per request (tokens)"`
+	// MaxNumSeqs bounds the running batch (sequences).
+	MaxNumSeqs int `sim:"max_num_seqs" help:"max sequences in the running batch"`
+	// MaxNumBatchedTokens is the per-step token budget: one per decoding
+	// sequence (TokensPerEvent with speculative decoding) plus prefill chunks (tokens).
+	MaxNumBatchedTokens int `sim:"max_num_batched_tokens" help:"per-step token budget, decodes plus prefill chunks (tokens)"`
+	// KVCacheTokens is the KV-cache capacity (tokens). A sequence holds
+	// prompt + generated tokens; when decoding needs more than is free, the
+	// most recently admitted sequence is preempted and later recomputed.
+	KVCacheTokens int `sim:"kv_cache_tokens" help:"KV-cache capacity (tokens)"`
+	// WeightsReadTime is the time to stream the weights from memory once, the
+	// floor of every step (model bytes / memory bandwidth).
+	WeightsReadTime time.Duration `sim:"weights_read_time" help:"memory time to read the weights once, per step (duration)"`
+	// KVReadPerToken is the memory time to read one context token's KV entries
+	// (KV bytes per token / memory bandwidth).
+	KVReadPerToken time.Duration `sim:"kv_read_per_token" help:"memory time to read one context token's KV, per step (duration)"`
+	// DecodeComputePerSeq is the effective compute time of one decoding
+	// sequence in a step.
+	DecodeComputePerSeq time.Duration `sim:"decode_compute_per_seq" help:"compute time per decoding sequence, per step (duration)"`
+	// PrefillComputePerToken is the compute time of one prefill token.
+	PrefillComputePerToken time.Duration `sim:"prefill_compute_per_token" help:"compute time per prefill token (duration)"`
+	// StepOverhead is the fixed per-step cost (scheduling, sampling, launch).
+	StepOverhead time.Duration `sim:"step_overhead" help:"fixed cost of every step (duration)"`
+	// EOSMeanTokens is the mean natural reply length (tokens, exponential)
+	// of requests without ignore_eos; a reply shorter than max_tokens ends
+	// with finish_reason "stop".
+	EOSMeanTokens int `sim:"eos_mean_tokens" help:"mean natural reply length without ignore_eos (tokens)"`
+	// TokensPerEvent is the tokens each decoding sequence gains per step and
+	// sends in one SSE event (> 1 models speculative decoding with every
+	// draft accepted).
+	TokensPerEvent int `sim:"tokens_per_event" help:"tokens per decode step and SSE event (speculative decoding)"`
+	// FaultHTTP500 is the probability that a request gets HTTP 500.
+	FaultHTTP500 float64 `sim:"fault_http_500" help:"probability of an HTTP 500 answer"`
+	// FaultHTTP429 is the probability that a request gets HTTP 429.
+	FaultHTTP429 float64 `sim:"fault_http_429" help:"probability of an HTTP 429 answer"`
+	// FaultHTTP503 is the probability that a request gets HTTP 503.
+	FaultHTTP503 float64 `sim:"fault_http_503" help:"probability of an HTTP 503 answer"`
+	// FaultDrop is the probability that the connection is closed mid-stream.
+	FaultDrop float64 `sim:"fault_drop" help:"probability of closing the connection mid-stream"`
+	// FaultStall is the probability that the stream stops for StallDuration
+	// mid-stream, then resumes.
+	FaultStall float64 `sim:"fault_stall" help:"probability of a mid-stream stall of stall_duration"`
+	// FaultMalformed is the probability that one malformed data payload is
+	// sent mid-stream.
+	FaultMalformed float64 `sim:"fault_malformed" help:"probability of one malformed data payload mid-stream"`
+	// StallDuration is how long a stalled stream sends nothing.
+	StallDuration time.Duration `sim:"stall_duration" help:"how long a stall lasts (duration)"`
+}
+
+// Memory bandwidth and dense BF16 compute of the cards the profiles model,
+// used to scale the H100 profile from the calibrated A100 one.
+const (
+	a100BandwidthTBs = 2.0
+	h100BandwidthTBs = 3.35
+	a100TFLOPS       = 312.0
+	h100TFLOPS       = 989.0
+)
+
+func a100Llama3() Profile {
+	return Profile{
+		Name:                   "a100-llama3-8b",
+		Model:                  "meta-llama/Meta-Llama-3-8B-Instruct",
+		MaxModelLen:            8192,
+		MaxNumSeqs:             256,
+		MaxNumBatchedTokens:    2048,
+		KVCacheTokens:          66000,
+		WeightsReadTime:        8 * time.Millisecond,
+		KVReadPerToken:         66 * time.Nanosecond,
+		DecodeComputePerSeq:    287 * time.Microsecond,
+		PrefillComputePerToken: 60 * time.Microsecond,
+		StepOverhead:           500 * time.Microsecond,
+		EOSMeanTokens:          250,
+		TokensPerEvent:         1,
+		StallDuration:          5 * time.Second,
+	}
+}
+
+func h100Llama3() Profile {
+	p := a100Llama3()
+	p.Name = "h100-llama3-8b"
+	mem := a100BandwidthTBs / h100BandwidthTBs
+	comp := a100TFLOPS / h100TFLOPS
+	p.WeightsReadTime = scale(p.WeightsReadTime, mem)
+	p.KVReadPerToken = scale(p.KVReadPerToken, mem)
+	p.DecodeComputePerSeq = scale(p.DecodeComputePerSeq, comp)
+	p.PrefillComputePerToken = scale(p.PrefillComputePerToken, comp)
+	return p
+}
+
+func tiny() Profile {
+	return Profile{
+		Name:                   "tiny",
+		Model:                  "sim-tiny",
+		MaxModelLen:            2048,
+		MaxNumSeqs:             16,
+		MaxNumBatchedTokens:    256,
+		KVCacheTokens:          4096,
+		WeightsReadTime:        time.Millisecond,
+		KVReadPerToken:         100 * time.Nanosecond,
+		DecodeComputePerSeq:    50 * time.Microsecond,
+		PrefillComputePerToken: 5 * time.Microsecond,
+		StepOverhead:           100 * time.Microsecond,
+		EOSMeanTokens:          16,
+		TokensPerEvent:         1,
+		StallDuration:          200 * time.Millisecond,
+	}
+}
+
+func scale(d time.Duration, f float64) time.Duration {
+	return time.Duration(math.Round(float64(d) * f))
+}
+
+var profiles = map[string]func() Profile{
+	"a100-llama3-8b": a100Llama3,
+	"h100-llama3-8b": h100Llama3,
+	"tiny":           tiny,
+}
+
+// Profiles returns the names of the built-in profiles, sorted.
+func Profiles() []string {
+	names := make([]string, 0, len(profiles))
+	for n := range profiles {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// LookupProfile returns a copy of the named built-in profile.
+func LookupProfile(name string) (Profile, error) {
+	mk, ok := profiles[name]
+	if !ok {
+		return Profile{}, fmt.Errorf("unknown simulator profile %q (valid: %s)", name, strings.Join(Profiles(), ", "))
+	}
+	return mk(), nil
+}
+
+// field returns the settable field with the given key.
+func (p *Profile) field(key string) (reflect.Value, bool) {
+	v := reflect.ValueOf(p).Elem()
+	t := v.Type()
+	for i := 0; i < t.NumField(); i++ {
+		if t.Field(i).Tag.Get("sim") == key {
+			return v.Field(i), true
+		}
+	}
+	return reflect.Value{}, false
+}
+
+// Keys returns the snake_case keys Set accepts, in declaration order.
+func (p *Profile) Keys() []string {
+	t := reflect.TypeOf(*p)
+	var keys []string
+	for i := 0; i < t.NumField(); i++ {
+		if k := t.Field(i).Tag.Get("sim"); k != "" {
+			keys = append(keys, k)
+		}
+	}
+	return keys
+}
+
+// Help returns a one-line description of a key, with its unit, for flag
+// help and docs ("" for an unknown key).
+func (p *Profile) Help(key string) string {
+	t := reflect.TypeOf(*p)
+	for i := 0; i < t.NumField(); i++ {
+		if t.Field(i).Tag.Get("sim") == key {
+			return t.Field(i).Tag.Get("help")
+		}
+	}
+	return ""
+}
+
+// Get returns a parameter's value in the syntax Set accepts.
+func (p *Profile) Get(key string) (string, error) {
+	f, ok := p.field(key)
+	if !ok {
+		return "", fmt.Errorf("unknown simulator parameter %q (valid: %s)", key, strings.Join(p.Keys(), ", "))
+	}
+	switch {
+	case f.Type() == durationType:
+		return time.Duration(f.Int()).String(), nil
+	case f.Kind() == reflect.Int:
+		return strconv.FormatInt(f.Int(), 10), nil
+	case f.Kind() == reflect.Float64:
+		return strconv.FormatFloat(f.Float(), 'g', -1, 64), nil
+	}
+	return f.String(), nil
+}
+
+var durationType = reflect.TypeOf(time.Duration(0))
+
+// Set overrides one parameter by its snake_case key. Durations take Go
+// syntax ("8ms", "250us"), probabilities a number in [0, 1]. The profile
+// is validated afterwards, so an override that breaks a constraint is
+// rejected and leaves the profile unchanged.
+func (p *Profile) Set(key, value string) error {
+	f, ok := p.field(key)
+	if !ok {
+		return fmt.Errorf("unknown simulator parameter %q (valid: %s)", key, strings.Join(p.Keys(), ", "))
+	}
+	old := reflect.ValueOf(*p)
+	value = strings.TrimSpace(value)
+	switch {
+	case f.Type() == durationType:
+		d, err := time.ParseDuration(value)
+		if err != nil {
+			return fmt.Errorf("simulator parameter %s: %q is not a duration (e.g. 8ms): %v", key, value, err)
+		}
+		f.SetInt(int64(d))
+	case f.Kind() == reflect.Int:
+		n, err := strconv.Atoi(value)
+		if err != nil {
+			return fmt.Errorf("simulator parameter %s: %q is not an integer", key, value)
+		}
+		f.SetInt(int64(n))
+	case f.Kind() == reflect.Float64:
+		x, err := strconv.ParseFloat(value, 64)
+		if err != nil {
+			return fmt.Errorf("simulator parameter %s: %q is not a number", key, value)
+		}
+		f.SetFloat(x)
+	default:
+		f.SetString(value)
+	}
+	if err := p.Validate(); err != nil {
+		reflect.ValueOf(p).Elem().Set(old)
+		return fmt.Errorf("simulator parameter %s = %q: %w", key, value, err)
+	}
+	return nil
+}
+
+// Validate reports the first parameter that is out of range.
+func (p *Profile) Validate() error {
+	positive := []struct {
+		key string
+		v   int64
+	}{
+		{"max_model_len", int64(p.MaxModelLen)},
+		{"max_num_seqs", int64(p.MaxNumSeqs)},
+		{"max_num_batched_tokens", int64(p.MaxNumBatchedTokens)},
+		{"kv_cache_tokens", int64(p.KVCacheTokens)},
+		{"eos_mean_tokens", int64(p.EOSMeanTokens)},
+		{"tokens_per_event", int64(p.TokensPerEvent)},
+	}
+	for _, c := range positive {
+		if c.v <= 0 {
+			return fmt.Errorf("%s must be positive, got %d", c.key, c.v)
+		}
+	}
+	if p.Model == "" {
+		return fmt.Errorf("model must not be empty")
+	}
+	for _, d := range []time.Duration{p.WeightsReadTime, p.KVReadPerToken, p.DecodeComputePerSeq, p.PrefillComputePerToken, p.StepOverhead, p.StallDuration} {
+		if d < 0 {
+			return fmt.Errorf("durations must not be negative, got %v", d)
+		}
+	}
+	if p.stepTime(1, 0, 0) <= 0 {
+		return fmt.Errorf("a decode step must take some time: set weights_read_time, decode_compute_per_seq or step_overhead")
+	}
+	if p.MaxNumBatchedTokens < p.MaxNumSeqs*p.TokensPerEvent {
+		return fmt.Errorf("max_num_batched_tokens (%d) must be at least max_num_seqs × tokens_per_event (%d)", p.MaxNumBatchedTokens, p.MaxNumSeqs*p.TokensPerEvent)
+	}
+	if p.KVCacheTokens < p.MaxModelLen+p.TokensPerEvent {
+		return fmt.Errorf("kv_cache_tokens (%d) must hold one max_model_len (%d) request plus tokens_per_event", p.KVCacheTokens, p.MaxModelLen)
+	}
+	sum := 0.0
+	for _, f := range p.faults() {
+		if f.p < 0 || f.p > 1 || math.IsNaN(f.p) {
+			return fmt.Errorf("fault_%s must be a probability in [0, 1], got %v", f.kind, f.p)
+		}
+		sum += f.p
+	}
+	if sum > 1+1e-9 {
+		return fmt.Errorf("fault probabilities add up to %v, more than 1", sum)
+	}
+	return nil
+}
+
+// stepTime is the duration of one engine step that decodes `decodes`
+// sequences, prefills `prefill` tokens and attends over `ctx` context tokens.
+func (p *Profile) stepTime(decodes, prefill, ctx int) time.Duration {
+	mem := float64(p.WeightsReadTime) + float64(p.KVReadPerToken)*float64(ctx)
+	comp := float64(p.DecodeComputePerSeq)*float64(decodes) + float64(p.PrefillComputePerToken)*float64(prefill)
+	return p.StepOverhead + time.Duration(math.Hypot(mem, comp))
+}

@@ -1,0 +1,170 @@
+package sim
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+)
+
+// apiRequest is what the simulator reads from a completions or chat
+// completions body. Every other field is accepted and ignored.
+type apiRequest struct {
+	Model               string          `json:"model"`
+	Prompt              json.RawMessage `json:"prompt"`
+	Messages            []chatMessage   `json:"messages"`
+	MaxTokens           *int            `json:"max_tokens"`
+	MaxCompletionTokens *int            `json:"max_completion_tokens"`
+	Stream              bool            `json:"stream"`
+	StreamOptions       *struct {
+		IncludeUsage bool `json:"include_usage"`
+	} `json:"stream_options"`
+	IgnoreEOS bool `json:"ignore_eos"`
+}
+
+type chatMessage struct {
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"`
+}
+
+// request is a validated completion request.
+type request struct {
+	promptTokens int
+	maxTokens    int // effective: as asked, or what max_model_len leaves
+	stream       bool
+	includeUsage bool
+	ignoreEOS    bool
+}
+
+// apiError is an error answered with an HTTP status and an OpenAI-style body.
+type apiError struct {
+	status int
+	param  string
+	msg    string
+}
+
+func (e *apiError) Error() string { return e.msg }
+
+func badRequest(param, format string, args ...any) *apiError {
+	return &apiError{status: http.StatusBadRequest, param: param, msg: fmt.Sprintf(format, args...)}
+}
+
+// parseRequest validates a /v1/completions (chat false) or
+// /v1/chat/completions (chat true) body against profile p.
+func parseRequest(body []byte, chat bool, p *Profile) (request, *apiError) {
+	var a apiRequest
+	if err := json.Unmarshal(body, &a); err != nil {
+		return request{}, badRequest("", "invalid JSON body: %v", err)
+	}
+	if err := checkModel(a.Model, p); err != nil {
+		return request{}, err
+	}
+	var r request
+	var err *apiError
+	if chat {
+		r.promptTokens, err = chatTokens(a.Messages)
+	} else {
+		r.promptTokens, err = promptTokens(a.Prompt)
+	}
+	if err != nil {
+		return request{}, err
+	}
+	asked := a.MaxTokens
+	if a.MaxCompletionTokens != nil {
+		asked = a.MaxCompletionTokens
+	}
+	if asked != nil && *asked < 1 {
+		return request{}, badRequest("max_tokens", "max_tokens must be at least 1, got %d", *asked)
+	}
+	if r.promptTokens >= p.MaxModelLen {
+		return request{}, badRequest("messages", "This model's maximum context length is %d tokens. However, your request has %d input tokens. Please reduce the length of the input.", p.MaxModelLen, r.promptTokens)
+	}
+	r.maxTokens = p.MaxModelLen - r.promptTokens
+	if asked != nil {
+		if r.promptTokens+*asked > p.MaxModelLen {
+			return request{}, badRequest("max_tokens", "This model's maximum context length is %d tokens. However, you requested %d tokens (%d in the messages, %d in the completion). Please reduce the length of the messages or completion.", p.MaxModelLen, r.promptTokens+*asked, r.promptTokens, *asked)
+		}
+		r.maxTokens = *asked
+	}
+	r.stream = a.Stream
+	r.includeUsage = a.Stream && a.StreamOptions != nil && a.StreamOptions.IncludeUsage
+	r.ignoreEOS = a.IgnoreEOS
+	return r, nil
+}
+
+func checkModel(model string, p *Profile) *apiError {
+	if model != "" && model != p.Model {
+		return &apiError{status: http.StatusNotFound, param: "model", msg: fmt.Sprintf("The model `%s` does not exist.", model)}
+	}
+	return nil
+}
+
+// promptTokens counts a completions prompt: a string, a one-element list of
+// strings, or a list of token ids.
+func promptTokens(raw json.RawMessage) (int, *apiError) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return 0, badRequest("prompt", "prompt is required")
+	}
+	var text string
+	var texts []string
+	if json.Unmarshal(raw, &text) == nil || json.Unmarshal(raw, &texts) == nil && len(texts) == 1 {
+		if len(texts) == 1 {
+			text = texts[0]
+		}
+		if n := countTokens(text); n > 0 {
+			return n, nil
+		}
+		return 0, badRequest("prompt", "prompt must not be empty")
+	}
+	var ids []int
+	if json.Unmarshal(raw, &ids) == nil && len(ids) > 0 {
+		return len(ids), nil
+	}
+	return 0, badRequest("prompt", "prompt must be a string, a list of one string, or a non-empty list of token ids")
+}
+
+// chatTokens counts a chat prompt: each message's text plus
+// chatMessageOverhead tokens of template.
+func chatTokens(msgs []chatMessage) (int, *apiError) {
+	if len(msgs) == 0 {
+		return 0, badRequest("messages", "messages must be a non-empty list")
+	}
+	n := 0
+	for i, m := range msgs {
+		text, err := messageText(m.Content)
+		if err != nil {
+			return 0, badRequest("messages", "messages[%d].content: %v", i, err)
+		}
+		n += countTokens(text) + chatMessageOverhead
+	}
+	return n, nil
+}
+
+// messageText is a message content's text: a string, or the text parts of
+// a list of content parts (other parts count nothing).
+func messageText(raw json.RawMessage) (string, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return "", nil
+	}
+	var text string
+	if json.Unmarshal(raw, &text) == nil {
+		return text, nil
+	}
+	var parts []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if err := json.Unmarshal(raw, &parts); err != nil {
+		return "", fmt.Errorf("must be a string or a list of content parts")
+	}
+	var b bytes.Buffer
+	for _, part := range parts {
+		if part.Type == "text" {
+			b.WriteString(part.Text)
+			b.WriteByte(' ')
+		}
+	}
+	return b.String(), nil
+}
