@@ -1,0 +1,337 @@
+package executor
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/llmload/llmload/dataset"
+	"github.com/llmload/llmload/metrics"
+	"github.com/llmload/llmload/tokenizer"
+)
+
+// The APIs a Target can speak.
+const (
+	APICompletions = "openai"      // POST /v1/completions
+	APIChat        = "openai-chat" // POST /v1/chat/completions
+)
+
+// Causes of a request's context ending, told apart by context.Cause.
+var (
+	errStall   = errors.New("stall timeout: no bytes from the server")
+	errTimeout = errors.New("request timeout")
+	errDrain   = errors.New("drain deadline after the end of dispatch")
+)
+
+// prepared is one dataset entry's request, built before the clock starts.
+type prepared struct {
+	body      []byte
+	index     int
+	promptLen int
+	maxTokens int
+	ignoreEOS bool
+}
+
+// client sends prepared requests and reads their streams.
+type client struct {
+	http    *http.Client
+	url     string
+	header  http.Header // every header but x-request-id
+	apiKey  string
+	timeout time.Duration
+	stall   time.Duration
+	tok     tokenizer.Tokenizer
+}
+
+// newClient validates the target and builds the one HTTP client of a run,
+// its idle pool sized for conns concurrent streams.
+func newClient(t Target, conns int, tok tokenizer.Tokenizer) (*client, error) {
+	path := ""
+	switch t.API {
+	case APICompletions, "":
+		path = "/v1/completions"
+	case APIChat:
+		path = "/v1/chat/completions"
+	default:
+		return nil, fmt.Errorf("target api %q: want %q or %q", t.API, APICompletions, APIChat)
+	}
+	u, err := url.Parse(t.BaseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("target base_url %q: want an http:// or https:// URL with a host", redact(t.BaseURL, t.APIKey))
+	}
+	tlsConf := &tls.Config{InsecureSkipVerify: t.InsecureSkipVerify}
+	if t.CAFile != "" {
+		pem, err := os.ReadFile(t.CAFile)
+		if err != nil {
+			return nil, fmt.Errorf("target ca_file: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("target ca_file %s: no PEM certificate in it", t.CAFile)
+		}
+		tlsConf.RootCAs = pool
+	}
+	if conns < 1 {
+		conns = 1
+	}
+	tr := &http.Transport{
+		Proxy:               http.ProxyFromEnvironment,
+		DialContext:         (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		TLSClientConfig:     tlsConf,
+		TLSHandshakeTimeout: 10 * time.Second,
+		MaxIdleConns:        conns,
+		MaxIdleConnsPerHost: conns,
+		IdleConnTimeout:     90 * time.Second,
+		// Compression would make the server buffer the stream.
+		DisableCompression: true,
+		ReadBufferSize:     32 << 10,
+		WriteBufferSize:    16 << 10,
+		ForceAttemptHTTP2:  t.HTTP2,
+	}
+	if t.HTTP2 && u.Scheme == "http" {
+		// Cleartext HTTP/2 with prior knowledge (h2c).
+		var p http.Protocols
+		p.SetUnencryptedHTTP2(true)
+		tr.Protocols = &p
+	}
+	h := http.Header{}
+	h.Set("Content-Type", "application/json")
+	h.Set("Accept", "text/event-stream")
+	if t.APIKey != "" {
+		h.Set("Authorization", "Bearer "+t.APIKey)
+	}
+	for k, v := range t.Headers {
+		h.Set(k, v)
+	}
+	return &client{
+		http:    &http.Client{Transport: tr},
+		url:     strings.TrimSuffix(u.String(), "/") + path,
+		header:  h,
+		apiKey:  t.APIKey,
+		timeout: t.Timeout,
+		stall:   t.StallTimeout,
+		tok:     tok,
+	}, nil
+}
+
+// prepare builds the JSON body of every dataset entry.
+func prepare(t Target, reqs []dataset.Request) ([]prepared, error) {
+	out := make([]prepared, len(reqs))
+	for i, r := range reqs {
+		body := map[string]any{
+			"model":          t.Model,
+			"max_tokens":     r.OutputLen,
+			"stream":         true,
+			"stream_options": map[string]any{"include_usage": true},
+		}
+		if t.API == APIChat {
+			msgs := r.Messages
+			if len(msgs) == 0 {
+				msgs = []dataset.Message{{Role: "user", Content: r.Prompt}}
+			}
+			body["messages"] = msgs
+			body["max_completion_tokens"] = r.OutputLen
+		} else {
+			body["prompt"] = r.Prompt
+		}
+		ignoreEOS := t.IgnoreEOS || r.IgnoreEOS
+		if ignoreEOS {
+			body["ignore_eos"] = true
+		}
+		for k, v := range t.ExtraBody {
+			body[k] = v
+		}
+		b, err := json.Marshal(body)
+		if err != nil {
+			return nil, fmt.Errorf("request %d (dataset index %d): %w", i, r.Index, err)
+		}
+		out[i] = prepared{body: b, index: r.Index, promptLen: r.PromptLen, maxTokens: r.OutputLen, ignoreEOS: ignoreEOS}
+	}
+	return out, nil
+}
+
+// describe fills the fields of res that come from the request itself.
+func (p *prepared) describe(res *metrics.Request) {
+	res.DatasetIndex = p.index
+	res.MaxTokens = p.maxTokens
+	res.IgnoreEOS = p.ignoreEOS
+	res.PromptTokens, res.PromptTokensSource = p.promptLen, metrics.SourceDataset
+	res.OutputTokensSource = metrics.SourceEvents // until a stream says more
+}
+
+var readers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 16<<10) }}
+
+// do sends p, reads the whole stream and fills res (whose identity and
+// schedule fields the caller has set). start is the run's time zero. A
+// failure is recorded in res, never returned.
+func (c *client) do(ctx context.Context, start time.Time, p *prepared, res *metrics.Request) {
+	p.describe(res)
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	if c.timeout > 0 {
+		var stop context.CancelFunc
+		ctx, stop = context.WithTimeoutCause(ctx, c.timeout, errTimeout)
+		defer stop()
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(p.body))
+	if err != nil {
+		c.fail(res, metrics.ErrConnect, err)
+		return
+	}
+	req.Header = c.header.Clone()
+	req.Header.Set("X-Request-Id", res.RequestID)
+
+	t0 := time.Now()
+	res.Sent = t0.Sub(start)
+	resp, err := c.http.Do(req)
+	if err != nil {
+		c.failCtx(ctx, res, metrics.ErrConnect, err)
+		return
+	}
+	defer resp.Body.Close()
+	res.StatusCode = resp.StatusCode
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+		c.fail(res, metrics.ErrHTTPStatus, fmt.Errorf("HTTP %d: %s", resp.StatusCode, clip(string(bytes.TrimSpace(b)), 200)))
+		return
+	}
+
+	tr := &timedReader{r: resp.Body}
+	if c.stall > 0 {
+		tr.limit = c.stall
+		tr.stall = time.AfterFunc(c.stall, func() { cancel(errStall) })
+		defer tr.stall.Stop()
+	}
+	br := readers.Get().(*bufio.Reader)
+	br.Reset(tr)
+	defer func() { br.Reset(nil); readers.Put(br) }()
+	c.read(ctx, newSSEReader(br), tr, t0, res)
+}
+
+// read consumes the event stream and fills the latency and token fields.
+func (c *client) read(ctx context.Context, sr *sseReader, tr *timedReader, t0 time.Time, res *metrics.Request) {
+	keepText := c.tok != nil
+	var (
+		ch         chunk
+		first      time.Time
+		last       time.Time
+		usage      bool
+		completion int
+		text       []byte
+	)
+	if n := res.MaxTokens; n > 1 {
+		res.ITL = make([]time.Duration, 0, min(n-1, 4096))
+	}
+	for {
+		name, data, err := sr.next()
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				c.failCtx(ctx, res, metrics.ErrStream, err)
+			}
+			break
+		}
+		at := tr.at
+		if string(name) == "error" {
+			c.fail(res, metrics.ErrStream, fmt.Errorf("error event: %s", excerpt(data)))
+			break
+		}
+		if string(bytes.TrimSpace(data)) == "[DONE]" {
+			// Let the connection be reused: the stream ends right after.
+			_, _ = io.CopyN(io.Discard, tr, 4<<10)
+			break
+		}
+		if err := parseChunk(data, &ch, keepText); err != nil {
+			c.fail(res, metrics.ErrMalformed, err)
+			break
+		}
+		if ch.errMsg != "" {
+			c.fail(res, metrics.ErrStream, errors.New(ch.errMsg))
+			break
+		}
+		if ch.output {
+			if res.OutputEvents == 0 {
+				first = at
+			} else {
+				res.ITL = append(res.ITL, at.Sub(last))
+			}
+			last = at
+			res.OutputEvents++
+			text = append(text, ch.text...)
+		}
+		if ch.finish != "" {
+			res.FinishReason = ch.finish
+		}
+		if ch.hasUsage {
+			usage = true
+			completion = ch.completionTokens
+			if ch.promptTokens > 0 {
+				res.PromptTokens, res.PromptTokensSource = ch.promptTokens, metrics.SourceUsage
+			}
+		}
+	}
+	if res.OutputEvents > 0 {
+		res.TTFT = first.Sub(t0)
+		res.E2E = last.Sub(t0)
+	}
+	switch {
+	case usage:
+		res.OutputTokens, res.OutputTokensSource = completion, metrics.SourceUsage
+	case c.tok != nil:
+		res.GeneratedText = string(text)
+		res.OutputTokens, res.OutputTokensSource = len(c.tok.Encode(res.GeneratedText, false)), metrics.SourceTokenizer
+	default:
+		res.OutputTokens, res.OutputTokensSource = res.OutputEvents, metrics.SourceEvents
+	}
+	if res.OK() && res.OutputEvents == 0 {
+		c.fail(res, metrics.ErrEmpty, errors.New("the stream ended without an output token"))
+	}
+}
+
+// close releases the idle connections at the end of a run.
+func (c *client) close() { c.http.CloseIdleConnections() }
+
+// fail records a failure; the message never contains the API key.
+func (c *client) fail(res *metrics.Request, kind metrics.ErrorKind, err error) {
+	res.Error = kind
+	res.ErrorMessage = redact(err.Error(), c.apiKey)
+}
+
+// failCtx records a failure classified by why the request's context ended
+// (stall, timeout, drain deadline, interruption), or as fallback when it did
+// not end.
+func (c *client) failCtx(ctx context.Context, res *metrics.Request, fallback metrics.ErrorKind, err error) {
+	cause := context.Cause(ctx)
+	switch {
+	case cause == nil:
+		c.fail(res, fallback, err)
+	case errors.Is(cause, errStall):
+		c.fail(res, metrics.ErrStall, fmt.Errorf("%w (%v)", errStall, c.stall))
+	case errors.Is(cause, errTimeout):
+		c.fail(res, metrics.ErrTimeout, fmt.Errorf("%w (%v)", errTimeout, c.timeout))
+	case errors.Is(cause, errDrain):
+		c.fail(res, metrics.ErrTimeout, errDrain)
+	default:
+		c.fail(res, metrics.ErrCanceled, fmt.Errorf("canceled: %v", cause))
+	}
+}
+
+// redact removes the API key from s.
+func redact(s, key string) string {
+	if key == "" {
+		return s
+	}
+	return strings.ReplaceAll(s, key, "[REDACTED]")
+}

@@ -1,0 +1,385 @@
+package executor
+
+import (
+	"context"
+	"encoding/pem"
+	"io"
+	"log"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/llmload/llmload/dataset"
+	"github.com/llmload/llmload/executor/executortest"
+	"github.com/llmload/llmload/metrics"
+	"github.com/llmload/llmload/tokenizer"
+)
+
+// wordTokenizer counts whitespace-separated words: a stand-in with
+// predictable counts.
+type wordTokenizer struct{}
+
+func (wordTokenizer) Encode(text string, _ bool) []int { return make([]int, len(strings.Fields(text))) }
+func (wordTokenizer) Decode([]int) string              { return "" }
+func (wordTokenizer) VocabSize() int                   { return 1 }
+func (wordTokenizer) Name() string                     { return "words" }
+func (wordTokenizer) Exact() bool                      { return true }
+
+// sendOne sends req to srv through a fresh client and returns the result.
+func sendOne(t *testing.T, target Target, req dataset.Request, tok tokenizer.Tokenizer) *metrics.Request {
+	t.Helper()
+	c, err := newClient(target, 1, tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	preps, err := prepare(target, []dataset.Request{req})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := &metrics.Request{RequestID: "test-1"}
+	c.do(context.Background(), time.Now(), &preps[0], res)
+	return res
+}
+
+// shape is the part of a result that does not depend on timing.
+type shape struct {
+	Error        metrics.ErrorKind
+	StatusCode   int
+	OutputEvents int
+	ITLs         int
+	OutputTokens int
+	OutputSource string
+	PromptTokens int
+	PromptSource string
+	FinishReason string
+}
+
+func shapeOf(r *metrics.Request) shape {
+	return shape{r.Error, r.StatusCode, r.OutputEvents, len(r.ITL), r.OutputTokens, r.OutputTokensSource,
+		r.PromptTokens, r.PromptTokensSource, r.FinishReason}
+}
+
+// Each metric definition against a server with a known stream.
+func TestClientMetrics(t *testing.T) {
+	ok := func(events, tokens int, source, finish string) shape {
+		return shape{StatusCode: 200, OutputEvents: events, ITLs: max(events-1, 0), OutputTokens: tokens,
+			OutputSource: source, PromptTokens: 10, PromptSource: metrics.SourceUsage, FinishReason: finish}
+	}
+	noUsage := func(s shape) shape {
+		s.PromptTokens, s.PromptSource = 7, metrics.SourceDataset
+		return s
+	}
+	failed := func(kind metrics.ErrorKind, status, events int) shape {
+		s := shape{Error: kind, StatusCode: status, OutputEvents: events, ITLs: max(events-1, 0),
+			OutputTokens: events, OutputSource: metrics.SourceEvents, PromptTokens: 7, PromptSource: metrics.SourceDataset}
+		return s
+	}
+	for _, tc := range []struct {
+		name    string
+		api     string
+		cfg     executortest.Config
+		target  func(*Target)
+		tok     tokenizer.Tokenizer
+		maxTok  int
+		want    shape
+		wantMsg string // a substring of the error message
+	}{
+		{name: "completions", cfg: executortest.Config{}, want: ok(5, 5, metrics.SourceUsage, "length")},
+		{name: "chat", api: APIChat, want: ok(5, 5, metrics.SourceUsage, "length")},
+		{name: "chat role-only first chunk is not a token", api: APIChat, cfg: executortest.Config{RoleChunk: true},
+			want: ok(5, 5, metrics.SourceUsage, "length")},
+		{name: "multi-token chunks", cfg: executortest.Config{TokensPerChunk: 2},
+			want: ok(3, 5, metrics.SourceUsage, "length")},
+		{name: "stop before max_tokens", cfg: executortest.Config{Tokens: 3},
+			want: ok(3, 3, metrics.SourceUsage, "stop")},
+		{name: "no usage: event count", cfg: executortest.Config{NoUsage: true, TokensPerChunk: 2},
+			want: noUsage(ok(3, 3, metrics.SourceEvents, "length"))},
+		{name: "no usage: tokenizer", cfg: executortest.Config{NoUsage: true, TokensPerChunk: 2}, tok: wordTokenizer{},
+			want: noUsage(ok(3, 5, metrics.SourceTokenizer, "length"))},
+		{name: "usage wins over tokenizer", cfg: executortest.Config{TokensPerChunk: 2}, tok: wordTokenizer{},
+			want: ok(3, 5, metrics.SourceUsage, "length")},
+		{name: "no [DONE]", cfg: executortest.Config{NoDone: true}, want: ok(5, 5, metrics.SourceUsage, "length")},
+		{name: "CRLF, comments, data: without space, multi-line events",
+			cfg:  executortest.Config{CRLF: true, Comments: true, NoSpace: true, MultiLine: true},
+			want: ok(5, 5, metrics.SourceUsage, "length")},
+		{name: "chat multi-line events", api: APIChat, cfg: executortest.Config{MultiLine: true, RoleChunk: true},
+			want: ok(5, 5, metrics.SourceUsage, "length")},
+		{name: "lines over 64 KiB", cfg: executortest.Config{Padding: 70 << 10}, want: ok(5, 5, metrics.SourceUsage, "length")},
+		{name: "empty stream", maxTok: -1, cfg: executortest.Config{RoleChunk: true},
+			want: shape{Error: metrics.ErrEmpty, StatusCode: 200, OutputSource: metrics.SourceUsage, PromptTokens: 10,
+				PromptSource: metrics.SourceUsage, FinishReason: ""}, wantMsg: "without an output token"},
+		{name: "HTTP status", cfg: executortest.Config{Status: 503, Body: "overloaded, try later"},
+			want: failed(metrics.ErrHTTPStatus, 503, 0), wantMsg: "HTTP 503: overloaded"},
+		{name: "drop mid-stream", cfg: executortest.Config{NoUsage: true, Fault: executortest.Fault{Kind: executortest.Drop, After: 2}},
+			want: failed(metrics.ErrStream, 200, 2)},
+		{name: "error event", cfg: executortest.Config{NoUsage: true, Fault: executortest.Fault{Kind: executortest.ErrorEvent, After: 1}},
+			want: failed(metrics.ErrStream, 200, 1), wantMsg: "engine died"},
+		{name: "error object", cfg: executortest.Config{NoUsage: true, Fault: executortest.Fault{Kind: executortest.ErrorObject, After: 3}},
+			want: failed(metrics.ErrStream, 200, 3), wantMsg: "engine died"},
+		{name: "malformed event", cfg: executortest.Config{NoUsage: true, Fault: executortest.Fault{Kind: executortest.Malformed, After: 2}},
+			want: failed(metrics.ErrMalformed, 200, 2), wantMsg: "invalid JSON"},
+		{name: "stall", cfg: executortest.Config{NoUsage: true, Fault: executortest.Fault{Kind: executortest.Stall, After: 1}},
+			target: func(t *Target) { t.StallTimeout = 50 * time.Millisecond },
+			want:   failed(metrics.ErrStall, 200, 1), wantMsg: "stall"},
+		{name: "timeout", cfg: executortest.Config{Delay: 2 * time.Second},
+			target: func(t *Target) { t.Timeout = 50 * time.Millisecond },
+			want:   failed(metrics.ErrTimeout, 0, 0), wantMsg: "timeout"},
+		{name: "hang-up before a response", cfg: executortest.Config{Fault: executortest.Fault{Kind: executortest.Hangup}},
+			want: failed(metrics.ErrConnect, 0, 0)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := executortest.New(tc.cfg)
+			defer srv.Close()
+			target := Target{BaseURL: srv.URL, API: tc.api, Model: "m"}
+			if tc.target != nil {
+				tc.target(&target)
+			}
+			maxTok := 5
+			if tc.maxTok != 0 {
+				maxTok = max(tc.maxTok, 0)
+			}
+			res := sendOne(t, target, dataset.Request{Prompt: "hi", PromptLen: 7, OutputLen: maxTok}, tc.tok)
+			if diff := cmp.Diff(tc.want, shapeOf(res)); diff != "" {
+				t.Errorf("result (-want +got):\n%s\nmessage: %s", diff, res.ErrorMessage)
+			}
+			if tc.wantMsg != "" && !strings.Contains(res.ErrorMessage, tc.wantMsg) {
+				t.Errorf("error message %q does not contain %q", res.ErrorMessage, tc.wantMsg)
+			}
+			if tc.want.Error == "" && res.ErrorMessage != "" {
+				t.Errorf("unexpected error message %q", res.ErrorMessage)
+			}
+			wantText := tc.want.OutputSource == metrics.SourceTokenizer
+			if got := res.GeneratedText != ""; got != wantText {
+				t.Errorf("GeneratedText kept = %v (%q), want %v", got, res.GeneratedText, wantText)
+			}
+		})
+	}
+}
+
+// TTFT runs from t0 to the first output event (a role-only chunk sent at
+// once does not count), ITL is the gap between output events and E2E ends
+// at the last one.
+func TestClientTiming(t *testing.T) {
+	const ttft, itl, n = 60 * time.Millisecond, 15 * time.Millisecond, 6
+	for _, api := range []string{APICompletions, APIChat} {
+		t.Run(api, func(t *testing.T) {
+			srv := executortest.New(executortest.Config{TTFT: ttft, ITL: itl, RoleChunk: true})
+			defer srv.Close()
+			res := sendOne(t, Target{BaseURL: srv.URL, API: api}, dataset.Request{Prompt: "hi", OutputLen: n}, nil)
+			if !res.OK() || res.OutputEvents != n {
+				t.Fatalf("got %d events, error %q %s", res.OutputEvents, res.Error, res.ErrorMessage)
+			}
+			// The server sends on absolute deadlines measured from receiving
+			// the request, after t0: the lower bounds are firm, the upper
+			// ones allow for a loaded machine.
+			const slack = 40 * time.Millisecond
+			within(t, "TTFT", res.TTFT, ttft, ttft+slack)
+			within(t, "E2E", res.E2E, ttft+(n-1)*itl, ttft+(n-1)*itl+slack)
+			var sum time.Duration
+			for _, d := range res.ITL {
+				sum += d
+			}
+			if diff := cmp.Diff(res.E2E-res.TTFT, sum); diff != "" {
+				t.Errorf("ITLs do not add up to E2E-TTFT (-want +got):\n%s", diff)
+			}
+			sorted := slices.Sorted(slices.Values(res.ITL))
+			within(t, "median ITL", sorted[len(sorted)/2], itl-5*time.Millisecond, itl+slack)
+		})
+	}
+}
+
+func within(t *testing.T, what string, got, lo, hi time.Duration) {
+	t.Helper()
+	if got < lo || got > hi {
+		t.Errorf("%s = %v, want within [%v, %v]", what, got, lo, hi)
+	}
+}
+
+// The request bodies and headers of both APIs.
+func TestRequests(t *testing.T) {
+	srv := executortest.New(executortest.Config{Tokens: 1})
+	defer srv.Close()
+	msgs := []dataset.Message{{Role: "system", Content: "be brief"}, {Role: "user", Content: "hello"}}
+	for _, tc := range []struct {
+		name     string
+		target   Target
+		req      dataset.Request
+		wantPath string
+		wantBody map[string]any
+	}{
+		{
+			name:     "completions",
+			target:   Target{API: APICompletions, Model: "m1"},
+			req:      dataset.Request{Prompt: "hello", OutputLen: 3},
+			wantPath: "/v1/completions",
+			wantBody: map[string]any{"model": "m1", "prompt": "hello", "max_tokens": 3.0, "stream": true,
+				"stream_options": map[string]any{"include_usage": true}},
+		},
+		{
+			name:     "completions, ignore_eos from the dataset, extra body",
+			target:   Target{Model: "m1", ExtraBody: map[string]any{"temperature": 0.5, "max_tokens": 9}},
+			req:      dataset.Request{Prompt: "hello", OutputLen: 3, IgnoreEOS: true},
+			wantPath: "/v1/completions",
+			wantBody: map[string]any{"model": "m1", "prompt": "hello", "max_tokens": 9.0, "stream": true, "ignore_eos": true,
+				"temperature": 0.5, "stream_options": map[string]any{"include_usage": true}},
+		},
+		{
+			name:     "chat from a prompt, ignore_eos from the target",
+			target:   Target{API: APIChat, Model: "m2", IgnoreEOS: true},
+			req:      dataset.Request{Prompt: "hello", OutputLen: 4},
+			wantPath: "/v1/chat/completions",
+			wantBody: map[string]any{"model": "m2", "max_tokens": 4.0, "max_completion_tokens": 4.0, "stream": true,
+				"ignore_eos": true, "stream_options": map[string]any{"include_usage": true},
+				"messages": []any{map[string]any{"role": "user", "content": "hello"}}},
+		},
+		{
+			name:     "chat from messages",
+			target:   Target{API: APIChat, Model: "m2"},
+			req:      dataset.Request{Prompt: "ignored", Messages: msgs, OutputLen: 4},
+			wantPath: "/v1/chat/completions",
+			wantBody: map[string]any{"model": "m2", "max_tokens": 4.0, "max_completion_tokens": 4.0, "stream": true,
+				"stream_options": map[string]any{"include_usage": true},
+				"messages":       []any{map[string]any{"role": "system", "content": "be brief"}, map[string]any{"role": "user", "content": "hello"}}},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := len(srv.Received())
+			tc.target.BaseURL = srv.URL + "/"
+			sendOne(t, tc.target, tc.req, nil)
+			got := srv.Received()[before]
+			if got.Path != tc.wantPath {
+				t.Errorf("path %q, want %q", got.Path, tc.wantPath)
+			}
+			if diff := cmp.Diff(tc.wantBody, got.Body); diff != "" {
+				t.Errorf("body (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestHeadersAndKeyRedaction(t *testing.T) {
+	const key = "sk-secret-0123456789"
+	srv := executortest.New(executortest.Config{Status: 401, Body: "invalid api key " + key})
+	defer srv.Close()
+	target := Target{BaseURL: srv.URL, APIKey: key, Headers: map[string]string{"X-Tenant": "blue"}}
+	res := sendOne(t, target, dataset.Request{Prompt: "x", OutputLen: 2}, nil)
+	if res.Error != metrics.ErrHTTPStatus || res.StatusCode != 401 {
+		t.Fatalf("got %q %d, want an HTTP 401 failure", res.Error, res.StatusCode)
+	}
+	if strings.Contains(res.ErrorMessage, key) || !strings.Contains(res.ErrorMessage, "[REDACTED]") {
+		t.Errorf("error message %q: the key must be redacted", res.ErrorMessage)
+	}
+	h := srv.Received()[0].Header
+	want := map[string]string{
+		"Authorization": "Bearer " + key, "X-Request-Id": "test-1", "X-Tenant": "blue",
+		"Content-Type": "application/json", "Accept": "text/event-stream", "Accept-Encoding": "",
+	}
+	got := map[string]string{}
+	for k := range want {
+		got[k] = h.Get(k)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("headers (-want +got):\n%s", diff)
+	}
+
+	// A connection error names the URL, never the key.
+	dead := executortest.New(executortest.Config{})
+	dead.Close()
+	res = sendOne(t, Target{BaseURL: dead.URL, APIKey: key}, dataset.Request{Prompt: "x", OutputLen: 2}, nil)
+	if res.Error != metrics.ErrConnect || strings.Contains(res.ErrorMessage, key) {
+		t.Errorf("got %q %q, want a connect error without the key", res.Error, res.ErrorMessage)
+	}
+}
+
+// HTTP/2 over TLS with the server's certificate from a CA file.
+func TestTLSHTTP2(t *testing.T) {
+	srv := executortest.NewUnstarted(executortest.Config{})
+	srv.EnableHTTP2 = true
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the refused handshake below
+	srv.StartTLS()
+	defer srv.Close()
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	pemBytes := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
+	if err := os.WriteFile(ca, pemBytes, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	res := sendOne(t, Target{BaseURL: srv.URL, HTTP2: true, CAFile: ca}, dataset.Request{Prompt: "x", OutputLen: 3}, nil)
+	if !res.OK() || res.OutputTokens != 3 {
+		t.Fatalf("got %q %s, %d tokens", res.Error, res.ErrorMessage, res.OutputTokens)
+	}
+	if p := srv.Received()[0].ProtoMajor; p != 2 {
+		t.Errorf("protocol HTTP/%d, want HTTP/2", p)
+	}
+	// Without the CA the certificate is refused: a connect error.
+	res = sendOne(t, Target{BaseURL: srv.URL}, dataset.Request{Prompt: "x", OutputLen: 3}, nil)
+	if res.Error != metrics.ErrConnect {
+		t.Errorf("without the CA file: got %q, want %q", res.Error, metrics.ErrConnect)
+	}
+}
+
+// HTTP/2 without TLS (h2c, prior knowledge) for an http:// URL.
+func TestH2C(t *testing.T) {
+	srv := executortest.NewUnstarted(executortest.Config{})
+	srv.Config.Protocols = new(http.Protocols)
+	srv.Config.Protocols.SetHTTP1(true)
+	srv.Config.Protocols.SetUnencryptedHTTP2(true)
+	srv.Start()
+	defer srv.Close()
+	res := sendOne(t, Target{BaseURL: srv.URL, HTTP2: true}, dataset.Request{Prompt: "x", OutputLen: 3}, nil)
+	if !res.OK() || res.OutputTokens != 3 {
+		t.Fatalf("got %q %s, %d tokens", res.Error, res.ErrorMessage, res.OutputTokens)
+	}
+	if p := srv.Received()[0].ProtoMajor; p != 2 {
+		t.Errorf("protocol HTTP/%d, want HTTP/2", p)
+	}
+}
+
+// Chunk payloads: which carry output, usage and errors.
+func TestParseChunk(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want chunk
+		err  bool
+	}{
+		{in: `{"choices":[{"text":"a","finish_reason":null}]}`, want: chunk{output: true, text: []byte("a")}},
+		{in: `{"choices":[{"text":"","finish_reason":"stop"}]}`, want: chunk{finish: "stop"}},
+		{in: `{"choices":[{"delta":{"role":"assistant","content":""}}]}`},
+		{in: `{"choices":[{"delta":{"role":"assistant","content":null}}]}`},
+		{in: `{"choices":[{"delta":{"content":"h\u00e9\n"}}]}`, want: chunk{output: true, text: []byte("h\u00e9\n")}},
+		{in: `{"choices":[{"delta":{"reasoning_content":"hm"}}]}`, want: chunk{output: true, text: []byte("hm")}},
+		{in: `{"choices":[{"delta":{"reasoning":"hm"}}]}`, want: chunk{output: true, text: []byte("hm")}},
+		{in: `{"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{"}}]}}]}`, want: chunk{output: true}},
+		{in: `{"choices":[{"delta":{"tool_calls":[]}}]}`},
+		{in: `{"choices":[],"usage":{"prompt_tokens":12,"completion_tokens":34,"total_tokens":46}}`,
+			want: chunk{hasUsage: true, promptTokens: 12, completionTokens: 34}},
+		{in: `{"choices":[{"text":"x"}],"usage":null}`, want: chunk{output: true, text: []byte("x")}},
+		{in: `{"error":{"message":"out of memory","code":500}}`, want: chunk{errMsg: "server error: out of memory"}},
+		{in: `{"object":"error","message":"bad"}`, want: chunk{errMsg: "server error: bad"}},
+		{in: `{"id":"x"}`},
+		{in: `{"choices":"nope"}`, err: true},
+		{in: `[1,2]`, err: true},
+		{in: `{"choices":[{"text":"a"`, err: true},
+		{in: ``, err: true},
+	} {
+		var c chunk
+		err := parseChunk([]byte(tc.in), &c, true)
+		if (err != nil) != tc.err {
+			t.Errorf("%s: error %v, want error %v", tc.in, err, tc.err)
+			continue
+		}
+		if err != nil {
+			continue
+		}
+		if len(c.text) == 0 {
+			c.text = nil
+		}
+		if diff := cmp.Diff(tc.want, c, cmp.AllowUnexported(chunk{})); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.in, diff)
+		}
+	}
+}

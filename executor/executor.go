@@ -1,0 +1,263 @@
+// Package executor generates load against an OpenAI-compatible streaming
+// endpoint and measures every response token by token.
+//
+// Run takes a Plan (a target, the requests, and one load model: an open loop
+// of scheduled arrivals or a closed loop of virtual users) and returns an
+// Outcome with one metrics.Request per request and the summaries of
+// metrics.Recorder. Results travel over a channel to a single recorder
+// goroutine, which owns every histogram. A failed request is data; Run
+// returns an error only when the run cannot start.
+//
+// The package knows HTTP and the OpenAI streaming formats; it knows nothing
+// of HCL (scenarios are turned into a Plan by the caller).
+package executor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"time"
+
+	"github.com/llmload/llmload/dataset"
+	"github.com/llmload/llmload/metrics"
+	"github.com/llmload/llmload/tokenizer"
+)
+
+// Target is the server under test.
+type Target struct {
+	// BaseURL is the server's root, e.g. "http://127.0.0.1:8000" (the API
+	// path, /v1/completions or /v1/chat/completions, is appended).
+	BaseURL string
+	// API is APICompletions ("openai", the default when empty) or APIChat
+	// ("openai-chat").
+	API   string
+	Model string
+	// APIKey, when set, is sent as "Authorization: Bearer <key>". It never
+	// appears in error messages or results.
+	APIKey string
+	// Headers are added to every request (and may override the defaults).
+	Headers map[string]string
+	// Timeout bounds each request from t0 to the end of its stream (0 =
+	// none); it also bounds the drain at the end of a run.
+	Timeout time.Duration
+	// StallTimeout fails a request (metrics.ErrStall) when its stream goes
+	// this long without a byte (0 = none).
+	StallTimeout time.Duration
+	// IgnoreEOS sends "ignore_eos": true with every request.
+	IgnoreEOS bool
+	// ExtraBody is merged into every request body, over the defaults.
+	ExtraBody map[string]any
+	// HTTP2 attempts HTTP/2: negotiated over TLS, or with prior knowledge
+	// (h2c) for an http:// BaseURL.
+	HTTP2 bool
+	// CAFile is a PEM file of CA certificates to trust instead of the
+	// system's.
+	CAFile             string
+	InsecureSkipVerify bool
+}
+
+// OpenLoop sends requests at scheduled arrival times, whatever the server
+// does: the dispatcher never waits for a response.
+type OpenLoop struct {
+	// Rate is the mean arrival rate in requests per second; math.Inf(1)
+	// sends every request at t=0.
+	Rate float64
+	// Arrival is ArrivalPoisson (the default when empty), ArrivalGamma or
+	// ArrivalConstant.
+	Arrival string
+	// Burstiness is the gamma shape for ArrivalGamma (1 = Poisson).
+	Burstiness float64
+	// MaxConcurrency caps requests in flight (0 = no cap); arrivals beyond
+	// it wait for a slot, and the wait shows as queue time.
+	MaxConcurrency int
+}
+
+// ClosedLoop runs virtual users: each sends a request, reads the whole
+// stream, waits a think time and repeats.
+type ClosedLoop struct {
+	Stages []Stage
+	// Think time is uniform in [ThinkMin, ThinkMax] (fixed when equal).
+	ThinkMin, ThinkMax time.Duration
+}
+
+// Stage is one period of a closed loop with its own user count.
+type Stage struct {
+	Users int
+	// Duration is the stage's length, ramp included; 0 (last stage only)
+	// runs until another limit ends the run.
+	Duration time.Duration
+	// Ramp moves the user count linearly from the previous stage's (0
+	// before the first stage) to Users over the start of the stage.
+	Ramp time.Duration
+}
+
+// Plan is everything Run needs.
+type Plan struct {
+	Target Target
+	// Requests are sent in order, cycling when more are needed.
+	Requests []dataset.Request
+	// Exactly one of Open and Closed is set.
+	Open   *OpenLoop
+	Closed *ClosedLoop
+	// MaxRequests is the number of measured requests to send: 0 means
+	// len(Requests) for an open loop and no limit for a closed loop (whose
+	// stages or Duration must then bound it).
+	MaxRequests int
+	// Duration stops dispatching this long after the start (0 = none).
+	Duration time.Duration
+	// Warmup requests are sent first, at most WarmupConcurrency at a time,
+	// and excluded from every figure (Results marks them Warmup).
+	Warmup int
+	// Seed drives arrival times and think times.
+	Seed int64
+	// Goodput is the SLO that makes a request good.
+	Goodput metrics.SLO
+	// Tokenizer, when set, counts the generated text of requests whose
+	// stream carries no usage block.
+	Tokenizer tokenizer.Tokenizer
+	// Progress, when set, receives a progress line refreshed about four
+	// times a second.
+	Progress io.Writer
+	// OnResult, when set, is called with every result (warmup ones too)
+	// from the single recorder goroutine, in completion order.
+	OnResult func(*metrics.Request)
+}
+
+// WarmupConcurrency is how many warmup requests are in flight at most.
+const WarmupConcurrency = 4
+
+// LateThreshold is how late against its schedule a dispatch may be before it
+// counts in Outcome.LateDispatches. 10 ms is far above the dispatcher's
+// usual lag (tens of microseconds) and below what moves a TTFT percentile
+// that matters; a run with late dispatches did not offer the load it was
+// asked to.
+const LateThreshold = 10 * time.Millisecond
+
+// Outcome is what a run measured.
+type Outcome struct {
+	// Overall summarises every measured request; its duration runs from the
+	// first dispatch to the last completion.
+	Overall *metrics.Summary
+	// Stages has one entry per closed-loop stage (nil for an open loop).
+	Stages []StageOutcome
+	// Results has every request, warmup ones first, then by ID (dispatch
+	// order).
+	Results []*metrics.Request
+	// ConfiguredRate is the open loop's Rate (0 for a closed loop);
+	// AchievedRate is (dispatches-1) / (last dispatch - first dispatch) over
+	// measured requests, n dispatches spanning n-1 gaps (+Inf when they all
+	// left at once).
+	ConfiguredRate, AchievedRate float64
+	// LateDispatches counts measured requests dispatched more than
+	// LateThreshold after their scheduled time.
+	LateDispatches int
+	LateThreshold  time.Duration
+	// Interrupted is set when ctx ended the run: dispatch stopped, requests
+	// in flight were canceled (metrics.ErrCanceled), the figures are partial.
+	Interrupted bool
+	// Started is the run's time zero (after warmup): every offset in Results
+	// is relative to it (warmup offsets are negative).
+	Started time.Time
+	// Elapsed runs from Started to the end of the drain.
+	Elapsed time.Duration
+}
+
+// StageOutcome is one closed-loop stage's figures. A request belongs to the
+// stage running when it was dispatched.
+type StageOutcome struct {
+	Index, Users int
+	// Duration is how long the stage ran (shorter than configured when the
+	// run stopped early); the stage's throughputs divide by it.
+	Duration time.Duration
+	Summary  *metrics.Summary
+}
+
+// Run executes p against its target and returns what it measured. It
+// returns an error only when the run cannot start (an invalid plan, a bad
+// URL, an unreadable CA file); failed requests are recorded in the Outcome.
+// When ctx ends, dispatch stops, requests in flight are canceled and the
+// partial Outcome is returned with Interrupted set.
+func Run(ctx context.Context, p Plan) (*Outcome, error) {
+	if err := p.validate(); err != nil {
+		return nil, err
+	}
+	preps, err := prepare(p.Target, p.Requests)
+	if err != nil {
+		return nil, err
+	}
+	c, err := newClient(p.Target, p.connections(), p.Tokenizer)
+	if err != nil {
+		return nil, err
+	}
+	return newRun(p, c, preps).execute(ctx), nil
+}
+
+func (p *Plan) validate() error {
+	var errs []error
+	if len(p.Requests) == 0 {
+		errs = append(errs, errors.New("plan has no requests"))
+	}
+	if (p.Open == nil) == (p.Closed == nil) {
+		errs = append(errs, errors.New("plan needs exactly one of an open loop and a closed loop"))
+	}
+	if p.MaxRequests < 0 || p.Warmup < 0 || p.Duration < 0 {
+		errs = append(errs, errors.New("requests, warmup and duration must not be negative"))
+	}
+	if o := p.Open; o != nil {
+		if !(o.Rate > 0) {
+			errs = append(errs, fmt.Errorf("open loop rate %v: want a positive rate or +Inf", o.Rate))
+		}
+		switch o.Arrival {
+		case "", ArrivalPoisson, ArrivalConstant:
+		case ArrivalGamma:
+			if !(o.Burstiness > 0) || math.IsInf(o.Burstiness, 0) {
+				errs = append(errs, fmt.Errorf("open loop burstiness %v: want a positive number", o.Burstiness))
+			}
+		default:
+			errs = append(errs, fmt.Errorf("open loop arrival %q: want %q, %q or %q", o.Arrival, ArrivalPoisson, ArrivalGamma, ArrivalConstant))
+		}
+		if o.MaxConcurrency < 0 {
+			errs = append(errs, errors.New("open loop max concurrency must not be negative"))
+		}
+	}
+	if c := p.Closed; c != nil {
+		if len(c.Stages) == 0 {
+			errs = append(errs, errors.New("closed loop has no stage"))
+		}
+		for i, s := range c.Stages {
+			if s.Users < 0 || s.Ramp < 0 || s.Duration < 0 {
+				errs = append(errs, fmt.Errorf("closed loop stage %d: users, duration and ramp must not be negative", i))
+			}
+			if s.Duration == 0 && i != len(c.Stages)-1 {
+				errs = append(errs, fmt.Errorf("closed loop stage %d: only the last stage may have no duration", i))
+			}
+			if s.Duration > 0 && s.Ramp > s.Duration {
+				errs = append(errs, fmt.Errorf("closed loop stage %d: ramp %v is longer than the stage (%v)", i, s.Ramp, s.Duration))
+			}
+		}
+		if c.ThinkMin < 0 || c.ThinkMax < c.ThinkMin {
+			errs = append(errs, fmt.Errorf("closed loop think time [%v, %v]: want 0 <= min <= max", c.ThinkMin, c.ThinkMax))
+		}
+		if len(c.Stages) > 0 && stagesLength(c.Stages) == 0 && p.Duration == 0 && p.MaxRequests == 0 {
+			errs = append(errs, errors.New("closed loop has no end: set a stage duration, a duration or a request count"))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// connections is how many connections the run may hold open at once.
+func (p *Plan) connections() int {
+	if p.Closed != nil {
+		n := 1
+		for _, s := range p.Closed.Stages {
+			n = max(n, s.Users)
+		}
+		return max(n, min(p.Warmup, WarmupConcurrency))
+	}
+	if p.Open.MaxConcurrency > 0 {
+		return p.Open.MaxConcurrency
+	}
+	return min(max(p.MaxRequests, len(p.Requests)), 1024)
+}

@@ -1,0 +1,385 @@
+// Package executortest is a fake OpenAI-compatible streaming server for
+// tests: it serves /v1/completions and /v1/chat/completions over SSE on
+// loopback with controlled timing (time to first token, inter-token gaps),
+// chunk shapes and faults.
+package executortest
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Config shapes the server's responses. The zero value streams, without
+// delay, max_tokens single-token chunks followed by a usage chunk (when the
+// request asks for one) and [DONE].
+type Config struct {
+	// TTFT is the time from receiving a request to its first output chunk;
+	// ITL the time between output chunks. Chunks are sent at absolute
+	// deadlines (received + TTFT + k*ITL), so the server's own jitter does
+	// not accumulate.
+	TTFT, ITL time.Duration
+	// Tokens is the number of output tokens per response (0 = the request's
+	// max_tokens, 16 when it has none).
+	Tokens int
+	// TokensPerChunk puts several tokens in one chunk (0 = 1).
+	TokensPerChunk int
+	// Text is the text of one token (default "tok ").
+	Text string
+	// RoleChunk sends a role-only chunk (no output) right after the headers.
+	RoleChunk bool
+	// NoUsage never sends the usage chunk; otherwise it is sent when the
+	// request asks for it with stream_options.include_usage.
+	NoUsage bool
+	// NoDone omits the final "data: [DONE]".
+	NoDone bool
+	// FinishReason is sent on the last output chunk (default "length" when
+	// the response reached max_tokens, else "stop").
+	FinishReason string
+	// PromptTokens is reported in usage (default 10).
+	PromptTokens int
+	// Wire format variations.
+	CRLF      bool // CRLF line ends
+	NoSpace   bool // "data:" with no space after the colon
+	Comments  bool // a ": ping" comment line before every event
+	MultiLine bool // every JSON payload split over two data: lines
+	Padding   int  // bytes of padding in every chunk's JSON (long lines)
+	// Status, when set, is replied (with Body) instead of a stream.
+	Status int
+	Body   string
+	// Delay is waited before the response headers.
+	Delay time.Duration
+	// Fault breaks the stream.
+	Fault Fault
+	// RecordSends keeps when each output chunk was flushed, by x-request-id
+	// (see Sends): the truth to compare a client's timestamps with.
+	RecordSends bool
+	// Vary, when set, adjusts a copy of the config for request i (0-based,
+	// in arrival order): per-request delays, faults or lengths.
+	Vary func(i int, c *Config)
+}
+
+// FaultKind is a way for a stream to break.
+type FaultKind int
+
+// The faults a stream can have.
+const (
+	NoFault     FaultKind = iota
+	Hangup                // close the connection before any response
+	Drop                  // close the connection mid-stream (no end of body)
+	Stall                 // stop sending and hold the connection open
+	ErrorEvent            // send "event: error" and end the stream
+	ErrorObject           // send a data payload {"object":"error",...} and end
+	Malformed             // send a data payload that is not JSON and end
+)
+
+// Fault breaks a stream after After output chunks.
+type Fault struct {
+	Kind  FaultKind
+	After int
+}
+
+// Received is a request as the server saw it.
+type Received struct {
+	Path       string
+	ProtoMajor int
+	Header     http.Header
+	Body       map[string]any
+}
+
+// Server is a running fake server. Close it when done.
+type Server struct {
+	*httptest.Server
+	cfg      Config
+	count    atomic.Int64
+	inflight atomic.Int64
+	peak     atomic.Int64
+	conns    atomic.Int64
+	mu       sync.Mutex
+	received []Received
+	sends    map[string][]time.Time
+}
+
+// New starts a server on loopback.
+func New(cfg Config) *Server {
+	s := NewUnstarted(cfg)
+	s.Start()
+	return s
+}
+
+// NewUnstarted returns a server that is not started yet, for TLS or HTTP/2
+// (set s.EnableHTTP2 and call s.StartTLS).
+func NewUnstarted(cfg Config) *Server {
+	s := &Server{cfg: cfg}
+	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
+	s.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		if st == http.StateNew {
+			s.conns.Add(1)
+		}
+	}
+	return s
+}
+
+// Count is the number of requests received.
+func (s *Server) Count() int { return int(s.count.Load()) }
+
+// Conns is the number of connections accepted.
+func (s *Server) Conns() int { return int(s.conns.Load()) }
+
+// MaxConcurrent is the largest number of requests handled at once.
+func (s *Server) MaxConcurrent() int { return int(s.peak.Load()) }
+
+// Sends returns when each output chunk of the request with this
+// x-request-id was flushed (with Config.RecordSends).
+func (s *Server) Sends(requestID string) []time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sends[requestID]
+}
+
+// AllSends returns Sends for every request recorded, by x-request-id.
+func (s *Server) AllSends() map[string][]time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return maps.Clone(s.sends)
+}
+
+// Received returns the requests received so far, in arrival order.
+func (s *Server) Received() []Received {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Received(nil), s.received...)
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	received := time.Now()
+	i := int(s.count.Add(1) - 1)
+	n := s.inflight.Add(1)
+	defer s.inflight.Add(-1)
+	for old := s.peak.Load(); n > old && !s.peak.CompareAndSwap(old, n); old = s.peak.Load() {
+	}
+
+	raw, _ := io.ReadAll(r.Body)
+	var body map[string]any
+	if err := json.Unmarshal(raw, &body); err != nil {
+		http.Error(w, "bad JSON body: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	s.mu.Lock()
+	s.received = append(s.received, Received{Path: r.URL.Path, ProtoMajor: r.ProtoMajor, Header: r.Header.Clone(), Body: body})
+	s.mu.Unlock()
+
+	cfg := s.cfg
+	if cfg.Vary != nil {
+		cfg.Vary(i, &cfg)
+	}
+	chat := strings.HasSuffix(r.URL.Path, "/chat/completions")
+	if !chat && !strings.HasSuffix(r.URL.Path, "/completions") {
+		http.NotFound(w, r)
+		return
+	}
+	if cfg.Fault.Kind == Hangup {
+		panic(http.ErrAbortHandler)
+	}
+	if !sleepUntil(r, received.Add(cfg.Delay)) {
+		return
+	}
+	if cfg.Status != 0 {
+		w.WriteHeader(cfg.Status)
+		io.WriteString(w, cfg.Body)
+		return
+	}
+
+	st := stream{w: w, f: w.(http.Flusher), cfg: &cfg, chat: chat, id: "cmpl-" + strconv.Itoa(i)}
+	maxTokens, hasMax := number(body["max_tokens"])
+	tokens := cfg.Tokens
+	if tokens == 0 {
+		tokens = 16
+		if hasMax {
+			tokens = maxTokens
+		}
+	}
+	finish := cfg.FinishReason
+	if finish == "" {
+		finish = "stop"
+		if hasMax && tokens >= maxTokens {
+			finish = "length"
+		}
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	st.f.Flush()
+	if cfg.RoleChunk {
+		st.event("", st.choice(`"role":"assistant","content":""`, "", ""))
+	}
+
+	per := max(cfg.TokensPerChunk, 1)
+	text := cfg.Text
+	if text == "" {
+		text = "tok "
+	}
+	chunks := (tokens + per - 1) / per
+	var sends []time.Time
+	var ev []byte // the last output event, reused while it does not change
+	var lastContent, lastFinish string
+	for k := 0; k < chunks; k++ {
+		if cfg.Fault.Kind != NoFault && k == cfg.Fault.After {
+			st.fault(r)
+			return
+		}
+		if !sleepUntil(r, received.Add(cfg.TTFT+time.Duration(k)*cfg.ITL)) {
+			return
+		}
+		fr := ""
+		if k == chunks-1 {
+			fr = finish
+		}
+		content := strings.Repeat(text, min(per, tokens-k*per))
+		if content != lastContent || fr != lastFinish || ev == nil {
+			ev = st.render("", st.choice("", content, fr))
+			lastContent, lastFinish = content, fr
+		}
+		st.write(ev)
+		if cfg.RecordSends {
+			sends = append(sends, time.Now())
+		}
+	}
+	if cfg.RecordSends {
+		s.mu.Lock()
+		if s.sends == nil {
+			s.sends = map[string][]time.Time{}
+		}
+		s.sends[r.Header.Get("X-Request-Id")] = sends
+		s.mu.Unlock()
+	}
+	if cfg.Fault.Kind != NoFault && cfg.Fault.After >= chunks {
+		st.fault(r)
+		return
+	}
+	if usage, _ := body["stream_options"].(map[string]any); usage["include_usage"] == true && !cfg.NoUsage {
+		prompt := cfg.PromptTokens
+		if prompt == 0 {
+			prompt = 10
+		}
+		st.event("", fmt.Sprintf(`{"id":%q,"object":"chunk","choices":[],"usage":{"prompt_tokens":%d,"completion_tokens":%d,"total_tokens":%d}}`,
+			st.id, prompt, tokens, prompt+tokens))
+	}
+	if !cfg.NoDone {
+		st.event("", "[DONE]")
+	}
+}
+
+// stream writes the events of one response.
+type stream struct {
+	w    io.Writer
+	f    http.Flusher
+	cfg  *Config
+	chat bool
+	id   string
+}
+
+// choice renders an output chunk: a delta (chat) or text (completions)
+// with content, or, when role is set, a chat delta with those fields.
+func (st *stream) choice(role, content, finish string) string {
+	fr := "null"
+	if finish != "" {
+		fr = strconv.Quote(finish)
+	}
+	pad := ""
+	if st.cfg.Padding > 0 {
+		pad = `"pad":"` + strings.Repeat("x", st.cfg.Padding) + `",`
+	}
+	c, _ := json.Marshal(content)
+	switch {
+	case role != "" && st.chat:
+		return fmt.Sprintf(`{%s"id":%q,"object":"chat.completion.chunk","choices":[{"index":0,"delta":{%s},"finish_reason":null}]}`, pad, st.id, role)
+	case role != "":
+		return fmt.Sprintf(`{%s"id":%q,"object":"text_completion","choices":[{"index":0,"text":"","finish_reason":null}]}`, pad, st.id)
+	case st.chat:
+		return fmt.Sprintf(`{%s"id":%q,"object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":%s},"finish_reason":%s}]}`, pad, st.id, c, fr)
+	default:
+		return fmt.Sprintf(`{%s"id":%q,"object":"text_completion","choices":[{"index":0,"text":%s,"finish_reason":%s}]}`, pad, st.id, c, fr)
+	}
+}
+
+// event writes one SSE event in the configured wire format and flushes it.
+func (st *stream) event(name, data string) { st.write(st.render(name, data)) }
+
+// render formats one SSE event in the configured wire format.
+func (st *stream) render(name, data string) []byte {
+	nl := "\n"
+	if st.cfg.CRLF {
+		nl = "\r\n"
+	}
+	prefix := "data: "
+	if st.cfg.NoSpace {
+		prefix = "data:"
+	}
+	var b strings.Builder
+	if st.cfg.Comments {
+		b.WriteString(": ping" + nl)
+	}
+	if name != "" {
+		b.WriteString("event: " + name + nl)
+	}
+	if i := strings.IndexByte(data, ','); st.cfg.MultiLine && i > 0 {
+		b.WriteString(prefix + data[:i+1] + nl)
+		data = data[i+1:]
+	}
+	b.WriteString(prefix + data + nl + nl)
+	return []byte(b.String())
+}
+
+// write sends rendered events and flushes them.
+func (st *stream) write(b []byte) {
+	st.w.Write(b)
+	st.f.Flush()
+}
+
+// fault breaks the stream as configured.
+func (st *stream) fault(r *http.Request) {
+	switch st.cfg.Fault.Kind {
+	case Drop:
+		panic(http.ErrAbortHandler)
+	case Stall:
+		<-r.Context().Done()
+	case ErrorEvent:
+		st.event("error", `{"error":{"message":"engine died"}}`)
+	case ErrorObject:
+		st.event("", `{"object":"error","message":"engine died","type":"InternalServerError","code":500}`)
+	case Malformed:
+		st.event("", `{"choices":[{"text":"unterminated`)
+	}
+}
+
+// sleepUntil waits for t; false when the client went away first.
+func sleepUntil(r *http.Request, t time.Time) bool {
+	d := time.Until(t)
+	if d <= 0 {
+		return true
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return true
+	case <-r.Context().Done():
+		return false
+	}
+}
+
+// number reads a JSON number as an int.
+func number(v any) (int, bool) {
+	f, ok := v.(float64)
+	return int(f), ok
+}

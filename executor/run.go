@@ -1,0 +1,502 @@
+package executor
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"math"
+	rand2 "math/rand/v2"
+	"sort"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/llmload/llmload/metrics"
+)
+
+// run is the state of one Run.
+type run struct {
+	p       Plan
+	c       *client
+	preps   []prepared
+	offsets []time.Duration // open loop: the schedule, drawn up front
+	idPre   string          // x-request-id prefix, unique to the run
+
+	start    time.Time     // time zero of the measured phase
+	dispEnd  time.Duration // when dispatching stopped
+	nextID   atomic.Int64
+	inflight atomic.Int64
+	peaks    []atomic.Int64 // peak in-flight count per stage (one for an open loop)
+	wg       sync.WaitGroup
+	results  chan result
+}
+
+// result is a finished request and when it finished (offset from start).
+type result struct {
+	req *metrics.Request
+	end time.Duration
+}
+
+func newRun(p Plan, c *client, preps []prepared) *run {
+	r := &run{p: p, c: c, preps: preps, results: make(chan result, 1024)}
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	r.idPre = "llmload-" + hex.EncodeToString(b[:]) + "-"
+	stages := 1
+	if p.Open != nil {
+		n := p.MaxRequests
+		if n == 0 {
+			n = len(p.Requests)
+		}
+		r.offsets = Schedule(*p.Open, n, p.Seed)
+	} else {
+		stages = len(p.Closed.Stages)
+	}
+	r.peaks = make([]atomic.Int64, stages)
+	return r
+}
+
+// execute runs warmup, then the measured phase and the drain.
+func (r *run) execute(ctx context.Context) *Outcome {
+	warm, zero := r.warmup(ctx)
+	r.start = time.Now()
+	shift := r.start.Sub(zero)
+	for _, w := range warm {
+		w.Intended -= shift
+		w.Dispatched -= shift
+		w.Sent -= shift
+	}
+	col := newCollector(r)
+	done := make(chan struct{})
+	go func() { col.loop(warm); close(done) }()
+
+	work, stopWork := context.WithCancelCause(ctx)
+	defer stopWork(nil)
+	if ctx.Err() == nil {
+		if r.p.Open != nil {
+			r.open(work)
+		} else {
+			r.closed(work)
+		}
+	}
+	r.dispEnd = time.Since(r.start)
+	r.drain(stopWork)
+	r.c.close()
+	close(r.results)
+	<-done
+
+	out := col.outcome()
+	out.Interrupted = ctx.Err() != nil
+	out.Started = r.start
+	out.Elapsed = time.Since(r.start)
+	return out
+}
+
+// drain waits for requests in flight, and for open-loop arrivals still
+// waiting for a slot, for at most the target timeout; then it cancels what
+// is left (recorded as timeouts).
+func (r *run) drain(stopWork context.CancelCauseFunc) {
+	done := make(chan struct{})
+	go func() { r.wg.Wait(); close(done) }()
+	if r.c.timeout <= 0 {
+		<-done
+		return
+	}
+	t := time.NewTimer(r.c.timeout)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+		stopWork(errDrain)
+		<-done
+	}
+}
+
+// warmup sends the warmup requests, a few at a time, and returns their
+// results, with offsets from zero, the time warmup began.
+func (r *run) warmup(ctx context.Context) (warm []*metrics.Request, zero time.Time) {
+	zero = time.Now()
+	n := r.p.Warmup
+	if n == 0 {
+		return nil, zero
+	}
+	out := make([]*metrics.Request, n)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(n, WarmupConcurrency) {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n || ctx.Err() != nil {
+					return
+				}
+				now := time.Since(zero)
+				res := r.newResult(now, now)
+				res.Warmup = true
+				r.c.do(ctx, zero, &r.preps[i%len(r.preps)], res)
+				out[i] = res
+			}
+		})
+	}
+	wg.Wait()
+	// Requests never sent because ctx ended are left out.
+	for _, res := range out {
+		if res != nil {
+			warm = append(warm, res)
+		}
+	}
+	return warm, zero
+}
+
+// newResult starts the result of the next request.
+func (r *run) newResult(intended, dispatched time.Duration) *metrics.Request {
+	id := r.nextID.Add(1) - 1
+	return &metrics.Request{
+		ID:         id,
+		RequestID:  r.idPre + strconv.FormatInt(id, 10),
+		Intended:   intended,
+		Dispatched: dispatched,
+	}
+}
+
+// send sends the request and hands the result to the recorder goroutine.
+func (r *run) send(ctx context.Context, res *metrics.Request, p *prepared) {
+	defer r.wg.Done()
+	n := r.inflight.Add(1)
+	peak := &r.peaks[res.Stage]
+	for old := peak.Load(); n > old && !peak.CompareAndSwap(old, n); old = peak.Load() {
+	}
+	r.c.do(ctx, r.start, p, res)
+	r.inflight.Add(-1)
+	r.results <- result{req: res, end: time.Since(r.start)}
+}
+
+// job is an open-loop arrival waiting for a concurrency slot.
+type job struct {
+	res *metrics.Request
+	p   *prepared
+}
+
+// slot is one of an open loop's MaxConcurrency slots: it sends queued
+// arrivals in arrival order, one at a time. Arrivals still queued when ctx
+// ends are recorded as failures, never sent.
+func (r *run) slot(ctx context.Context, queue <-chan job) {
+	for j := range queue {
+		if ctx.Err() == nil {
+			r.send(ctx, j.res, j.p)
+			continue
+		}
+		res := j.res
+		res.Sent = time.Since(r.start)
+		j.p.describe(res)
+		r.c.failCtx(ctx, res, metrics.ErrCanceled, ctx.Err())
+		res.ErrorMessage = "never sent: " + res.ErrorMessage
+		r.results <- result{req: res, end: res.Sent}
+		r.wg.Done()
+	}
+}
+
+// open dispatches the schedule: it sleeps until each arrival and releases
+// the request, never waiting for a response. With MaxConcurrency, arrivals
+// queue (first in, first out) for that many slots.
+func (r *run) open(ctx context.Context) {
+	var queue chan job
+	if n := r.p.Open.MaxConcurrency; n > 0 {
+		queue = make(chan job, len(r.offsets))
+		defer close(queue)
+		for range n {
+			go r.slot(ctx, queue)
+		}
+	}
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for i, off := range r.offsets {
+		if d := r.p.Duration; d > 0 && off >= d {
+			return
+		}
+		if !sleepUntil(ctx, timer, r.start.Add(off)) {
+			return
+		}
+		res := r.newResult(off, time.Since(r.start))
+		p := &r.preps[i%len(r.preps)]
+		r.wg.Add(1)
+		if queue != nil {
+			queue <- job{res, p}
+		} else {
+			go r.send(ctx, res, p)
+		}
+	}
+}
+
+// sleepUntil waits on timer until t; false when ctx ended first.
+func sleepUntil(ctx context.Context, timer *time.Timer, t time.Time) bool {
+	d := time.Until(t)
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	timer.Reset(d)
+	select {
+	case <-timer.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// gate tells closed-loop users how many of them may run.
+type gate struct {
+	mu      sync.Mutex
+	users   int
+	changed chan struct{} // closed and replaced on every change
+	stop    chan struct{} // closed when users must stop
+	once    sync.Once
+}
+
+func (g *gate) set(users int) {
+	g.mu.Lock()
+	g.users = users
+	close(g.changed)
+	g.changed = make(chan struct{})
+	g.mu.Unlock()
+}
+
+func (g *gate) state() (int, <-chan struct{}) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.users, g.changed
+}
+
+func (g *gate) halt() { g.once.Do(func() { close(g.stop) }) }
+
+// closed runs the virtual users and moves their number along the stages.
+func (r *run) closed(ctx context.Context) {
+	cl := r.p.Closed
+	g := &gate{changed: make(chan struct{}), stop: make(chan struct{})}
+	steps := userSteps(cl.Stages)
+	users := 0
+	for _, s := range cl.Stages {
+		users = max(users, s.Users)
+	}
+	end := stagesLength(cl.Stages)
+	if d := r.p.Duration; d > 0 && (end == 0 || d < end) {
+		end = d
+	}
+	var tickets atomic.Int64
+	for u := range users {
+		r.wg.Add(1)
+		go r.user(ctx, u, g, &tickets, end)
+	}
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	defer g.halt()
+	for _, s := range steps {
+		if end > 0 && s.at >= end {
+			break
+		}
+		if !sleepUntil(ctx, timer, r.start.Add(s.at)) {
+			return
+		}
+		select {
+		case <-g.stop:
+			return
+		default:
+		}
+		g.set(s.users)
+	}
+	var deadline <-chan time.Time
+	if end > 0 {
+		timer.Reset(time.Until(r.start.Add(end)))
+		deadline = timer.C
+	}
+	select {
+	case <-deadline:
+	case <-g.stop:
+	case <-ctx.Done():
+	}
+}
+
+// user is virtual user u: while the gate counts it in, it sends a request,
+// reads the whole stream and thinks, until the run stops (at the latest at
+// end, when end is set).
+func (r *run) user(ctx context.Context, u int, g *gate, tickets *atomic.Int64, end time.Duration) {
+	defer r.wg.Done()
+	cl := r.p.Closed
+	rng := rand2.New(rand2.NewPCG(uint64(r.p.Seed), uint64(u)))
+	think := time.NewTimer(time.Hour)
+	defer think.Stop()
+	for {
+		for {
+			n, changed := g.state()
+			if u < n {
+				break
+			}
+			select {
+			case <-changed:
+			case <-g.stop:
+				return
+			case <-ctx.Done():
+				return
+			}
+		}
+		select {
+		case <-g.stop:
+			return
+		case <-ctx.Done():
+			return
+		default:
+		}
+		now := time.Since(r.start)
+		if end > 0 && now >= end {
+			return
+		}
+		t := tickets.Add(1) - 1 // also the place in the dataset's cycle
+		if limit := r.p.MaxRequests; limit > 0 && t >= int64(limit) {
+			g.halt()
+			return
+		}
+		res := r.newResult(now, now)
+		res.Stage = stageAt(cl.Stages, now)
+		r.wg.Add(1)
+		r.send(ctx, res, &r.preps[int(t)%len(r.preps)])
+
+		d := cl.ThinkMin
+		if cl.ThinkMax > cl.ThinkMin {
+			d += time.Duration(rng.Int64N(int64(cl.ThinkMax - cl.ThinkMin + 1)))
+		}
+		if d > 0 {
+			think.Reset(d)
+			select {
+			case <-think.C:
+			case <-g.stop:
+				return
+			case <-ctx.Done():
+				return
+			}
+		}
+	}
+}
+
+// collector is the single owner of the recorders: every result passes
+// through its goroutine.
+type collector struct {
+	r       *run
+	overall *metrics.Recorder
+	stages  []*metrics.Recorder
+	results []*metrics.Request
+
+	measured          int
+	firstDisp         time.Duration
+	lastDisp, lastEnd time.Duration
+	late              int
+
+	progress *progress
+}
+
+func newCollector(r *run) *collector {
+	opts := metrics.Options{Goodput: r.p.Goodput}
+	c := &collector{r: r, overall: metrics.NewRecorder(opts)}
+	if r.p.Closed != nil {
+		for range r.p.Closed.Stages {
+			c.stages = append(c.stages, metrics.NewRecorder(opts))
+		}
+	}
+	if r.p.Progress != nil {
+		c.progress = newProgress(r)
+	}
+	return c
+}
+
+// loop records the warmup results, then every result until the channel
+// closes, refreshing the progress line on the way.
+func (c *collector) loop(warm []*metrics.Request) {
+	for _, w := range warm {
+		c.add(w, 0)
+	}
+	var tick <-chan time.Time
+	if c.progress != nil {
+		t := time.NewTicker(250 * time.Millisecond)
+		defer t.Stop()
+		tick = t.C
+	}
+	for {
+		select {
+		case res, ok := <-c.r.results:
+			if !ok {
+				if c.progress != nil {
+					c.progress.print(true)
+				}
+				return
+			}
+			c.add(res.req, res.end)
+		case <-tick:
+			c.progress.print(false)
+		}
+	}
+}
+
+func (c *collector) add(req *metrics.Request, end time.Duration) {
+	c.results = append(c.results, req)
+	if !req.Warmup {
+		c.overall.Add(req)
+		if c.stages != nil {
+			c.stages[req.Stage].Add(req)
+		}
+		if c.measured == 0 || req.Dispatched < c.firstDisp {
+			c.firstDisp = req.Dispatched
+		}
+		c.lastDisp = max(c.lastDisp, req.Dispatched)
+		c.lastEnd = max(c.lastEnd, end)
+		c.measured++
+		if req.Lag() > LateThreshold {
+			c.late++
+		}
+		if c.progress != nil {
+			c.progress.add(req)
+		}
+	}
+	if c.r.p.OnResult != nil {
+		c.r.p.OnResult(req)
+	}
+}
+
+// outcome computes the summaries once every result is in.
+func (c *collector) outcome() *Outcome {
+	r := c.r
+	out := &Outcome{Results: c.results, LateDispatches: c.late, LateThreshold: LateThreshold}
+	sort.SliceStable(out.Results, func(i, j int) bool { return out.Results[i].ID < out.Results[j].ID })
+	if r.p.Open != nil {
+		out.ConfiguredRate = r.p.Open.Rate
+	}
+	if c.measured > 1 {
+		if span := c.lastDisp - c.firstDisp; span > 0 {
+			out.AchievedRate = float64(c.measured-1) / span.Seconds()
+		} else {
+			out.AchievedRate = math.Inf(1)
+		}
+	}
+	peak := 0
+	for i := range r.peaks {
+		peak = max(peak, int(r.peaks[i].Load()))
+	}
+	c.overall.ObserveConcurrency(peak)
+	var duration time.Duration
+	if c.measured > 0 {
+		duration = c.lastEnd - c.firstDisp
+	}
+	out.Overall = c.overall.Summary(duration)
+	if r.p.Closed != nil {
+		var start time.Duration
+		stop := r.dispEnd
+		for i, s := range r.p.Closed.Stages {
+			d := s.Duration
+			if d == 0 || start+d > stop {
+				d = max(0, stop-start)
+			}
+			c.stages[i].ObserveConcurrency(int(r.peaks[i].Load()))
+			out.Stages = append(out.Stages, StageOutcome{Index: i, Users: s.Users, Duration: d, Summary: c.stages[i].Summary(d)})
+			start += s.Duration
+		}
+	}
+	return out
+}

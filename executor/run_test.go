@@ -1,0 +1,338 @@
+package executor
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/llmload/llmload/dataset"
+	"github.com/llmload/llmload/executor/executortest"
+	"github.com/llmload/llmload/metrics"
+)
+
+// requests returns n dataset requests asking for tokens tokens each.
+func requests(n, tokens int) []dataset.Request {
+	out := make([]dataset.Request, n)
+	for i := range out {
+		out[i] = dataset.Request{Index: i, Prompt: "p", PromptLen: 3, OutputLen: tokens}
+	}
+	return out
+}
+
+func mustRun(t *testing.T, ctx context.Context, p Plan) *Outcome {
+	t.Helper()
+	out, err := Run(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestRunOpenLoop(t *testing.T) {
+	srv := executortest.New(executortest.Config{TTFT: 5 * time.Millisecond, ITL: time.Millisecond})
+	defer srv.Close()
+	o := OpenLoop{Rate: 200, Arrival: ArrivalPoisson}
+	var seen []int64
+	out := mustRun(t, context.Background(), Plan{
+		Target:      Target{BaseURL: srv.URL, Timeout: 10 * time.Second},
+		Requests:    requests(7, 4),
+		Open:        &o,
+		MaxRequests: 40,
+		Seed:        3,
+		OnResult:    func(r *metrics.Request) { seen = append(seen, r.ID) },
+	})
+	if out.Overall.Completed != 40 || out.Overall.Failed != 0 || srv.Count() != 40 {
+		t.Fatalf("completed %d, failed %d, server saw %d; want 40, 0, 40", out.Overall.Completed, out.Overall.Failed, srv.Count())
+	}
+	if len(seen) != 40 {
+		t.Errorf("OnResult called %d times, want 40", len(seen))
+	}
+	sched := Schedule(o, 40, 3)
+	for i, r := range out.Results {
+		if r.ID != int64(i) || r.Intended != sched[i] || r.DatasetIndex != i%7 {
+			t.Fatalf("result %d: id %d, intended %v, dataset index %d; want %d, %v, %d", i, r.ID, r.Intended, r.DatasetIndex, i, sched[i], i%7)
+		}
+		if r.Dispatched < r.Intended || r.Sent < r.Dispatched || r.RequestID == "" {
+			t.Fatalf("result %d: intended %v, dispatched %v, sent %v, request id %q", i, r.Intended, r.Dispatched, r.Sent, r.RequestID)
+		}
+	}
+	if out.ConfiguredRate != 200 {
+		t.Errorf("configured rate %v", out.ConfiguredRate)
+	}
+	// The schedule's own rate: dispatch follows it closely.
+	want := 39 / sched[39].Seconds()
+	if math.Abs(out.AchievedRate-want)/want > 0.15 {
+		t.Errorf("achieved rate %.1f/s, want the schedule's %.1f/s within 15%%", out.AchievedRate, want)
+	}
+	if out.LateThreshold != LateThreshold || out.Interrupted || out.Stages != nil {
+		t.Errorf("late threshold %v, interrupted %v, stages %v", out.LateThreshold, out.Interrupted, out.Stages)
+	}
+	ids := map[string]bool{}
+	for _, r := range srv.Received() {
+		ids[r.Header.Get("X-Request-Id")] = true
+	}
+	if len(ids) != 40 {
+		t.Errorf("%d distinct x-request-id values, want 40", len(ids))
+	}
+}
+
+func TestRunMaxConcurrency(t *testing.T) {
+	srv := executortest.New(executortest.Config{TTFT: 20 * time.Millisecond})
+	defer srv.Close()
+	out := mustRun(t, context.Background(), Plan{
+		Target:      Target{BaseURL: srv.URL},
+		Requests:    requests(1, 2),
+		Open:        &OpenLoop{Rate: math.Inf(1), MaxConcurrency: 3},
+		MaxRequests: 15,
+	})
+	if got := srv.MaxConcurrent(); got > 3 {
+		t.Errorf("server saw %d concurrent requests, want at most 3", got)
+	}
+	if out.Overall.Completed != 15 || out.Overall.PeakConcurrency > 3 || out.Overall.PeakConcurrency < 1 {
+		t.Errorf("completed %d, peak concurrency %d", out.Overall.Completed, out.Overall.PeakConcurrency)
+	}
+	// Arrivals beyond the cap queue: the last ones waited for several
+	// requests' worth of time.
+	last := out.Results[len(out.Results)-1]
+	if q := last.Queue(); q < 40*time.Millisecond {
+		t.Errorf("last request queued %v, want at least 40ms", q)
+	}
+	if last.Lag() > LateThreshold && out.LateDispatches == 0 {
+		t.Errorf("a late dispatch was not counted")
+	}
+}
+
+func TestRunClosedLoopUsers(t *testing.T) {
+	srv := executortest.New(executortest.Config{TTFT: 3 * time.Millisecond, ITL: time.Millisecond, Tokens: 3})
+	defer srv.Close()
+	stages := []Stage{
+		{Users: 2, Duration: 150 * time.Millisecond},
+		{Users: 5, Duration: 200 * time.Millisecond, Ramp: 100 * time.Millisecond},
+		{Users: 1, Duration: 150 * time.Millisecond},
+	}
+	out := mustRun(t, context.Background(), Plan{
+		Target:   Target{BaseURL: srv.URL},
+		Requests: requests(3, 8),
+		Closed:   &ClosedLoop{Stages: stages, ThinkMin: time.Millisecond, ThinkMax: 3 * time.Millisecond},
+		Seed:     1,
+	})
+	if got := srv.MaxConcurrent(); got > 5 {
+		t.Errorf("server saw %d concurrent requests, want at most 5 (the most users of any stage)", got)
+	}
+	if len(out.Stages) != 3 {
+		t.Fatalf("%d stage outcomes, want 3", len(out.Stages))
+	}
+	sum := 0
+	for i, s := range out.Stages {
+		if s.Index != i || s.Users != stages[i].Users || s.Summary.Completed == 0 {
+			t.Errorf("stage %d: index %d, users %d, completed %d", i, s.Index, s.Users, s.Summary.Completed)
+		}
+		if s.Summary.PeakConcurrency > maxUsersBefore(stages, i) {
+			t.Errorf("stage %d: peak concurrency %d", i, s.Summary.PeakConcurrency)
+		}
+		sum += s.Summary.Completed + s.Summary.Failed
+	}
+	if sum != out.Overall.Completed+out.Overall.Failed || out.Overall.Failed != 0 {
+		t.Errorf("stages hold %d requests, overall %d completed + %d failed", sum, out.Overall.Completed, out.Overall.Failed)
+	}
+	for _, r := range out.Results {
+		if want := stageAt(stages, r.Dispatched); r.Stage != want {
+			t.Fatalf("request %d dispatched at %v is in stage %d, want %d", r.ID, r.Dispatched, r.Stage, want)
+		}
+	}
+	if out.ConfiguredRate != 0 {
+		t.Errorf("closed loop configured rate %v, want 0", out.ConfiguredRate)
+	}
+	// Dispatch stops at the end of the stages.
+	if last := out.Results[len(out.Results)-1].Dispatched; last > 500*time.Millisecond {
+		t.Errorf("last dispatch at %v, after the stages ended (500ms)", last)
+	}
+}
+
+// maxUsersBefore is the most users a stage can see in flight: its own and
+// (finishing their requests) the previous stage's.
+func maxUsersBefore(stages []Stage, i int) int {
+	n := stages[i].Users
+	if i > 0 {
+		n = max(n, stages[i-1].Users)
+	}
+	return n
+}
+
+// With one user and a request count the server never sees two requests at
+// once and gets exactly that many.
+func TestRunClosedLoopRequests(t *testing.T) {
+	srv := executortest.New(executortest.Config{Tokens: 2})
+	defer srv.Close()
+	out := mustRun(t, context.Background(), Plan{
+		Target:      Target{BaseURL: srv.URL},
+		Requests:    requests(4, 2),
+		Closed:      &ClosedLoop{Stages: []Stage{{Users: 3}}},
+		MaxRequests: 25,
+	})
+	if out.Overall.Completed != 25 || srv.Count() != 25 || srv.MaxConcurrent() > 3 {
+		t.Errorf("completed %d, server saw %d requests, %d at once; want 25, 25, <= 3", out.Overall.Completed, srv.Count(), srv.MaxConcurrent())
+	}
+	// Keep-alive: connections are reused. (A request may dial while the
+	// previous one's connection is on its way back to the idle pool, so a
+	// few more than 3 can open; without reuse there would be 25.)
+	if n := srv.Conns(); n > 6 {
+		t.Errorf("server accepted %d connections for 3 users and 25 requests, want at most 6", n)
+	}
+	counts := map[int]int{}
+	for _, r := range out.Results {
+		counts[r.DatasetIndex]++
+	}
+	if diff := cmp.Diff(map[int]int{0: 7, 1: 6, 2: 6, 3: 6}, counts); diff != "" {
+		t.Errorf("dataset entries sent (-want +got):\n%s", diff)
+	}
+}
+
+func TestRunWarmup(t *testing.T) {
+	srv := executortest.New(executortest.Config{})
+	defer srv.Close()
+	var progress bytes.Buffer
+	out := mustRun(t, context.Background(), Plan{
+		Target:      Target{BaseURL: srv.URL},
+		Requests:    requests(2, 3),
+		Open:        &OpenLoop{Rate: math.Inf(1)},
+		MaxRequests: 5,
+		Warmup:      3,
+		Progress:    &progress,
+	})
+	if srv.Count() != 8 || len(out.Results) != 8 || out.Overall.Completed != 5 {
+		t.Fatalf("server saw %d, results %d, completed %d; want 8, 8, 5", srv.Count(), len(out.Results), out.Overall.Completed)
+	}
+	for i, r := range out.Results {
+		if want := i < 3; r.Warmup != want {
+			t.Errorf("result %d: warmup %v, want %v", i, r.Warmup, want)
+		}
+		if r.Warmup && r.Sent >= 0 {
+			t.Errorf("warmup result %d sent at %v, want before the start (negative)", i, r.Sent)
+		}
+	}
+	if s := progress.String(); !strings.Contains(s, "5/5 done") || !strings.HasSuffix(s, "\n") {
+		t.Errorf("progress %q: want a final 5/5 line", s)
+	}
+}
+
+// Ctrl-C: dispatch stops, requests in flight are canceled, the partial
+// outcome comes back without error. Two users; the fifth and sixth requests
+// hang, and the run is interrupted once both are at the server (by then the
+// first four have completed: each user sends only after its last request).
+func TestRunInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	srv := executortest.New(executortest.Config{Vary: func(i int, c *executortest.Config) {
+		if i >= 4 {
+			c.TTFT = time.Minute
+		}
+		if i == 5 {
+			time.AfterFunc(20*time.Millisecond, cancel)
+		}
+	}})
+	defer srv.Close()
+	began := time.Now()
+	out := mustRun(t, ctx, Plan{
+		Target:   Target{BaseURL: srv.URL, Timeout: time.Minute},
+		Requests: requests(1, 2),
+		Closed:   &ClosedLoop{Stages: []Stage{{Users: 2, Duration: time.Minute}}},
+	})
+	if took := time.Since(began); took > 10*time.Second {
+		t.Errorf("took %v to stop", took)
+	}
+	if !out.Interrupted {
+		t.Error("Interrupted not set")
+	}
+	want := map[metrics.ErrorKind]int{metrics.ErrCanceled: 2}
+	if diff := cmp.Diff(want, out.Overall.Errors); diff != "" || out.Overall.Completed != 4 || len(out.Results) != 6 {
+		t.Errorf("completed %d of %d results; errors (-want +got):\n%s", out.Overall.Completed, len(out.Results), diff)
+	}
+}
+
+// The drain lets requests in flight finish but is bounded by the timeout:
+// what is still queued then is recorded as a timeout, never sent.
+func TestRunDrainDeadline(t *testing.T) {
+	// The first request ends at 200 ms, before the drain deadline (300 ms
+	// after dispatch ended, at 0); the second would end at 400 ms.
+	srv := executortest.New(executortest.Config{TTFT: 200 * time.Millisecond, Tokens: 1})
+	defer srv.Close()
+	out := mustRun(t, context.Background(), Plan{
+		Target:      Target{BaseURL: srv.URL, Timeout: 300 * time.Millisecond},
+		Requests:    requests(1, 1),
+		Open:        &OpenLoop{Rate: math.Inf(1), MaxConcurrency: 1},
+		MaxRequests: 4,
+	})
+	var kinds []metrics.ErrorKind
+	for _, r := range out.Results {
+		kinds = append(kinds, r.Error)
+	}
+	want := []metrics.ErrorKind{"", metrics.ErrTimeout, metrics.ErrTimeout, metrics.ErrTimeout}
+	if diff := cmp.Diff(want, kinds); diff != "" {
+		t.Errorf("outcomes (-want +got):\n%s", diff)
+	}
+	if srv.Count() != 2 {
+		t.Errorf("server saw %d requests, want 2", srv.Count())
+	}
+	if m := out.Results[3].ErrorMessage; !strings.HasPrefix(m, "never sent") {
+		t.Errorf("queued request's message %q", m)
+	}
+}
+
+func TestRunDuration(t *testing.T) {
+	srv := executortest.New(executortest.Config{Tokens: 1})
+	defer srv.Close()
+	out := mustRun(t, context.Background(), Plan{
+		Target:      Target{BaseURL: srv.URL},
+		Requests:    requests(1, 1),
+		Open:        &OpenLoop{Rate: 100, Arrival: ArrivalConstant},
+		MaxRequests: 1000,
+		Duration:    100 * time.Millisecond,
+	})
+	if n := len(out.Results); n != 10 {
+		t.Errorf("%d requests in 100ms at 100/s (constant), want 10", n)
+	}
+}
+
+func TestRunSetupErrors(t *testing.T) {
+	ok := Plan{Target: Target{BaseURL: "http://127.0.0.1:1"}, Requests: requests(1, 1), Open: &OpenLoop{Rate: 1}}
+	for _, tc := range []struct {
+		name string
+		edit func(*Plan)
+		want string
+	}{
+		{"bad url", func(p *Plan) { p.Target.BaseURL = "127.0.0.1:8000" }, "base_url"},
+		{"bad api", func(p *Plan) { p.Target.API = "tgi" }, "api"},
+		{"missing CA file", func(p *Plan) { p.Target.CAFile = "testdata/nope.pem" }, "ca_file"},
+		{"CA file without PEM", func(p *Plan) { p.Target.CAFile = "testdata/sse/basic.sse" }, "no PEM"},
+		{"no requests", func(p *Plan) { p.Requests = nil }, "no requests"},
+		{"both loops", func(p *Plan) { p.Closed = &ClosedLoop{Stages: []Stage{{Users: 1, Duration: 1}}} }, "exactly one"},
+		{"no rate", func(p *Plan) { p.Open.Rate = 0 }, "rate"},
+		{"bad arrival", func(p *Plan) { p.Open.Arrival = "uniform" }, "arrival"},
+		{"gamma without burstiness", func(p *Plan) { p.Open.Arrival = ArrivalGamma }, "burstiness"},
+		{"endless closed loop", func(p *Plan) { p.Open = nil; p.Closed = &ClosedLoop{Stages: []Stage{{Users: 1}}} }, "no end"},
+		{"unbounded middle stage", func(p *Plan) {
+			p.Open = nil
+			p.Closed = &ClosedLoop{Stages: []Stage{{Users: 1}, {Users: 2, Duration: 1}}}
+		}, "only the last stage"},
+		{"think range", func(p *Plan) {
+			p.Open = nil
+			p.Closed = &ClosedLoop{Stages: []Stage{{Users: 1, Duration: 1}}, ThinkMin: 2, ThinkMax: 1}
+		}, "think"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := ok
+			o := *ok.Open
+			p.Open = &o
+			tc.edit(&p)
+			_, err := Run(context.Background(), p)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("got error %v, want one mentioning %q", err, tc.want)
+			}
+		})
+	}
+}

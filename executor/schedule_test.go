@@ -1,0 +1,116 @@
+package executor
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestScheduleRate(t *testing.T) {
+	const n = 20000
+	for _, tc := range []struct {
+		name   string
+		o      OpenLoop
+		wantCV float64 // coefficient of variation of the gaps: 1/sqrt(shape)
+	}{
+		{"poisson", OpenLoop{Rate: 50, Arrival: ArrivalPoisson}, 1},
+		{"default is poisson", OpenLoop{Rate: 50}, 1},
+		{"gamma bursty", OpenLoop{Rate: 200, Arrival: ArrivalGamma, Burstiness: 0.25}, 2},
+		{"gamma regular", OpenLoop{Rate: 5, Arrival: ArrivalGamma, Burstiness: 4}, 0.5},
+		{"constant", OpenLoop{Rate: 8, Arrival: ArrivalConstant}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			offs := Schedule(tc.o, n, 42)
+			if len(offs) != n || offs[0] != 0 {
+				t.Fatalf("got %d arrivals starting at %v, want %d starting at 0", len(offs), offs[0], n)
+			}
+			var sum, sq float64
+			for i := 1; i < n; i++ {
+				gap := (offs[i] - offs[i-1]).Seconds()
+				if gap < 0 {
+					t.Fatalf("arrival %d is before arrival %d", i, i-1)
+				}
+				sum += gap
+				sq += gap * gap
+			}
+			mean := sum / (n - 1)
+			cv := math.Sqrt(max(sq/(n-1)-mean*mean, 0)) / mean
+			if rate := 1 / mean; math.Abs(rate-tc.o.Rate)/tc.o.Rate > 0.03 {
+				t.Errorf("rate %.3f, want %.3f within 3%%", rate, tc.o.Rate)
+			}
+			if math.Abs(cv-tc.wantCV) > 0.1*max(tc.wantCV, 0.01) {
+				t.Errorf("gap coefficient of variation %.3f, want %.3f within 10%%", cv, tc.wantCV)
+			}
+		})
+	}
+}
+
+func TestScheduleIsSeeded(t *testing.T) {
+	o := OpenLoop{Rate: 10, Arrival: ArrivalGamma, Burstiness: 0.5}
+	a, b, c := Schedule(o, 100, 1), Schedule(o, 100, 1), Schedule(o, 100, 2)
+	if diff := cmp.Diff(a, b); diff != "" {
+		t.Errorf("same seed, different schedules (-want +got):\n%s", diff)
+	}
+	if cmp.Equal(a, c) {
+		t.Error("different seeds gave the same schedule")
+	}
+	// A longer schedule starts with the shorter one.
+	if diff := cmp.Diff(a, Schedule(o, 200, 1)[:100]); diff != "" {
+		t.Errorf("prefix (-want +got):\n%s", diff)
+	}
+}
+
+func TestScheduleEdges(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		o    OpenLoop
+		n    int
+		want []time.Duration
+	}{
+		{"inf", OpenLoop{Rate: math.Inf(1)}, 3, []time.Duration{0, 0, 0}},
+		{"constant", OpenLoop{Rate: 4, Arrival: ArrivalConstant}, 4, []time.Duration{0, 250 * time.Millisecond, 500 * time.Millisecond, 750 * time.Millisecond}},
+		{"none", OpenLoop{Rate: 4}, 0, nil},
+	} {
+		if diff := cmp.Diff(tc.want, Schedule(tc.o, tc.n, 7)); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.name, diff)
+		}
+	}
+}
+
+func TestUserSteps(t *testing.T) {
+	s := time.Second
+	for _, tc := range []struct {
+		name   string
+		stages []Stage
+		want   []step
+	}{
+		{"one stage", []Stage{{Users: 5, Duration: 10 * s}}, []step{{0, 5}}},
+		{"ramp up from zero", []Stage{{Users: 4, Duration: 10 * s, Ramp: 4 * s}},
+			[]step{{0, 1}, {s, 2}, {2 * s, 3}, {3 * s, 4}}},
+		{"steps and a ramp down", []Stage{{Users: 2, Duration: 5 * s}, {Users: 6, Duration: 5 * s}, {Users: 3, Duration: 5 * s, Ramp: 3 * s}},
+			[]step{{0, 2}, {5 * s, 6}, {10 * s, 5}, {11 * s, 4}, {12 * s, 3}}},
+		{"ramp of one user", []Stage{{Users: 1, Duration: 5 * s, Ramp: 2 * s}}, []step{{0, 1}}},
+	} {
+		if diff := cmp.Diff(tc.want, userSteps(tc.stages), cmp.AllowUnexported(step{})); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.name, diff)
+		}
+	}
+}
+
+func TestStageAt(t *testing.T) {
+	s := time.Second
+	stages := []Stage{{Users: 1, Duration: 2 * s}, {Users: 2, Duration: 3 * s}, {Users: 3}}
+	for _, tc := range []struct {
+		at   time.Duration
+		want int
+	}{{0, 0}, {2*s - 1, 0}, {2 * s, 1}, {5*s - 1, 1}, {5 * s, 2}, {time.Hour, 2}} {
+		if got := stageAt(stages, tc.at); got != tc.want {
+			t.Errorf("stageAt(%v) = %d, want %d", tc.at, got, tc.want)
+		}
+	}
+	if got := stageAt(stages[:2], time.Hour); got != 1 {
+		t.Errorf("after the last stage: %d, want 1", got)
+	}
+}

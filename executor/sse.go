@@ -1,0 +1,121 @@
+package executor
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"time"
+)
+
+// sseReader reads Server-Sent Events from a bufio.Reader. It has no line
+// length limit (unlike bufio.Scanner): a line longer than the buffer is
+// gathered piece by piece.
+//
+// It follows the WHATWG event-stream rules that matter for OpenAI-style
+// streams: "data:" with or without one following space, comment lines
+// starting with ':', LF or CRLF line ends, several data lines joined with
+// '\n', an event dispatched on a blank line, "event:" names, a leading BOM.
+// Unlike the spec, an event still pending when the stream ends is dispatched
+// (some servers omit the blank line after the final "data: [DONE]").
+type sseReader struct {
+	br      *bufio.Reader
+	data    []byte // the pending event's data, lines joined with '\n'
+	name    []byte // the pending event's "event:" field
+	hasData bool   // a data field was seen for the pending event
+	long    []byte // scratch for lines longer than the buffer
+	started bool
+}
+
+func newSSEReader(br *bufio.Reader) *sseReader {
+	return &sseReader{br: br}
+}
+
+// next returns the next event's name (empty for the default "message") and
+// data. Both are valid until the next call. It returns io.EOF at the end of
+// the stream and any read error as is.
+func (s *sseReader) next() (name, data []byte, err error) {
+	s.data, s.name, s.hasData = s.data[:0], s.name[:0], false
+	for {
+		line, err := s.readLine()
+		if err != nil {
+			if errors.Is(err, io.EOF) && s.hasData {
+				return s.name, s.data, nil
+			}
+			return nil, nil, err
+		}
+		if len(line) == 0 {
+			if s.hasData {
+				return s.name, s.data, nil
+			}
+			s.name = s.name[:0]
+			continue
+		}
+		if line[0] == ':' {
+			continue
+		}
+		field, value := line, []byte(nil)
+		if i := bytes.IndexByte(line, ':'); i >= 0 {
+			field, value = line[:i], line[i+1:]
+			if len(value) > 0 && value[0] == ' ' {
+				value = value[1:]
+			}
+		}
+		switch string(field) {
+		case "data":
+			if s.hasData {
+				s.data = append(s.data, '\n')
+			}
+			s.data = append(s.data, value...)
+			s.hasData = true
+		case "event":
+			s.name = append(s.name[:0], value...)
+		}
+		// "id", "retry" and unknown fields are ignored.
+	}
+}
+
+// readLine returns the next line without its LF or CRLF end. At the end of
+// the stream a last unterminated line is returned first, then io.EOF.
+func (s *sseReader) readLine() ([]byte, error) {
+	line, err := s.br.ReadSlice('\n')
+	if errors.Is(err, bufio.ErrBufferFull) {
+		s.long = append(s.long[:0], line...)
+		for errors.Is(err, bufio.ErrBufferFull) {
+			line, err = s.br.ReadSlice('\n')
+			s.long = append(s.long, line...)
+		}
+		line = s.long
+	}
+	if err != nil && (!errors.Is(err, io.EOF) || len(line) == 0) {
+		return nil, err
+	}
+	if !s.started {
+		s.started = true
+		line = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf"))
+	}
+	line = bytes.TrimSuffix(line, []byte("\n"))
+	line = bytes.TrimSuffix(line, []byte("\r"))
+	return line, nil
+}
+
+// timedReader notes when each read that returned bytes completed, so that an
+// event is stamped with the arrival of its last byte rather than with the
+// time it was parsed, and resets the stall timer on every such read.
+type timedReader struct {
+	r     io.Reader
+	at    time.Time // when the last read that returned bytes completed
+	stall *time.Timer
+	limit time.Duration
+}
+
+func (t *timedReader) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	if n > 0 {
+		t.at = time.Now()
+		if t.stall != nil {
+			t.stall.Reset(t.limit)
+		}
+	}
+	return n, err
+}
