@@ -238,8 +238,10 @@ func valueString(v cty.Value) string {
 	case !v.IsKnown():
 		return "unknown"
 	case v.Type() == cty.Number:
+		// Six significant digits: enough to compare with a threshold,
+		// short enough to read.
 		f, _ := v.AsBigFloat().Float64()
-		return strconv.FormatFloat(f, 'f', -1, 64)
+		return strconv.FormatFloat(f, 'g', 6, 64)
 	case v.Type().IsObjectType():
 		return "an object"
 	}

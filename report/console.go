@@ -145,10 +145,10 @@ func writeExtras(p *printer, r *Run, s *metrics.Summary) {
 	case math.IsInf(sch.ConfiguredRate, 1):
 		p.printf("Schedule: all requests at t=0 (rate inf)")
 	default:
-		p.printf("Schedule: configured %.2f req/s, achieved %.2f req/s", sch.ConfiguredRate, sch.AchievedRate)
+		p.printf("Schedule: configured %.2f req/s (this seed's arrivals: %.2f), achieved %.2f req/s", sch.ConfiguredRate, sch.ScheduledRate, sch.AchievedRate)
 	}
-	p.printf("; dispatch lag p50 %.3f ms, p99 %.3f ms, max %.3f ms; %s (lag > %v)\n",
-		sch.LagP50, sch.LagP99, sch.LagMax, count(sch.LateDispatches, "late dispatch", "late dispatches"), LateThreshold)
+	p.printf("; dispatch lag p50 %.3f ms, p99 %.3f ms, max %.3f ms; %s (lag > %g ms)\n",
+		sch.LagP50, sch.LagP99, sch.LagMax, count(sch.LateDispatches, "late dispatch", "late dispatches"), sch.LateThreshold)
 	if sch.Warning != "" {
 		p.printf("WARNING: %s\n", sch.Warning)
 	}

@@ -113,7 +113,7 @@ func openLoopRun() *Run {
 		MaxConcurrency: 3, RequestRate: 10, Burstiness: 1,
 		Goodput:  slo,
 		Overall:  s,
-		Schedule: ScheduleOf(10, reqs, s.Lag),
+		Schedule: ScheduleOf(10, reqs, s.Lag, 10*time.Millisecond),
 		Checks: []Check{
 			{Name: "ttft_p99", Kind: "sla", Threshold: "< 500 ms", Measured: "399.99 ms", Passed: true},
 			{Name: "itl_p99", Kind: "sla", Description: "smooth streaming", Threshold: "< 50 ms", Measured: "60.00 ms",
@@ -153,7 +153,7 @@ func closedLoopRun() *Run {
 		TargetURL: "http://127.0.0.1:8000", API: "openai", Model: "qwen3",
 		TokenizerApproximate: true,
 		Overall:              s, Stages: stages,
-		Schedule: ScheduleOf(0, all, s.Lag),
+		Schedule: ScheduleOf(0, all, s.Lag, 10*time.Millisecond),
 		Requests: all,
 	}
 }
@@ -176,7 +176,7 @@ func emptyRun() *Run {
 		TargetURL: "http://127.0.0.1:9", API: "openai", Model: "m",
 		RequestRate: math.Inf(1), Burstiness: 1,
 		Overall:     s,
-		Schedule:    ScheduleOf(math.Inf(1), reqs, s.Lag),
+		Schedule:    ScheduleOf(math.Inf(1), reqs, s.Lag, 10*time.Millisecond),
 		Interrupted: true,
 		Requests:    reqs,
 	}

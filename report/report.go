@@ -5,6 +5,7 @@
 package report
 
 import (
+	"fmt"
 	"math"
 	"sort"
 	"time"
@@ -31,14 +32,15 @@ type Stage struct {
 	Summary  *metrics.Summary `json:"summary"`
 }
 
-// LateThreshold is how late against its schedule a dispatch must be to
-// count in Schedule.LateDispatches.
-const LateThreshold = time.Millisecond
-
-// Schedule is how faithfully the client kept to its schedule.
+// Schedule is how well the client kept to its dispatch schedule.
 type Schedule struct {
 	ConfiguredRate float64 `json:"configured_rate"` // req/s; +Inf for "inf"; 0 for closed loop
 	AchievedRate   float64 `json:"achieved_rate"`   // req/s of dispatches
+	// ScheduledRate is the rate of the drawn schedule itself (a seeded
+	// Poisson sample differs from the configured rate by chance); the
+	// achieved rate is judged against it.
+	ScheduledRate  float64 `json:"scheduled_rate"`
+	LateThreshold  float64 `json:"late_threshold_ms"`
 	LateDispatches int     `json:"late_dispatches"` // dispatches later than LateThreshold
 	LagP50         float64 `json:"lag_p50_ms"`
 	LagP99         float64 `json:"lag_p99_ms"`
@@ -47,36 +49,53 @@ type Schedule struct {
 }
 
 // ScheduleOf computes the schedule figures of the measured (non-warmup)
-// requests. The achieved rate is (n-1) dispatches over the span from the
-// first to the last dispatch. The warning is set when the lag p99 exceeds
-// LateThreshold, or when an open-loop run with a finite rate achieved less
-// than 95% of it.
-func ScheduleOf(configuredRate float64, requests []*metrics.Request, lag metrics.Latency) Schedule {
-	s := Schedule{ConfiguredRate: configuredRate, LagP50: lag.P50, LagP99: lag.P99, LagMax: lag.Max}
-	var dispatched []time.Duration
+// requests. A dispatch is late when it left more than late after its
+// intended time. Rates are (n-1) over the span from the first to the last
+// dispatch (or intended send). The warning is set when any dispatch was
+// late, or when an open-loop run achieved less than 95% of its own
+// schedule's rate.
+func ScheduleOf(configuredRate float64, requests []*metrics.Request, lag metrics.Latency, late time.Duration) Schedule {
+	s := Schedule{
+		ConfiguredRate: configuredRate,
+		LateThreshold:  float64(late) / float64(time.Millisecond),
+		LagP50:         lag.P50, LagP99: lag.P99, LagMax: lag.Max,
+	}
+	var dispatched, intended []time.Duration
 	for _, r := range requests {
 		if r.Warmup {
 			continue
 		}
 		dispatched = append(dispatched, r.Dispatched)
-		if r.Lag() > LateThreshold {
+		intended = append(intended, r.Intended)
+		if r.Lag() > late {
 			s.LateDispatches++
 		}
 	}
-	sort.Slice(dispatched, func(i, j int) bool { return dispatched[i] < dispatched[j] })
-	if n := len(dispatched); n >= 2 {
-		if span := dispatched[n-1] - dispatched[0]; span > 0 {
-			s.AchievedRate = float64(n-1) / span.Seconds()
-		}
-	}
+	s.AchievedRate = spanRate(dispatched)
+	s.ScheduledRate = spanRate(intended)
 	finite := configuredRate > 0 && !math.IsInf(configuredRate, 1)
 	switch {
-	case lag.P99 > float64(LateThreshold)/float64(time.Millisecond):
-		s.Warning = "the client could not keep to the schedule: dispatch lag p99 exceeds 1 ms; latencies from the intended send time show the effect"
-	case finite && s.AchievedRate > 0 && s.AchievedRate < 0.95*configuredRate:
-		s.Warning = "the achieved request rate is under 95% of the configured rate"
+	case s.LateDispatches > 0:
+		s.Warning = fmt.Sprintf("the client could not keep to the schedule: %d of %d dispatches left more than %v late, so the offered load was lower than configured; latencies from the intended send time show the effect",
+			s.LateDispatches, len(dispatched), late)
+	case finite && s.ScheduledRate > 0 && s.AchievedRate < 0.95*s.ScheduledRate:
+		s.Warning = fmt.Sprintf("the achieved request rate (%.2f req/s) is under 95%% of the schedule's (%.2f req/s)", s.AchievedRate, s.ScheduledRate)
 	}
 	return s
+}
+
+// spanRate is (n-1) events over the span from the first to the last; 0
+// when there is no span.
+func spanRate(at []time.Duration) float64 {
+	if len(at) < 2 {
+		return 0
+	}
+	sort.Slice(at, func(i, j int) bool { return at[i] < at[j] })
+	span := at[len(at)-1] - at[0]
+	if span <= 0 {
+		return 0 // everything at once: no rate to speak of (and JSON has no Inf)
+	}
+	return float64(len(at)-1) / span.Seconds()
 }
 
 // Run is everything a finished scenario run reports.
