@@ -1,0 +1,76 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/llmload/llmload/scenario"
+)
+
+// configFlags are the flags every command that reads scenario files takes.
+type configFlags struct {
+	vars     multiFlag
+	varFiles multiFlag
+}
+
+func (c *configFlags) register(fs *flag.FlagSet) {
+	fs.Var(&c.vars, "var", "set a variable, `name=value` (repeatable; beats -var-file and LLMLOAD_VAR_<name>)")
+	fs.Var(&c.varFiles, "var-file", "read variable values from an HCL `file` (repeatable)")
+}
+
+// loadConfig reads the scenario files and prints any diagnostics. It
+// returns nil and an exit code when the configuration is invalid.
+func loadConfig(e env, paths []string, cf *configFlags) (*scenario.Config, int) {
+	if len(paths) == 0 {
+		fmt.Fprintln(e.stderr, "llmload: no scenario file or directory given")
+		return nil, exitInvalid
+	}
+	cfg, diags := scenario.Load(paths, scenario.LoadOptions{
+		Vars:     cf.vars,
+		VarFiles: cf.varFiles,
+		Environ:  os.Environ(),
+	})
+	if len(diags) > 0 {
+		writeDiags(e, cfg, diags)
+	}
+	if diags.HasErrors() {
+		return nil, exitInvalid
+	}
+	return cfg, exitOK
+}
+
+// writeDiags renders diagnostics with source snippets when the files are
+// known, and plainly otherwise.
+func writeDiags(e env, cfg *scenario.Config, diags hcl.Diagnostics) {
+	if cfg != nil {
+		if err := cfg.WriteDiagnostics(e.stderr, diags, false); err == nil {
+			return
+		}
+	}
+	for _, d := range diags {
+		fmt.Fprintln(e.stderr, d.Error())
+	}
+}
+
+// selectScenarios returns the scenario called name, or all when name is empty.
+func selectScenarios(e env, cfg *scenario.Config, name string) ([]*scenario.Scenario, int) {
+	if name == "" {
+		if len(cfg.Scenarios) == 0 {
+			fmt.Fprintln(e.stderr, "llmload: the configuration has no scenario block")
+			return nil, exitInvalid
+		}
+		return cfg.Scenarios, exitOK
+	}
+	if s := cfg.Scenario(name); s != nil {
+		return []*scenario.Scenario{s}, exitOK
+	}
+	fmt.Fprintf(e.stderr, "llmload: no scenario named %q; the configuration has:", name)
+	for _, s := range cfg.Scenarios {
+		fmt.Fprintf(e.stderr, " %s", s.Name)
+	}
+	fmt.Fprintln(e.stderr)
+	return nil, exitInvalid
+}

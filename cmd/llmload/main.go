@@ -1,0 +1,20 @@
+// Command llmload load-tests LLM inference servers from declarative HCL
+// scenario files and gates releases on latency SLAs.
+//
+// main only wires the process (signals, exit code); everything else is in
+// run, which tests call in-process.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}

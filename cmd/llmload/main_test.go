@@ -1,0 +1,267 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// call runs the program in-process and returns its exit code and output.
+func call(t *testing.T, ctx context.Context, args ...string) (int, string, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := run(ctx, args, strings.NewReader(""), &stdout, &stderr)
+	return code, stdout.String(), stderr.String()
+}
+
+func TestUsageAndUnknownCommand(t *testing.T) {
+	tests := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{nil, exitInvalid, "Usage: llmload"},
+		{[]string{"help"}, exitOK, "Commands:"},
+		{[]string{"--help"}, exitOK, "Commands:"},
+		{[]string{"nope"}, exitInvalid, `unknown command "nope"`},
+		{[]string{"version"}, exitOK, "llmload "},
+		{[]string{"run"}, exitInvalid, "no scenario file"},
+		{[]string{"run", "-no-such-flag", "x.hcl"}, exitInvalid, "flag provided but not defined"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			code, out, errOut := call(t, context.Background(), tt.args...)
+			if code != tt.code {
+				t.Errorf("exit code %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.code, out, errOut)
+			}
+			if !strings.Contains(out+errOut, tt.want) {
+				t.Errorf("output does not contain %q:\n%s%s", tt.want, out, errOut)
+			}
+		})
+	}
+}
+
+func TestParseInterspersed(t *testing.T) {
+	tests := []struct {
+		args    []string
+		wantPos []string
+		wantOut string
+		wantQ   bool
+	}{
+		{[]string{"a.hcl"}, []string{"a.hcl"}, "", false},
+		{[]string{"-out", "d", "a.hcl"}, []string{"a.hcl"}, "d", false},
+		{[]string{"a.hcl", "--out", "d", "b.hcl", "-quiet"}, []string{"a.hcl", "b.hcl"}, "d", true},
+		{[]string{"--out=d", "a.hcl", "--", "-quiet"}, []string{"a.hcl", "-quiet"}, "d", false},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			var stderr bytes.Buffer
+			fs := newFlags(env{stderr: &stderr}, "t", "")
+			out := fs.String("out", "", "")
+			q := fs.Bool("quiet", false, "")
+			pos, _, ok := parseInterspersed(fs, tt.args)
+			if !ok {
+				t.Fatalf("parse failed: %s", stderr.String())
+			}
+			if diff := cmp.Diff(tt.wantPos, pos); diff != "" {
+				t.Errorf("positional (-want +got):\n%s", diff)
+			}
+			if *out != tt.wantOut || *q != tt.wantQ {
+				t.Errorf("out=%q quiet=%v, want %q %v", *out, *q, tt.wantOut, tt.wantQ)
+			}
+		})
+	}
+}
+
+func TestValidateExamples(t *testing.T) {
+	files, err := filepath.Glob("../../examples/*.hcl")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no examples found: %v", err)
+	}
+	_, sharedErr := os.Stat("../../../shared/data")
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			src, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sharedErr != nil && strings.Contains(string(src), "shared/data") {
+				t.Skipf("%s uses ../shared, which is absent in this checkout: %v", f, sharedErr)
+			}
+			code, out, errOut := call(t, context.Background(), "validate", f)
+			if code != exitOK {
+				t.Fatalf("validate %s: exit %d\n%s%s", f, code, out, errOut)
+			}
+			if code, out, _ := call(t, context.Background(), "fmt", "-check", f); code != exitOK {
+				t.Errorf("%s is not formatted: llmload fmt would change it (%s)", f, out)
+			}
+		})
+	}
+}
+
+func TestValidateInvalid(t *testing.T) {
+	code, _, errOut := call(t, context.Background(), "validate", "testdata/invalid.hcl")
+	if code != exitInvalid {
+		t.Fatalf("exit %d, want %d\n%s", code, exitInvalid, errOut)
+	}
+	for _, want := range []string{
+		"testdata/invalid.hcl:4:3: error: Unsupported argument", // file:line:col first
+		"Did you mean \"model\"?",                               // a suggestion
+		"testdata/invalid.hcl:8:",                               // the undefined target
+		"testdata/invalid.hcl:11:",                              // the negative rate
+	} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("diagnostics lack %q:\n%s", want, errOut)
+		}
+	}
+}
+
+func TestFmtCheck(t *testing.T) {
+	dir := t.TempDir()
+	src, err := os.ReadFile("testdata/unformatted.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := filepath.Join(dir, "u.hcl")
+	if err := os.WriteFile(f, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := call(t, context.Background(), "fmt", "--check", f); code != exitCheckFailed {
+		t.Fatalf("fmt -check on an unformatted file: exit %d, want %d\n%s", code, exitCheckFailed, errOut)
+	}
+	if after, _ := os.ReadFile(f); !bytes.Equal(after, src) {
+		t.Errorf("fmt -check changed the file")
+	}
+	if code, _, errOut := call(t, context.Background(), "fmt", f); code != exitOK {
+		t.Fatalf("fmt: exit %d\n%s", code, errOut)
+	}
+	if code, _, _ := call(t, context.Background(), "fmt", "-check", f); code != exitOK {
+		t.Errorf("fmt -check after fmt: exit %d, want 0", code)
+	}
+}
+
+func TestPlanGolden(t *testing.T) {
+	for _, name := range []string{"tiny", "closed"} {
+		t.Run(name, func(t *testing.T) {
+			code, out, errOut := call(t, context.Background(), "plan", "testdata/"+name+".hcl")
+			if code != exitOK {
+				t.Fatalf("plan: exit %d\n%s", code, errOut)
+			}
+			golden := filepath.Join("testdata", name+".plan.golden")
+			if *update {
+				if err := os.WriteFile(golden, []byte(out), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test -update to create it)", err)
+			}
+			if diff := cmp.Diff(string(want), out); diff != "" {
+				t.Errorf("plan output (-want +got):\n%s", diff)
+			}
+			if strings.Contains(out, "SECRET") {
+				t.Errorf("plan printed the api key:\n%s", out)
+			}
+		})
+	}
+}
+
+// resultFile reads the run's result JSON as a generic map.
+func resultFile(t *testing.T, path string) map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(b, []byte("SECRET")) {
+		t.Errorf("%s contains the api key", path)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return m
+}
+
+func TestRunExitCodes(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want []string
+	}{
+		{"pass", nil, exitOK, []string{"Serving Benchmark Result", "Successful requests:", "PASS"}},
+		// The tiny profile's ITL is in the milliseconds: a 1 µs bound must fail.
+		{"sla breached", []string{"-var", "itl_p99=1us"}, exitCheckFailed, []string{"FAIL"}},
+		{"unreachable", []string{"-var", "base_url=http://127.0.0.1:1"}, exitNoResult, []string{"no request completed"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := t.TempDir()
+			args := append([]string{"run", "testdata/tiny.hcl", "--out", out, "-quiet"}, tt.args...)
+			code, stdout, stderr := call(t, context.Background(), args...)
+			if code != tt.code {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.code, stdout, stderr)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(stdout+stderr, w) {
+					t.Errorf("output lacks %q:\nstdout:\n%s\nstderr:\n%s", w, stdout, stderr)
+				}
+			}
+			if strings.Contains(stdout+stderr, "SECRET") {
+				t.Errorf("the api key was printed")
+			}
+			res := resultFile(t, filepath.Join(out, "tiny.json"))
+			if tt.code == exitOK {
+				if got := res["completed"]; got != float64(40) {
+					t.Errorf("completed = %v, want 40", got)
+				}
+			}
+			if _, err := os.Stat(filepath.Join(out, "tiny.requests.jsonl")); err != nil {
+				t.Errorf("no requests file: %v", err)
+			}
+		})
+	}
+}
+
+func TestRunClosedLoopStages(t *testing.T) {
+	out := t.TempDir()
+	code, stdout, stderr := call(t, context.Background(), "run", "-quiet", "-out", out, "testdata/closed.hcl")
+	if code != exitOK {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	res := resultFile(t, filepath.Join(out, "stages.json"))
+	b, _ := json.Marshal(res)
+	for _, users := range []string{`"users":2`, `"users":6`} {
+		if !bytes.Contains(b, []byte(users)) {
+			t.Errorf("result lacks a stage with %s:\n%s", users, b)
+		}
+	}
+}
+
+func TestRunInterrupted(t *testing.T) {
+	out := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	// The closed-loop scenario runs for 2 s; cancel it part-way through.
+	timer := time.AfterFunc(700*time.Millisecond, cancel)
+	defer timer.Stop()
+	code, stdout, stderr := call(t, ctx, "run", "-quiet", "-out", out, "testdata/closed.hcl")
+	if code != exitInterrupted {
+		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitInterrupted, stdout, stderr)
+	}
+	res := resultFile(t, filepath.Join(out, "stages.json"))
+	if res["completed"] == float64(0) {
+		t.Errorf("partial results hold no completed request: %v", res["completed"])
+	}
+}

@@ -1,0 +1,176 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+	"golang.org/x/term"
+
+	"github.com/llmload/llmload/assert"
+	"github.com/llmload/llmload/dataset"
+	"github.com/llmload/llmload/executor"
+	"github.com/llmload/llmload/metrics"
+	"github.com/llmload/llmload/report"
+	"github.com/llmload/llmload/scenario"
+	"github.com/llmload/llmload/tokenizer"
+)
+
+type runOptions struct {
+	out   string
+	quiet bool
+}
+
+func cmdRun(ctx context.Context, e env, args []string) int {
+	fs := newFlags(e, "run", "PATH...")
+	var cf configFlags
+	cf.register(fs)
+	name := fs.String("scenario", "", "run only the scenario with this `name`")
+	var opts runOptions
+	fs.StringVar(&opts.out, "out", "llmload-results", "`directory` for <scenario>.json and <scenario>.requests.jsonl (empty: write none)")
+	fs.BoolVar(&opts.quiet, "quiet", false, "no progress line")
+	paths, code, ok := parseInterspersed(fs, args)
+	if !ok {
+		return code
+	}
+	cfg, code := loadConfig(e, paths, &cf)
+	if cfg == nil {
+		return code
+	}
+	if diags := cfg.CheckFiles(); diags.HasErrors() {
+		writeDiags(e, cfg, diags)
+		return exitInvalid
+	}
+	scenarios, code := selectScenarios(e, cfg, *name)
+	if scenarios == nil {
+		return code
+	}
+	worst := exitOK
+	for _, s := range scenarios {
+		code := runScenario(ctx, e, cfg, s, opts)
+		worst = worse(worst, code)
+		if code == exitInterrupted {
+			break
+		}
+	}
+	return worst
+}
+
+// worse returns the more severe of two exit codes.
+func worse(a, b int) int {
+	rank := map[int]int{exitOK: 0, exitCheckFailed: 1, exitNoResult: 2, exitInvalid: 3, exitInterrupted: 4}
+	if rank[b] > rank[a] {
+		return b
+	}
+	return a
+}
+
+func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.Scenario, opts runOptions) int {
+	fmt.Fprintf(e.stderr, "llmload: scenario %q\n", s.Name)
+	lt, diags := startTarget(s.Target, s.Seed)
+	if diags.HasErrors() {
+		writeDiags(e, cfg, diags)
+		return exitInvalid
+	}
+	defer lt.Close()
+	if lt.profile != "" {
+		fmt.Fprintf(e.stderr, "llmload: simulator %q listening on %s\n", lt.profile, lt.target.BaseURL)
+	}
+
+	ds, tok, err := loadDataset(s.Dataset, lt, false)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "llmload: dataset %q: %v\n", s.Dataset.Name, err)
+		return exitInvalid
+	}
+	if len(ds.Requests) == 0 {
+		fmt.Fprintf(e.stderr, "llmload: dataset %q produced no request\n", s.Dataset.Name)
+		return exitInvalid
+	}
+
+	plan := executorPlan(s, lt, ds, tok)
+	if !opts.quiet && isTerminal(e.stderr) {
+		plan.Progress = e.stderr
+	}
+	started := time.Now()
+	outcome, err := executor.Run(ctx, plan)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "llmload: %v\n", err)
+		return exitInvalid
+	}
+
+	outs := assert.Evaluate(s, outcome.Overall)
+	rep := buildReport(s, lt, ds, tok, outcome, outs, started)
+	if err := report.WriteConsole(e.stdout, rep); err != nil {
+		fmt.Fprintf(e.stderr, "llmload: writing the report: %v\n", err)
+	}
+	for _, o := range outs {
+		if !o.Passed && o.Diagnostic != nil {
+			writeDiags(e, cfg, hcl.Diagnostics{o.Diagnostic})
+		}
+	}
+	if opts.out != "" {
+		paths, err := report.WriteFiles(opts.out, rep)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "llmload: writing results: %v\n", err)
+			return exitNoResult
+		}
+		for _, p := range paths {
+			fmt.Fprintf(e.stderr, "llmload: wrote %s\n", p)
+		}
+	}
+
+	switch {
+	case outcome.Interrupted:
+		fmt.Fprintln(e.stderr, "llmload: interrupted; partial results above")
+		return exitInterrupted
+	case outcome.Overall.Completed == 0:
+		fmt.Fprintln(e.stderr, "llmload: no request completed: no valid result")
+		return exitNoResult
+	}
+	for _, o := range outs {
+		if !o.Passed {
+			return exitCheckFailed
+		}
+	}
+	return exitOK
+}
+
+func buildReport(s *scenario.Scenario, lt *liveTarget, ds *dataset.Dataset, tok tokenizer.Tokenizer, o *executor.Outcome, outs []assert.Outcome, started time.Time) *report.Run {
+	r := &report.Run{
+		Scenario:             s.Name,
+		ToolVersion:          version,
+		StartedAt:            started,
+		EndedAt:              started.Add(o.Elapsed),
+		TargetURL:            s.Target.BaseURL,
+		API:                  s.Target.API,
+		Model:                s.Target.Model,
+		Config:               s.Resolved(),
+		Dataset:              ds.Stats,
+		Simulator:            lt.simStats(),
+		Tokenizer:            tok.Name(),
+		TokenizerApproximate: !tok.Exact(),
+		Goodput:              metrics.SLO(s.Goodput),
+		Overall:              o.Overall,
+		Checks:               reportChecks(outs),
+		Interrupted:          o.Interrupted,
+		Requests:             o.Results,
+	}
+	if ol := s.OpenLoop; ol != nil {
+		r.RequestRate = ol.Rate
+		r.Burstiness = ol.Burstiness
+		r.MaxConcurrency = ol.MaxConcurrency
+	}
+	for _, st := range o.Stages {
+		r.Stages = append(r.Stages, report.Stage{Index: st.Index, Users: st.Users, Duration: st.Duration.Seconds(), Summary: st.Summary})
+	}
+	r.Schedule = report.ScheduleOf(o.ConfiguredRate, o.Results, o.Overall.Lag, executor.LateThreshold)
+	return r
+}
+
+// isTerminal reports whether w is a terminal (for the progress line).
+func isTerminal(w any) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}

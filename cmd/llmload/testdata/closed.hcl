@@ -1,0 +1,29 @@
+target "sim" {
+  base_url = "sim://tiny"
+  api      = "openai"
+  model    = "tiny"
+}
+
+dataset "random" {
+  random {
+    input_len   = 16
+    output_len  = 8
+    num_prompts = 20
+  }
+}
+
+scenario "stages" {
+  target  = target.sim
+  dataset = dataset.random
+
+  closed_loop {
+    stage {
+      users    = 2
+      duration = "1s"
+    }
+    stage {
+      users    = 6
+      duration = "1s"
+    }
+  }
+}

@@ -1,0 +1,50 @@
+# A fast scenario on the simulator's tiny profile, for the command's tests.
+variable "itl_p99" {
+  default = "1s"
+}
+
+variable "base_url" {
+  default = "sim://tiny"
+}
+
+target "sim" {
+  base_url = var.base_url
+  api      = "openai-chat"
+  model    = "tiny"
+  api_key  = "sk-test-SECRET-do-not-leak"
+  timeout  = "20s"
+}
+
+dataset "random" {
+  random {
+    input_len   = 32
+    output_len  = 16
+    num_prompts = 40
+    seed        = 3
+  }
+}
+
+scenario "tiny" {
+  target  = target.sim
+  dataset = dataset.random
+
+  open_loop {
+    rate    = 200
+    arrival = "poisson"
+  }
+
+  requests = 40
+  warmup {
+    requests = 2
+  }
+
+  sla {
+    itl_p99    = var.itl_p99
+    error_rate = 0.0
+  }
+
+  assert "everything completed" {
+    condition     = metrics.completed == 40
+    error_message = "Not every request completed."
+  }
+}

@@ -1,0 +1,4 @@
+target "sim" {
+base_url="sim://tiny"
+   api = "openai"
+}

@@ -1,0 +1,177 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/llmload/llmload/dataset"
+	"github.com/llmload/llmload/sim"
+	"github.com/llmload/llmload/tokenizer"
+)
+
+func cmdSim(ctx context.Context, e env, args []string) int {
+	fs := newFlags(e, "sim", "")
+	listen := fs.String("listen", "127.0.0.1:8000", "`address` to listen on")
+	profileName := fs.String("profile", "a100-llama3-8b", "engine `profile`: "+joinProfiles())
+	seed := fs.Int64("seed", 0, "random `seed` for output lengths and faults")
+	// Every engine parameter is a flag of its own; they are applied over
+	// the profile after parsing, in the order given.
+	base, _ := sim.LookupProfile(sim.Profiles()[0])
+	var overrides [][2]string
+	for _, k := range base.Keys() {
+		fs.Func(k, "override the profile's "+k, func(v string) error {
+			overrides = append(overrides, [2]string{k, v})
+			return nil
+		})
+	}
+	rest, code, ok := parseInterspersed(fs, args)
+	if !ok {
+		return code
+	}
+	if len(rest) > 0 {
+		fmt.Fprintf(e.stderr, "llmload sim: unexpected argument %q\n", rest[0])
+		return exitInvalid
+	}
+	p, err := sim.LookupProfile(*profileName)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "llmload sim: %v (profiles: %s)\n", err, joinProfiles())
+		return exitInvalid
+	}
+	for _, o := range overrides {
+		if err := p.Set(o[0], o[1]); err != nil {
+			fmt.Fprintf(e.stderr, "llmload sim: -%s: %v\n", o[0], err)
+			return exitInvalid
+		}
+	}
+	running, err := sim.Listen(*listen, p, *seed)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "llmload sim: %v\n", err)
+		return exitInvalid
+	}
+	defer running.Close()
+	fmt.Fprintf(e.stderr, "llmload sim: profile %s serving an OpenAI-compatible API on %s (Ctrl-C to stop)\n", *profileName, running.URL)
+	<-ctx.Done()
+	return exitOK
+}
+
+func joinProfiles() string {
+	s := ""
+	for i, p := range sim.Profiles() {
+		if i > 0 {
+			s += ", "
+		}
+		s += p
+	}
+	return s
+}
+
+func cmdTokenize(_ context.Context, e env, args []string) int {
+	fs := newFlags(e, "tokenize", "< text")
+	path := fs.String("tokenizer", "", "`path` to a Hugging Face tokenizer.json (required)")
+	special := fs.Bool("special", false, "add the special tokens the model adds (BOS), as vLLM counts prompts")
+	count := fs.Bool("count", false, "print only the number of tokens")
+	rest, code, ok := parseInterspersed(fs, args)
+	if !ok {
+		return code
+	}
+	if *path == "" || len(rest) > 0 {
+		fs.Usage()
+		return exitInvalid
+	}
+	tok, err := tokenizer.Load(*path)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "llmload tokenize: %v\n", err)
+		return exitInvalid
+	}
+	text, err := io.ReadAll(e.stdin)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "llmload tokenize: reading stdin: %v\n", err)
+		return exitInvalid
+	}
+	ids := tok.Encode(string(text), *special)
+	if *count {
+		fmt.Fprintln(e.stdout, strconv.Itoa(len(ids)))
+		return exitOK
+	}
+	if ids == nil {
+		ids = []int{}
+	}
+	out, _ := json.Marshal(ids)
+	fmt.Fprintln(e.stdout, string(out))
+	return exitOK
+}
+
+func cmdDataset(_ context.Context, e env, args []string) int {
+	if len(args) == 0 || args[0] != "dump" {
+		fmt.Fprintln(e.stderr, "Usage: llmload dataset dump SCENARIO_PATH... --dataset NAME [-o FILE.jsonl]")
+		return exitInvalid
+	}
+	fs := newFlags(e, "dataset dump", "SCENARIO_PATH...")
+	var cf configFlags
+	cf.register(fs)
+	name := fs.String("dataset", "", "`name` of the dataset block to sample (required when there are several)")
+	out := fs.String("o", "", "output `file` (default: stdout)")
+	paths, code, ok := parseInterspersed(fs, args[1:])
+	if !ok {
+		return code
+	}
+	cfg, code := loadConfig(e, paths, &cf)
+	if cfg == nil {
+		return code
+	}
+	var d = cfg.Datasets[0:0]
+	for _, ds := range cfg.Datasets {
+		if *name == "" || ds.Name == *name {
+			d = append(d, ds)
+		}
+	}
+	if len(d) != 1 {
+		fmt.Fprintf(e.stderr, "llmload dataset dump: name one dataset with --dataset (the configuration has %d", len(cfg.Datasets))
+		for _, ds := range cfg.Datasets {
+			fmt.Fprintf(e.stderr, " %q", ds.Name)
+		}
+		fmt.Fprintln(e.stderr, ")")
+		return exitInvalid
+	}
+	ds, _, err := loadDataset(d[0], nil, true)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "llmload dataset dump: %v\n", err)
+		return exitInvalid
+	}
+	if *out == "" {
+		if err := dataset.WriteJSONL(e.stdout, ds.Requests); err != nil {
+			fmt.Fprintf(e.stderr, "llmload dataset dump: %v\n", err)
+			return exitInvalid
+		}
+		return exitOK
+	}
+	if err := writeFileAtomic(*out, func(w io.Writer) error { return dataset.WriteJSONL(w, ds.Requests) }); err != nil {
+		fmt.Fprintf(e.stderr, "llmload dataset dump: %v\n", err)
+		return exitInvalid
+	}
+	fmt.Fprintf(e.stderr, "llmload: wrote %d requests to %s\n", len(ds.Requests), *out)
+	return exitOK
+}
+
+// writeFileAtomic writes a file through a temporary file in the same
+// folder and a rename, so a reader never sees half a file.
+func writeFileAtomic(path string, write func(io.Writer) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := write(tmp); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}

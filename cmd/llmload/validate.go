@@ -1,0 +1,149 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/llmload/llmload/scenario"
+	"github.com/llmload/llmload/sim"
+)
+
+func cmdValidate(_ context.Context, e env, args []string) int {
+	fs := newFlags(e, "validate", "PATH...")
+	var cf configFlags
+	cf.register(fs)
+	paths, code, ok := parseInterspersed(fs, args)
+	if !ok {
+		return code
+	}
+	cfg, code := loadConfig(e, paths, &cf)
+	if cfg == nil {
+		return code
+	}
+	diags := cfg.CheckFiles()
+	diags = append(diags, checkSimTargets(cfg)...)
+	if len(diags) > 0 {
+		writeDiags(e, cfg, diags)
+	}
+	if diags.HasErrors() {
+		return exitInvalid
+	}
+	fmt.Fprintf(e.stdout, "Valid: %d file(s), %d target(s), %d dataset(s), %d scenario(s).\n",
+		len(cfg.Files), len(cfg.Targets), len(cfg.Datasets), len(cfg.Scenarios))
+	return exitOK
+}
+
+// checkSimTargets checks sim:// profiles and sim { } overrides without
+// starting anything.
+func checkSimTargets(cfg *scenario.Config) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	for _, t := range cfg.Targets {
+		if !strings.HasPrefix(t.BaseURL, simScheme) {
+			continue
+		}
+		rng := t.DeclRange
+		p, err := sim.LookupProfile(strings.TrimSuffix(strings.TrimPrefix(t.BaseURL, simScheme), "/"))
+		if err != nil {
+			diags = append(diags, &hcl.Diagnostic{
+				Severity: hcl.DiagError,
+				Summary:  "Unknown simulator profile",
+				Detail:   fmt.Sprintf("%v. Profiles: %s.", err, strings.Join(sim.Profiles(), ", ")),
+				Subject:  &rng,
+			})
+			continue
+		}
+		for _, k := range sortedKeys(t.Sim) {
+			if err := p.Set(k, t.Sim[k]); err != nil {
+				r := rng
+				if sr, ok := t.SimRanges[k]; ok {
+					r = sr
+				}
+				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid simulator setting", Detail: err.Error(), Subject: &r})
+			}
+		}
+	}
+	return diags
+}
+
+func cmdFmt(_ context.Context, e env, args []string) int {
+	fs := newFlags(e, "fmt", "PATH...")
+	check := fs.Bool("check", false, "change nothing; exit 1 and list the files that are not formatted")
+	paths, code, ok := parseInterspersed(fs, args)
+	if !ok {
+		return code
+	}
+	if len(paths) == 0 {
+		paths = []string{"."}
+	}
+	files, err := hclFiles(paths)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "llmload: %v\n", err)
+		return exitInvalid
+	}
+	unformatted := 0
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "llmload: %v\n", err)
+			return exitInvalid
+		}
+		out, diags := scenario.Format(f, src)
+		if diags.HasErrors() {
+			for _, d := range diags {
+				fmt.Fprintln(e.stderr, d.Error())
+			}
+			return exitInvalid
+		}
+		if bytes.Equal(src, out) {
+			continue
+		}
+		unformatted++
+		fmt.Fprintln(e.stdout, f)
+		if *check {
+			continue
+		}
+		info, err := os.Stat(f)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "llmload: %v\n", err)
+			return exitInvalid
+		}
+		if err := os.WriteFile(f, out, info.Mode().Perm()); err != nil {
+			fmt.Fprintf(e.stderr, "llmload: %v\n", err)
+			return exitInvalid
+		}
+	}
+	if *check && unformatted > 0 {
+		return exitCheckFailed
+	}
+	return exitOK
+}
+
+// hclFiles expands directories into their *.hcl files (not recursive, as
+// a directory is one configuration), in a stable order.
+func hclFiles(paths []string) ([]string, error) {
+	var files []string
+	for _, p := range paths {
+		info, err := os.Stat(p)
+		if err != nil {
+			return nil, err
+		}
+		if !info.IsDir() {
+			files = append(files, p)
+			continue
+		}
+		matches, err := filepath.Glob(filepath.Join(p, "*.hcl"))
+		if err != nil {
+			return nil, err
+		}
+		slices.Sort(matches)
+		files = append(files, matches...)
+	}
+	return files, nil
+}

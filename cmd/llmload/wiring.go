@@ -1,0 +1,237 @@
+package main
+
+// Conversions from the decoded scenario (plain values) to what the
+// packages below take. Each package owns its own types; cmd maps them.
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/llmload/llmload/assert"
+	"github.com/llmload/llmload/dataset"
+	"github.com/llmload/llmload/executor"
+	"github.com/llmload/llmload/metrics"
+	"github.com/llmload/llmload/report"
+	"github.com/llmload/llmload/scenario"
+	"github.com/llmload/llmload/sim"
+	"github.com/llmload/llmload/tokenizer"
+)
+
+const simScheme = "sim://"
+
+// liveTarget is a target ready for load; for sim:// it owns the running
+// in-process simulator.
+type liveTarget struct {
+	target  executor.Target
+	profile string // simulator profile, "" for a real server
+	sim     *sim.Running
+}
+
+// simStats returns the simulator's own statistics for the result file,
+// or nil for a real server.
+func (l *liveTarget) simStats() any {
+	if l.sim == nil {
+		return nil
+	}
+	st := l.sim.Server.Stats()
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	return map[string]any{
+		"profile":              l.profile,
+		"requests":             st.Requests,
+		"steps":                st.Steps,
+		"preemptions":          st.Preemptions,
+		"faults":               st.Faults,
+		"scheduler_jitter_p50": ms(st.JitterP50),
+		"scheduler_jitter_p99": ms(st.JitterP99),
+		"scheduler_jitter_max": ms(st.JitterMax),
+		"jitter_samples":       st.JitterSamples,
+	}
+}
+
+func (l *liveTarget) Close() {
+	if l.sim != nil {
+		l.sim.Close()
+	}
+}
+
+// startTarget resolves a scenario target. A sim://<profile> URL starts the
+// built-in simulator on a free loopback port for the duration of the run.
+func startTarget(t *scenario.Target, seed int64) (*liveTarget, hcl.Diagnostics) {
+	lt := &liveTarget{target: executorTarget(t)}
+	if !strings.HasPrefix(t.BaseURL, simScheme) {
+		return lt, nil
+	}
+	rng := t.DeclRange
+	profile := strings.TrimSuffix(strings.TrimPrefix(t.BaseURL, simScheme), "/")
+	p, err := sim.LookupProfile(profile)
+	if err != nil {
+		return nil, hcl.Diagnostics{{
+			Severity: hcl.DiagError,
+			Summary:  "Unknown simulator profile",
+			Detail:   fmt.Sprintf("%v. Profiles: %s.", err, strings.Join(sim.Profiles(), ", ")),
+			Subject:  &rng,
+		}}
+	}
+	// The simulator serves whatever model the target names, unless the
+	// sim block says otherwise.
+	if t.Model != "" {
+		p.Model = t.Model
+	}
+	var diags hcl.Diagnostics
+	for _, k := range sortedKeys(t.Sim) {
+		if err := p.Set(k, t.Sim[k]); err != nil {
+			r := rng
+			if sr, ok := t.SimRanges[k]; ok {
+				r = sr
+			}
+			diags = append(diags, &hcl.Diagnostic{
+				Severity: hcl.DiagError,
+				Summary:  "Invalid simulator setting",
+				Detail:   err.Error(),
+				Subject:  &r,
+			})
+		}
+	}
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	running, err := sim.Listen("127.0.0.1:0", p, seed)
+	if err != nil {
+		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Cannot start the simulator", Detail: err.Error(), Subject: &rng}}
+	}
+	lt.sim = running
+	lt.profile = profile
+	lt.target.BaseURL = running.URL
+	return lt, nil
+}
+
+func executorTarget(t *scenario.Target) executor.Target {
+	return executor.Target{
+		BaseURL:            t.BaseURL,
+		API:                t.API,
+		Model:              t.Model,
+		APIKey:             t.APIKey,
+		Headers:            t.Headers,
+		Timeout:            t.Timeout,
+		StallTimeout:       t.StallTimeout,
+		IgnoreEOS:          t.IgnoreEOS,
+		ExtraBody:          t.ExtraBody,
+		HTTP2:              t.HTTP2,
+		CAFile:             t.CAFile,
+		InsecureSkipVerify: t.InsecureSkipVerify,
+	}
+}
+
+// openTokenizer returns the dataset's tokenizer: a tokenizer.json path,
+// the target's /tokenize endpoint ("server"), or the labelled approximation.
+// With offline set, "server" falls back to the approximation (plan and
+// validate send nothing).
+func openTokenizer(d *scenario.Dataset, lt *liveTarget, offline bool) (tokenizer.Tokenizer, error) {
+	switch {
+	case d.Tokenizer == "":
+		return tokenizer.Approximate(), nil
+	case d.Tokenizer == "server":
+		if offline || lt == nil {
+			return tokenizer.Approximate(), nil
+		}
+		return tokenizer.NewServer(lt.target.BaseURL, lt.target.Model, &http.Client{Timeout: 30 * time.Second}), nil
+	default:
+		hf, err := tokenizer.Load(d.Tokenizer)
+		if err != nil {
+			return nil, err
+		}
+		return hf, nil
+	}
+}
+
+func datasetSpec(d *scenario.Dataset) dataset.Spec {
+	spec := dataset.Spec{Name: d.Name}
+	switch {
+	case d.ShareGPT != nil:
+		s := d.ShareGPT
+		c := dataset.DefaultShareGPT()
+		c.Path, c.NumPrompts, c.Seed, c.OutputLen = s.Path, s.NumPrompts, s.Seed, s.OutputLen
+		c.MinPromptTokens, c.MaxPromptTokens, c.MaxTotalTokens, c.Oversample = s.MinPromptTokens, s.MaxPromptTokens, s.MaxTotalTokens, s.Oversample
+		spec.ShareGPT = &c
+	case d.Random != nil:
+		r := d.Random
+		c := dataset.DefaultRandom()
+		c.InputLen, c.OutputLen, c.RangeRatio, c.PrefixLen, c.NumPrompts, c.Seed = r.InputLen, r.OutputLen, r.RangeRatio, r.PrefixLen, r.NumPrompts, r.Seed
+		spec.Random = &c
+	case d.JSONL != nil:
+		j := d.JSONL
+		c := dataset.DefaultJSONL()
+		c.Path, c.PromptField, c.OutputLenField, c.OutputLen, c.NumPrompts, c.Seed, c.Shuffle = j.Path, j.PromptField, j.OutputLenField, j.OutputLen, j.NumPrompts, j.Seed, j.Shuffle
+		spec.JSONL = &c
+	}
+	return spec
+}
+
+// loadDataset opens the tokenizer and samples the dataset.
+func loadDataset(d *scenario.Dataset, lt *liveTarget, offline bool) (*dataset.Dataset, tokenizer.Tokenizer, error) {
+	tok, err := openTokenizer(d, lt, offline)
+	if err != nil {
+		return nil, nil, err
+	}
+	ds, err := dataset.Load(datasetSpec(d), tok)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ds, tok, nil
+}
+
+func executorPlan(s *scenario.Scenario, lt *liveTarget, ds *dataset.Dataset, tok tokenizer.Tokenizer) executor.Plan {
+	p := executor.Plan{
+		Target:      lt.target,
+		Requests:    ds.Requests,
+		MaxRequests: s.Requests,
+		Duration:    s.Duration,
+		Warmup:      s.Warmup,
+		Seed:        s.Seed,
+		Goodput:     metrics.SLO(s.Goodput),
+	}
+	if tok != nil && tok.Exact() {
+		p.Tokenizer = tok
+	}
+	if o := s.OpenLoop; o != nil {
+		p.Open = &executor.OpenLoop{Rate: o.Rate, Arrival: o.Arrival, Burstiness: o.Burstiness, MaxConcurrency: o.MaxConcurrency}
+	}
+	if c := s.ClosedLoop; c != nil {
+		cl := &executor.ClosedLoop{ThinkMin: c.ThinkMin, ThinkMax: c.ThinkMax}
+		for _, st := range c.Stages {
+			cl.Stages = append(cl.Stages, executor.Stage{Users: st.Users, Duration: st.Duration, Ramp: st.Ramp})
+		}
+		p.Closed = cl
+	}
+	return p
+}
+
+func reportChecks(outs []assert.Outcome) []report.Check {
+	checks := make([]report.Check, 0, len(outs))
+	for _, o := range outs {
+		checks = append(checks, report.Check{
+			Name:        o.Name,
+			Kind:        o.Kind,
+			Description: o.Description,
+			Threshold:   o.Threshold,
+			Measured:    o.Measured,
+			Passed:      o.Passed,
+			Message:     o.Message,
+		})
+	}
+	return checks
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

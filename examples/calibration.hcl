@@ -1,0 +1,53 @@
+# Calibration of the simulator's a100-llama3-8b profile against the public
+# reference (Llama-3-8B on one A100 80GB, ShareGPT-like prompts, closed-loop
+# users without think time): about 115 output tok/s at 1 user, 3,100 at 100,
+# 3,150 at 200 with P99 TTFT around 3.4 s. `make calibrate` runs the three
+# scenarios and prints the table next to those figures.
+#
+# Takes about 4 minutes.
+
+variable "base_url" {
+  default = "sim://a100-llama3-8b"
+}
+
+target "a100" {
+  base_url   = var.base_url
+  api        = "openai"
+  model      = "meta-llama/Meta-Llama-3-8B-Instruct"
+  ignore_eos = true # replies are as long as the dataset's, as in the reference
+}
+
+dataset "sharegpt_like" {
+  sharegpt {
+    path        = "../../shared/data/sharegpt/sharegpt_like_500.json"
+    num_prompts = 500
+  }
+  tokenizer = "../../shared/data/tokenizers/llama3/tokenizer.json"
+}
+
+scenario "users_1" {
+  target  = target.a100
+  dataset = dataset.sharegpt_like
+  closed_loop {
+    users    = 1
+    duration = "40s"
+  }
+}
+
+scenario "users_100" {
+  target  = target.a100
+  dataset = dataset.sharegpt_like
+  closed_loop {
+    users    = 100
+    duration = "75s"
+  }
+}
+
+scenario "users_200" {
+  target  = target.a100
+  dataset = dataset.sharegpt_like
+  closed_loop {
+    users    = 200
+    duration = "90s"
+  }
+}

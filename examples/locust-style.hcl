@@ -1,0 +1,40 @@
+# Locust-style users: 20 people chatting, each waiting 1 to 3 seconds
+# between answers, with replies capped at 128 tokens, over the chat API.
+# Shows a realistic interactive load rather than a stress test.
+#
+#   llmload run examples/locust-style.hcl
+#
+# Takes about 1 minute.
+
+target "chat" {
+  base_url = "sim://a100-llama3-8b"
+  api      = "openai-chat"
+  model    = "meta-llama/Meta-Llama-3-8B-Instruct"
+  timeout  = "60s"
+}
+
+dataset "prompts" {
+  random {
+    input_len   = 200
+    output_len  = 128
+    range_ratio = 0.3
+    num_prompts = 500
+    seed        = 7
+  }
+}
+
+scenario "chat_users" {
+  target  = target.chat
+  dataset = dataset.prompts
+
+  closed_loop {
+    users      = 20
+    think_time = ["1s", "3s"]
+    duration   = "1m"
+  }
+
+  sla {
+    ttft_p95 = "300ms"
+    itl_p99  = "40ms"
+  }
+}

@@ -1,0 +1,54 @@
+# Quickstart: the built-in simulator (an A100 serving Llama-3-8B, in-process)
+# under a steady Poisson load of 8 requests/s, with SLAs that a healthy
+# engine meets. Needs nothing but Go: the dataset is random prompts.
+#
+#   go run ./cmd/llmload run examples/quickstart.hcl
+#
+# Takes about 20 seconds. Exits 0 when every check passes.
+
+target "sim" {
+  base_url = "sim://a100-llama3-8b"
+  api      = "openai-chat"
+  model    = "meta-llama/Meta-Llama-3-8B-Instruct"
+}
+
+dataset "random" {
+  random {
+    input_len   = 256
+    output_len  = 128
+    range_ratio = 0.5
+    num_prompts = 150
+    seed        = 0
+  }
+}
+
+scenario "quickstart" {
+  target  = target.sim
+  dataset = dataset.random
+
+  open_loop {
+    rate    = 8
+    arrival = "poisson"
+  }
+
+  requests = 150
+  warmup {
+    requests = 4
+  }
+
+  sla {
+    ttft_p99   = "500ms"
+    itl_p99    = "50ms"
+    error_rate = 0.01
+  }
+
+  goodput {
+    ttft = "500ms"
+    tpot = "50ms"
+  }
+
+  assert "most requests are good" {
+    condition     = metrics.request_goodput >= 0.9 * metrics.request_throughput
+    error_message = "Fewer than 90% of requests met the goodput SLOs."
+  }
+}

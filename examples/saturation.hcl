@@ -1,0 +1,67 @@
+# Find the saturation knee: closed-loop users with no think time, stepped
+# from 1 to 200. The per-stage table in the report shows output throughput
+# flattening (about 3,100 tok/s at 100 users, barely more at 200 on the
+# simulated A100) while P99 TTFT climbs to seconds and ITL passes 55 ms.
+# The last stage with every SLA met is the most users this engine serves.
+#
+#   llmload run examples/saturation.hcl
+#
+# Takes about 4 minutes. It is meant to FAIL its SLAs (exit 1): the overall
+# P99 includes the overloaded stages; read the stage table for the knee.
+
+variable "base_url" {
+  default = "sim://a100-llama3-8b"
+}
+
+target "server" {
+  base_url = var.base_url
+  api      = "openai"
+  model    = "meta-llama/Meta-Llama-3-8B-Instruct"
+}
+
+dataset "sharegpt" {
+  sharegpt {
+    path        = "../../shared/data/sharegpt/sharegpt_like_500.json"
+    num_prompts = 500
+  }
+}
+
+scenario "saturation" {
+  target  = target.server
+  dataset = dataset.sharegpt
+
+  closed_loop {
+    stage {
+      users    = 1
+      duration = "30s"
+    }
+    stage {
+      users    = 10
+      duration = "30s"
+    }
+    stage {
+      users    = 50
+      duration = "40s"
+    }
+    stage {
+      users    = 100
+      duration = "40s"
+      ramp     = "5s"
+    }
+    stage {
+      users    = 150
+      duration = "40s"
+      ramp     = "5s"
+    }
+    stage {
+      users    = 200
+      duration = "40s"
+      ramp     = "5s"
+    }
+  }
+
+  sla {
+    ttft_p99 = "500ms"
+    itl_p99  = "30ms"
+  }
+}

@@ -1,0 +1,65 @@
+# The classic vLLM benchmark, as a scenario:
+#
+#   python benchmarks/benchmark_serving.py --backend vllm --model $MODEL \
+#     --dataset-name sharegpt --dataset-path $SHAREGPT --num-prompts 1000 --request-rate 10
+#
+# Same sampling (ShareGPT rules, seed 0, the model's tokenizer), same
+# arrivals (Poisson at 10 req/s), same metrics and result keys, so the two
+# can be compared line by line. By default it points at the built-in
+# simulator and at the ShareGPT-format sample beside the project; point it at
+# a real server and the real dataset with variables:
+#
+#   llmload run examples/vllm-benchmark-serving.hcl \
+#     -var base_url=http://127.0.0.1:8000 \
+#     -var sharegpt=ShareGPT_V3_unfiltered_cleaned_split.json \
+#     -var tokenizer=/models/llama3/tokenizer.json
+#
+# Takes about 2 minutes (1000 requests at 10 req/s, then the tail drains).
+
+variable "base_url" {
+  default     = "sim://a100-llama3-8b"
+  description = "Where the server listens (http://host:port), or sim://<profile> for the built-in simulator."
+}
+
+variable "model" {
+  default = "meta-llama/Meta-Llama-3-8B-Instruct"
+}
+
+variable "sharegpt" {
+  default     = "../../shared/data/sharegpt/sharegpt_like_500.json"
+  description = "A ShareGPT-format JSON file (ShareGPT_V3_unfiltered_cleaned_split.json for the real benchmark)."
+}
+
+variable "tokenizer" {
+  default     = "../../shared/data/tokenizers/llama3/tokenizer.json"
+  description = "The model's tokenizer.json, so prompts are filtered and counted as vLLM counts them."
+}
+
+target "server" {
+  base_url = var.base_url
+  api      = "openai" # --backend vllm uses /v1/completions
+  model    = var.model
+  api_key  = env("OPENAI_API_KEY", "")
+}
+
+dataset "sharegpt" {
+  sharegpt {
+    path        = var.sharegpt
+    num_prompts = 1000
+    seed        = 0
+  }
+  tokenizer = var.tokenizer
+}
+
+scenario "benchmark_serving" {
+  target  = target.server
+  dataset = dataset.sharegpt
+
+  open_loop {
+    rate       = 10
+    arrival    = "poisson"
+    burstiness = 1.0
+  }
+
+  requests = 1000
+}

@@ -1,0 +1,77 @@
+// Package arch holds the test that keeps imports flowing one way, as
+// the README's architecture section describes: only scenario and assert see
+// HCL, and no package imports one above it.
+package arch
+
+import (
+	"encoding/json"
+	"io"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/llmload/llmload/"
+
+// allowed lists, for each package, the project packages it may import
+// (directly or not). Anything of ours not listed is a violation.
+var allowed = map[string][]string{
+	"metrics":   {},
+	"tokenizer": {},
+	"dataset":   {"tokenizer"},
+	"scenario":  {"metrics"},
+	"assert":    {"scenario", "metrics"},
+	"executor":  {"dataset", "metrics", "tokenizer"},
+	"sim":       {"metrics"},
+	"report":    {"metrics"},
+}
+
+// hclFree are the packages that must not depend on HCL or cty.
+var hclFree = []string{"metrics", "tokenizer", "dataset", "executor", "sim", "report"}
+
+type pkg struct {
+	ImportPath string
+	Deps       []string
+}
+
+func TestImportDirection(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skipf("the go command is not on PATH: %v", err)
+	}
+	out, err := exec.Command("go", "list", "-e", "-json=ImportPath,Deps", "github.com/llmload/llmload/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	seen := 0
+	for {
+		var p pkg
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		name := strings.TrimPrefix(p.ImportPath, module)
+		top, _, _ := strings.Cut(name, "/")
+		rules, ok := allowed[top]
+		if !ok {
+			continue
+		}
+		seen++
+		for _, d := range p.Deps {
+			if strings.HasPrefix(d, module) {
+				dep, _, _ := strings.Cut(strings.TrimPrefix(d, module), "/")
+				if dep != top && !slices.Contains(rules, dep) {
+					t.Errorf("%s imports %s; it may import only %v", p.ImportPath, d, rules)
+				}
+			}
+			if slices.Contains(hclFree, top) && (strings.HasPrefix(d, "github.com/hashicorp/hcl") || strings.HasPrefix(d, "github.com/zclconf/go-cty")) {
+				t.Errorf("%s depends on %s; only scenario and assert may see HCL", p.ImportPath, d)
+			}
+		}
+	}
+	if seen < len(allowed) {
+		t.Errorf("checked %d packages, want at least %d: has a package moved?", seen, len(allowed))
+	}
+}
