@@ -200,19 +200,47 @@ func writeStages(p *printer, stages []Stage) {
 	if len(stages) == 0 {
 		return
 	}
-	p.printf("\nStages (closed loop; where req/s stops rising while TTFT climbs is the saturation knee)\n")
-	p.printf("%5s %6s %9s %8s %10s %10s %10s %9s %9s %7s\n",
-		"stage", "users", "time (s)", "req/s", "out tok/s", "TTFT p50", "TTFT p99", "ITL p50", "ITL p99", "errors")
+	checked := false
 	for _, st := range stages {
+		checked = checked || st.SLAChecked
+	}
+	p.printf("\nStages (closed loop; where req/s stops rising while TTFT climbs is the saturation knee)\n")
+	p.printf("%5s %6s %9s %8s %10s %10s %10s %9s %9s %7s",
+		"stage", "users", "time (s)", "req/s", "out tok/s", "TTFT p50", "TTFT p99", "ITL p50", "ITL p99", "errors")
+	if checked {
+		p.printf("  %s", "sla")
+	}
+	p.printf("\n")
+	best := -1
+	for i, st := range stages {
 		s := st.Summary
 		if s == nil {
 			s = &metrics.Summary{}
 		}
-		p.printf("%5d %6d %9.1f %8.2f %10.2f %10.2f %10.2f %9.2f %9.2f %7d\n",
-			st.Index, st.Users, st.Duration, s.RequestThroughput, s.OutputThroughput,
+		p.printf("%5d %6d %9.1f %8.2f %10.2f %10.2f %10.2f %9.2f %9.2f %7d",
+			st.Index+1, st.Users, st.Duration, s.RequestThroughput, s.OutputThroughput,
 			s.TTFT.P50, s.TTFT.P99, s.ITL.P50, s.ITL.P99, s.Failed)
+		if checked {
+			switch {
+			case len(st.SLAFailed) == 0:
+				p.printf("  ok")
+				if best < 0 || st.Users > stages[best].Users {
+					best = i
+				}
+			default:
+				p.printf("  FAIL %s", strings.Join(st.SLAFailed, ", "))
+			}
+		}
+		p.printf("\n")
 	}
 	p.printf("(latencies in ms)\n")
+	if checked {
+		if best >= 0 {
+			p.printf("Most users meeting every sla check on their own: %d (stage %d)\n", stages[best].Users, stages[best].Index+1)
+		} else {
+			p.printf("No stage met every sla check on its own.\n")
+		}
+	}
 }
 
 func writeChecks(p *printer, checks []Check) {

@@ -124,7 +124,8 @@ func openLoopRun() *Run {
 	}
 }
 
-// closedLoopRun is a two-stage closed-loop run with no goodput SLO.
+// closedLoopRun is a two-stage closed-loop run with no goodput SLO whose
+// second stage breaks an sla check.
 func closedLoopRun() *Run {
 	overall := metrics.NewRecorder(metrics.Options{})
 	var stages []Stage
@@ -143,7 +144,11 @@ func closedLoopRun() *Run {
 		}
 		rec.ObserveConcurrency(users)
 		overall.ObserveConcurrency(users)
-		stages = append(stages, Stage{Index: i, Users: users, Duration: 2, Summary: rec.Summary(2 * time.Second)})
+		st := Stage{Index: i, Users: users, Duration: 2, Summary: rec.Summary(2 * time.Second), SLAChecked: true}
+		if i == 1 { // the second stage breaks the scenario's TTFT sla
+			st.SLAFailed = []string{"ttft_p99"}
+		}
+		stages = append(stages, st)
 	}
 	s := overall.Summary(4 * time.Second)
 	return &Run{

@@ -26,10 +26,15 @@ type Check struct {
 
 // Stage is one closed-loop stage's figures.
 type Stage struct {
-	Index    int              `json:"index"`
+	Index    int              `json:"index"` // from 0; printed from 1
 	Users    int              `json:"users"`
 	Duration float64          `json:"duration"` // seconds
 	Summary  *metrics.Summary `json:"summary"`
+	// SLAFailed names the scenario's sla checks that this stage alone
+	// breaks; SLAChecked says whether they were evaluated at all (a
+	// scenario without sla checks has nothing to evaluate).
+	SLAChecked bool     `json:"sla_checked"`
+	SLAFailed  []string `json:"sla_failed,omitempty"`
 }
 
 // Schedule is how well the client kept to its dispatch schedule.

@@ -241,9 +241,12 @@ func TestRunClosedLoopStages(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
+	if !strings.Contains(stdout, "Most users meeting every sla check on their own: 6 (stage 2)") {
+		t.Errorf("the report does not name the knee:\n%s", stdout)
+	}
 	res := resultFile(t, filepath.Join(out, "stages.json"))
 	b, _ := json.Marshal(res)
-	for _, users := range []string{`"users":2`, `"users":6`} {
+	for _, users := range []string{`"users":2`, `"users":6`, `"sla_checked":true`} {
 		if !bytes.Contains(b, []byte(users)) {
 			t.Errorf("result lacks a stage with %s:\n%s", users, b)
 		}

@@ -162,8 +162,22 @@ func buildReport(s *scenario.Scenario, lt *liveTarget, ds *dataset.Dataset, tok 
 		r.Burstiness = ol.Burstiness
 		r.MaxConcurrency = ol.MaxConcurrency
 	}
+	// Each stage is judged by the sla checks alone (asserts may speak of
+	// the whole run), so the report can name the most users that still
+	// meet them: the knee.
+	slaOnly := *s
+	slaOnly.Asserts = nil
 	for _, st := range o.Stages {
-		r.Stages = append(r.Stages, report.Stage{Index: st.Index, Users: st.Users, Duration: st.Duration.Seconds(), Summary: st.Summary})
+		rs := report.Stage{Index: st.Index, Users: st.Users, Duration: st.Duration.Seconds(), Summary: st.Summary}
+		if len(s.SLA) > 0 && st.Summary != nil {
+			rs.SLAChecked = true
+			for _, c := range assert.Evaluate(&slaOnly, st.Summary) {
+				if !c.Passed {
+					rs.SLAFailed = append(rs.SLAFailed, c.Name)
+				}
+			}
+		}
+		r.Stages = append(r.Stages, rs)
 	}
 	r.Schedule = report.ScheduleOf(o.ConfiguredRate, o.Results, o.Overall.Lag, executor.LateThreshold)
 	return r

@@ -26,4 +26,8 @@ scenario "stages" {
       duration = "1s"
     }
   }
+
+  sla {
+    itl_p99 = "10s"
+  }
 }
