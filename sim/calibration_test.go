@@ -6,17 +6,29 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/llmload/llmload/tokenizer"
 )
 
-// shareGPTWork reads the ShareGPT-like sample: the first human turn is the
-// prompt, the first reply's length is max_tokens (ignore_eos on), both
-// counted with countTokens.
+// shareGPTWork is the workload examples/calibration.hcl sends (`make
+// calibrate`): from the ShareGPT-like sample, the first human turn is a
+// completions prompt, counted by the simulator's prompt tokenizer as the
+// server counts it; max_tokens is the first reply's length in Llama-3
+// tokens, special tokens included, as the sharegpt dataset counts it;
+// ignore_eos is on. Entries are kept by the dataset's default rules
+// (vLLM's), on Llama-3 counts: prompt 4 to 1,024 tokens, reply at least 4,
+// both at most 2,048.
 func shareGPTWork(t testing.TB) []Work {
 	t.Helper()
-	path := filepath.Join("..", "..", "shared", "data", "sharegpt", "sharegpt_like_500.json")
+	shared := filepath.Join("..", "..", "shared", "data")
+	path := filepath.Join(shared, "sharegpt", "sharegpt_like_500.json")
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Skipf("calibration data: %v (../shared is absent in this checkout)", err)
+	}
+	llama3, err := tokenizer.Load(filepath.Join(shared, "tokenizers", "llama3", "tokenizer.json"))
+	if err != nil {
+		t.Skipf("calibration tokenizer: %v (../shared is absent in this checkout)", err)
 	}
 	var convs []struct {
 		Conversations []struct {
@@ -32,11 +44,12 @@ func shareGPTWork(t testing.TB) []Work {
 		if len(c.Conversations) < 2 {
 			continue
 		}
-		work = append(work, Work{
-			PromptTokens: countTokens(c.Conversations[0].Value),
-			MaxTokens:    countTokens(c.Conversations[1].Value),
-			IgnoreEOS:    true,
-		})
+		prompt, reply := c.Conversations[0].Value, c.Conversations[1].Value
+		promptLen, replyLen := len(llama3.Encode(prompt, true)), len(llama3.Encode(reply, true))
+		if promptLen < 4 || replyLen < 4 || promptLen > 1024 || promptLen+replyLen > 2048 {
+			continue
+		}
+		work = append(work, Work{PromptTokens: countTokens(prompt), MaxTokens: replyLen, IgnoreEOS: true})
 	}
 	if len(work) == 0 {
 		t.Fatalf("%s: no conversation with two turns", path)

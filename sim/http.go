@@ -66,13 +66,6 @@ func (s *Server) models(w http.ResponseWriter, r *http.Request) {
 	}}})
 }
 
-// Llama-3 chat template ids framing each message in /tokenize's answer.
-const (
-	startHeaderID = 128006
-	endHeaderID   = 128007
-	eotID         = 128009
-)
-
 func (s *Server) tokenize(w http.ResponseWriter, r *http.Request) {
 	body, ok := readBody(w, r)
 	if !ok {
@@ -131,7 +124,12 @@ func (s *Server) detokenize(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"prompt": detokenize(a.Tokens)})
+	text, err := detokenize(a.Tokens)
+	if err != nil {
+		writeError(w, badRequest("tokens", "%v", err))
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"prompt": text})
 }
 
 // faultStatus maps the HTTP fault kinds to their status codes.

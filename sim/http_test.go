@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"math/rand/v2"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -32,7 +34,7 @@ func TestStreamFormat(t *testing.T) {
 			path:       "/v1/completions",
 			body:       map[string]any{"prompt": prompt, "max_tokens": 20, "ignore_eos": true, "stream": true, "stream_options": map[string]any{"include_usage": true}},
 			wantObject: "text_completion",
-			wantPrompt: 13, // ceil(10 words × 1.3)
+			wantPrompt: 10, // one token per short word
 			wantTokens: 20,
 			wantEvents: 7, // 3 tokens per event: 6 × 3 + 2
 		},
@@ -46,7 +48,7 @@ func TestStreamFormat(t *testing.T) {
 				"stream_options": map[string]any{"include_usage": true},
 			},
 			wantObject: "chat.completion.chunk",
-			wantPrompt: 3 + 4 + 13 + 4, // ceil(2 × 1.3) and ceil(10 × 1.3), plus 4 per message
+			wantPrompt: 2 + 4 + 10 + 4, // one token per short word, plus 4 per message
 			wantTokens: 9,
 			wantEvents: 3,
 		},
@@ -149,7 +151,7 @@ func TestNonStream(t *testing.T) {
 			body: map[string]any{"messages": []any{map[string]any{"role": "user", "content": "hello there"}}, "max_tokens": 4, "ignore_eos": true},
 			want: map[string]any{"object": "chat.completion", "model": "sim-tiny",
 				"choices": []any{map[string]any{"index": 0.0, "logprobs": nil, "finish_reason": "length", "message": map[string]any{"role": "assistant", "content": "<4 tokens>"}}},
-				"usage":   map[string]any{"prompt_tokens": 7.0, "completion_tokens": 4.0, "total_tokens": 11.0}},
+				"usage":   map[string]any{"prompt_tokens": 6.0, "completion_tokens": 4.0, "total_tokens": 10.0}},
 		},
 	}
 	for _, tt := range tests {
@@ -187,7 +189,7 @@ func TestNonStream(t *testing.T) {
 
 func TestErrors(t *testing.T) {
 	r := startTiny(t, nil)
-	long := strings.Repeat("word ", 2000) // 2,600 tokens > max_model_len 2,048
+	long := strings.Repeat(" word", 2100) // 2,100 tokens > max_model_len 2,048
 	tests := []struct {
 		name       string
 		path       string
@@ -201,7 +203,9 @@ func TestErrors(t *testing.T) {
 		{"no messages", "/v1/chat/completions", map[string]any{"messages": []any{}}, 400, "messages"},
 		{"zero max_tokens", "/v1/completions", map[string]any{"prompt": "hi", "max_tokens": 0}, 400, "max_tokens"},
 		{"prompt too long", "/v1/completions", map[string]any{"prompt": long}, 400, "messages"},
-		{"context too long", "/v1/completions", map[string]any{"prompt": "hi", "max_tokens": 2047}, 400, "max_tokens"},
+		{"context too long", "/v1/completions", map[string]any{"prompt": "hi there", "max_tokens": 2047}, 400, "max_tokens"}, // 2 + 2,047 > 2,048
+		{"negative token id", "/detokenize", map[string]any{"tokens": []int{1, -1}}, 400, "tokens"},
+		{"token id past the specials", "/detokenize", map[string]any{"tokens": []int{eotID + 1}}, 400, "tokens"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -260,16 +264,63 @@ func TestTokenize(t *testing.T) {
 		t.Errorf("tokenize messages: count %d, chat usage prompt_tokens %d", tok.Count, cr.Usage.PromptTokens)
 	}
 
+	// The chat ids detokenize to text, special tokens included, that
+	// tokenizes back to the same ids.
+	if got := tokenizeIDs(t, r.URL, detokenizeIDs(t, r.URL, tok.Tokens)); !slices.Equal(got, tok.Tokens) {
+		t.Errorf("tokenize(detokenize(chat ids)):\n got %v\nwant %v", got, tok.Tokens)
+	}
+}
+
+// A client can build a prompt of an exact token count from /detokenize of
+// that many ids (the random dataset with tokenizer = "server"): /tokenize
+// and usage.prompt_tokens both count exactly that many.
+func TestExactLengthPrompt(t *testing.T) {
+	r := startTiny(t, nil)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{1, 2, 17, 309, 2000} {
+		ids := make([]int, n)
+		for i := range ids {
+			ids[i] = rng.IntN(startHeaderID)
+		}
+		prompt := detokenizeIDs(t, r.URL, ids)
+		if got := tokenizeIDs(t, r.URL, prompt); !slices.Equal(got, ids) {
+			t.Errorf("%d ids: /tokenize of their text gives %d ids, not the same", n, len(got))
+		}
+		res := post(t, r.URL+"/v1/completions", map[string]any{"prompt": prompt, "max_tokens": 1, "stream": true, "stream_options": map[string]any{"include_usage": true}})
+		if len(res.chunks) == 0 || res.chunks[len(res.chunks)-1].Usage == nil {
+			t.Fatalf("%d ids: no usage chunk: status %d %q", n, res.status, res.payloads)
+		}
+		if got := res.chunks[len(res.chunks)-1].Usage.PromptTokens; got != n {
+			t.Errorf("%d ids: usage.prompt_tokens = %d", n, got)
+		}
+	}
+}
+
+// tokenizeIDs is /tokenize's ids for a prompt.
+func tokenizeIDs(t *testing.T, url, prompt string) []int {
+	t.Helper()
+	var tok struct {
+		Tokens []int `json:"tokens"`
+		Count  int   `json:"count"`
+	}
+	res := post(t, url+"/tokenize", map[string]any{"prompt": prompt})
+	if err := json.Unmarshal(res.body, &tok); err != nil || res.status != 200 || tok.Count != len(tok.Tokens) {
+		t.Fatalf("/tokenize: status %d, %s: %v", res.status, res.body, err)
+	}
+	return tok.Tokens
+}
+
+// detokenizeIDs is /detokenize's text for ids.
+func detokenizeIDs(t *testing.T, url string, ids []int) string {
+	t.Helper()
 	var detok struct {
 		Prompt string `json:"prompt"`
 	}
-	res = post(t, r.URL+"/detokenize", map[string]any{"tokens": []int{0, 1, 2}})
-	if err := json.Unmarshal(res.body, &detok); err != nil {
-		t.Fatal(err)
+	res := post(t, url+"/detokenize", map[string]any{"tokens": ids})
+	if err := json.Unmarshal(res.body, &detok); err != nil || res.status != 200 {
+		t.Fatalf("/detokenize: status %d, %s: %v", res.status, res.body, err)
 	}
-	if detok.Prompt != " the of and" {
-		t.Errorf("detokenize [0 1 2] = %q, want %q", detok.Prompt, " the of and")
-	}
+	return detok.Prompt
 }
 
 func TestModelsHealthMetrics(t *testing.T) {
@@ -298,7 +349,7 @@ func TestModelsHealthMetrics(t *testing.T) {
 		`vllm:num_requests_running{engine="0",model_name="sim-tiny"} 0`,
 		`vllm:num_requests_waiting{engine="0",model_name="sim-tiny"} 0`,
 		`vllm:kv_cache_usage_perc{engine="0",model_name="sim-tiny"} 0`,
-		`vllm:prompt_tokens_total{engine="0",model_name="sim-tiny"} 4`,
+		`vllm:prompt_tokens_total{engine="0",model_name="sim-tiny"} 3`,
 		`vllm:generation_tokens_total{engine="0",model_name="sim-tiny"} 5`,
 		`vllm:request_success_total{engine="0",finished_reason="length",model_name="sim-tiny"} 1`,
 		`vllm:time_to_first_token_seconds_count{engine="0",model_name="sim-tiny"} 1`,

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 )
 
 // apiRequest is what the simulator reads from a completions or chat
@@ -142,7 +143,8 @@ func chatTokens(msgs []chatMessage) (int, *apiError) {
 }
 
 // messageText is a message content's text: a string, or the text parts of
-// a list of content parts (other parts count nothing).
+// a list of content parts joined by newlines, as vLLM joins them (other
+// parts count nothing).
 func messageText(raw json.RawMessage) (string, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
@@ -159,12 +161,11 @@ func messageText(raw json.RawMessage) (string, error) {
 	if err := json.Unmarshal(raw, &parts); err != nil {
 		return "", fmt.Errorf("must be a string or a list of content parts")
 	}
-	var b bytes.Buffer
+	var texts []string
 	for _, part := range parts {
 		if part.Type == "text" {
-			b.WriteString(part.Text)
-			b.WriteByte(' ')
+			texts = append(texts, part.Text)
 		}
 	}
-	return b.String(), nil
+	return strings.Join(texts, "\n"), nil
 }

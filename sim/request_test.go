@@ -16,10 +16,10 @@ func TestParseRequest(t *testing.T) {
 		want    request
 		wantErr string
 	}{
-		{"completion_stream.json", false, request{promptTokens: 3, maxTokens: 16, stream: true, includeUsage: true, ignoreEOS: true}, ""},
+		{"completion_stream.json", false, request{promptTokens: 2, maxTokens: 16, stream: true, includeUsage: true, ignoreEOS: true}, ""},
 		{"completion_ids.json", false, request{promptTokens: 3, maxTokens: 4}, ""},
-		{"chat_parts.json", true, request{promptTokens: 3 + 4 + 2 + 4, maxTokens: 8, stream: true}, ""},
-		{"chat_null_content.json", true, request{promptTokens: 4 + 2 + 4, maxTokens: 2048 - 10}, ""},
+		{"chat_parts.json", true, request{promptTokens: 2 + 4 + 1 + 4, maxTokens: 8, stream: true}, ""},
+		{"chat_null_content.json", true, request{promptTokens: 4 + 1 + 4, maxTokens: 2048 - 9}, ""},
 		{"bad_prompt.json", false, request{}, "prompt must be a string, a list of one string, or a non-empty list of token ids"},
 	}
 	for _, tt := range tests {

@@ -1,9 +1,11 @@
 package sim
 
 import (
+	"fmt"
 	"hash/fnv"
-	"math"
 	"strings"
+
+	"github.com/llmload/llmload/tokenizer"
 )
 
 // vocabulary holds the words the simulator generates. Each is sent with a
@@ -26,62 +28,96 @@ var vocabTokens = func() []string {
 	return t
 }()
 
-// tokenIDSpace is the size of the id space /tokenize draws from (Llama-3's vocabulary size).
-const tokenIDSpace = 128256
+// promptTokenizer counts and maps prompt tokens: llmload's approximate
+// tokenizer, whose ids decode to text that encodes back to the same number
+// of ids, so a client that builds prompts of an exact length through
+// /tokenize and /detokenize (the random dataset with tokenizer = "server")
+// gets what it asked for.
+var promptTokenizer = tokenizer.Approximate()
 
-// tokensPerWord is the approximation of prompt tokens per whitespace-separated word.
-const tokensPerWord = 1.3
+// specialTokens are the chat template markers /tokenize frames each message
+// with (Llama-3's): special token k has id promptTokenizer.VocabSize() + k,
+// /detokenize writes it as its text, and a prompt that contains that text
+// counts it as one token, as a real tokenizer counts its special tokens.
+var specialTokens = []string{"<|start_header_id|>", "<|end_header_id|>", "<|eot_id|>"}
 
-// chatMessageOverhead is the tokens a chat template adds per message (role
-// header and end-of-turn markers).
+// The special token ids, right after the approximate tokenizer's words.
+var (
+	startHeaderID = promptTokenizer.VocabSize()
+	endHeaderID   = startHeaderID + 1
+	eotID         = startHeaderID + 2
+)
+
+// chatMessageOverhead is the tokens the chat template adds per message:
+// start header, role, end header and end of turn.
 const chatMessageOverhead = 4
 
-// countTokens approximates the token count of text: ceil(1.3 × words),
-// words being whitespace-separated runs.
+// countTokens is the prompt token count of text.
 func countTokens(text string) int {
-	return int(math.Ceil(tokensPerWord * float64(countWords(text))))
+	return len(tokenIDs(text))
 }
 
-func countWords(text string) int {
-	n, in := 0, false
-	for i := 0; i < len(text); i++ {
-		space := text[i] == ' ' || text[i] == '\n' || text[i] == '\t' || text[i] == '\r' || text[i] == '\v' || text[i] == '\f'
-		if !space && !in {
-			n++
-		}
-		in = !space
-	}
-	return n
-}
-
-// tokenIDs returns countTokens(text) deterministic ids: piece k of the
-// text belongs to word k × words / count and its id is a hash of that word
-// plus k. They are stable, not a real tokenizer's.
+// tokenIDs returns the prompt token ids of text (never nil): the
+// approximate tokenizer's, special tokens aside.
 func tokenIDs(text string) []int {
-	words := strings.Fields(text)
-	n := countTokens(text)
-	ids := make([]int, n)
-	for k := range ids {
-		ids[k] = (wordID(words[k*len(words)/n]) + k) % tokenIDSpace
+	ids := []int{}
+	for {
+		at, k := nextSpecial(text)
+		if at < 0 {
+			return append(ids, promptTokenizer.Encode(text, false)...)
+		}
+		ids = append(ids, promptTokenizer.Encode(text[:at], false)...)
+		ids = append(ids, startHeaderID+k)
+		text = text[at+len(specialTokens[k]):]
 	}
-	return ids
 }
 
-// wordID is a stable id for a word.
+// nextSpecial returns where the first special token in text starts and
+// which it is, or -1.
+func nextSpecial(text string) (at, k int) {
+	for off := 0; ; {
+		i := strings.Index(text[off:], "<|")
+		if i < 0 {
+			return -1, 0
+		}
+		off += i
+		for j, s := range specialTokens {
+			if strings.HasPrefix(text[off:], s) {
+				return off, j
+			}
+		}
+		off += len("<|")
+	}
+}
+
+// wordID is a stable id for a chat role, inside the prompt tokenizer's
+// vocabulary.
 func wordID(word string) int {
 	h := fnv.New32a()
 	h.Write([]byte(word))
-	return int(h.Sum32() % tokenIDSpace)
+	return int(h.Sum32() % uint32(promptTokenizer.VocabSize()))
 }
 
-// detokenize maps ids to vocabulary tokens: id i is vocabulary word
-// i mod len(vocabulary). It inverts nothing; it gives /detokenize a stable answer.
-func detokenize(ids []int) string {
+// detokenize is the text of prompt token ids, special tokens included;
+// tokenIDs of it gives the same ids back. An id outside the vocabulary and the
+// special tokens is an error.
+func detokenize(ids []int) (string, error) {
 	var b strings.Builder
-	for _, id := range ids {
-		b.WriteString(vocabTokens[((id%len(vocabTokens))+len(vocabTokens))%len(vocabTokens)])
+	run := 0 // start of the current run of word ids
+	for i, id := range ids {
+		if id >= 0 && id < startHeaderID {
+			continue
+		}
+		k := id - startHeaderID
+		if k < 0 || k >= len(specialTokens) {
+			return "", fmt.Errorf("token id %d at index %d is out of the vocabulary [0, %d)", id, i, startHeaderID+len(specialTokens))
+		}
+		b.WriteString(promptTokenizer.Decode(ids[run:i]))
+		b.WriteString(specialTokens[k])
+		run = i + 1
 	}
-	return b.String()
+	b.WriteString(promptTokenizer.Decode(ids[run:]))
+	return b.String(), nil
 }
 
 // wordStream yields the generated words of one request: a small seeded

@@ -23,7 +23,7 @@ var allowed = map[string][]string{
 	"scenario":  {"metrics"},
 	"assert":    {"scenario", "metrics"},
 	"executor":  {"dataset", "metrics", "tokenizer"},
-	"sim":       {"metrics"},
+	"sim":       {"metrics", "tokenizer"},
 	"report":    {"metrics"},
 }
 
