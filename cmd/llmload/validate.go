@@ -12,7 +12,6 @@ import (
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/llmload/llmload/scenario"
-	"github.com/llmload/llmload/sim"
 )
 
 func cmdValidate(_ context.Context, e env, args []string) int {
@@ -45,28 +44,9 @@ func cmdValidate(_ context.Context, e env, args []string) int {
 func checkSimTargets(cfg *scenario.Config) hcl.Diagnostics {
 	var diags hcl.Diagnostics
 	for _, t := range cfg.Targets {
-		if !strings.HasPrefix(t.BaseURL, simScheme) {
-			continue
-		}
-		rng := t.DeclRange
-		p, err := sim.LookupProfile(strings.TrimSuffix(strings.TrimPrefix(t.BaseURL, simScheme), "/"))
-		if err != nil {
-			diags = append(diags, &hcl.Diagnostic{
-				Severity: hcl.DiagError,
-				Summary:  "Unknown simulator profile",
-				Detail:   fmt.Sprintf("%v. Profiles: %s.", err, strings.Join(sim.Profiles(), ", ")),
-				Subject:  &rng,
-			})
-			continue
-		}
-		for _, k := range sortedKeys(t.Sim) {
-			if err := p.Set(k, t.Sim[k]); err != nil {
-				r := rng
-				if sr, ok := t.SimRanges[k]; ok {
-					r = sr
-				}
-				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid simulator setting", Detail: err.Error(), Subject: &r})
-			}
+		if strings.HasPrefix(t.BaseURL, simScheme) {
+			_, d := simProfile(t)
+			diags = append(diags, d...)
 		}
 	}
 	return diags

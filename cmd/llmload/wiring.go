@@ -66,11 +66,29 @@ func startTarget(t *scenario.Target, seed int64) (*liveTarget, hcl.Diagnostics) 
 	if !strings.HasPrefix(t.BaseURL, simScheme) {
 		return lt, nil
 	}
-	rng := t.DeclRange
-	profile := strings.TrimSuffix(strings.TrimPrefix(t.BaseURL, simScheme), "/")
-	p, err := sim.LookupProfile(profile)
+	p, diags := simProfile(t)
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	running, err := sim.Listen("127.0.0.1:0", p, seed)
 	if err != nil {
-		return nil, hcl.Diagnostics{{
+		rng := t.DeclRange
+		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Cannot start the simulator", Detail: err.Error(), Subject: &rng}}
+	}
+	lt.sim = running
+	lt.profile = p.Name
+	lt.target.BaseURL = running.URL
+	return lt, nil
+}
+
+// simProfile builds the simulator profile a sim:// target names, with the
+// target's model and its sim { } overrides applied. Problems point at the
+// target block or at the offending override.
+func simProfile(t *scenario.Target) (sim.Profile, hcl.Diagnostics) {
+	rng := t.DeclRange
+	p, err := sim.LookupProfile(strings.TrimSuffix(strings.TrimPrefix(t.BaseURL, simScheme), "/"))
+	if err != nil {
+		return p, hcl.Diagnostics{{
 			Severity: hcl.DiagError,
 			Summary:  "Unknown simulator profile",
 			Detail:   fmt.Sprintf("%v. Profiles: %s.", err, strings.Join(sim.Profiles(), ", ")),
@@ -97,17 +115,7 @@ func startTarget(t *scenario.Target, seed int64) (*liveTarget, hcl.Diagnostics) 
 			})
 		}
 	}
-	if diags.HasErrors() {
-		return nil, diags
-	}
-	running, err := sim.Listen("127.0.0.1:0", p, seed)
-	if err != nil {
-		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Cannot start the simulator", Detail: err.Error(), Subject: &rng}}
-	}
-	lt.sim = running
-	lt.profile = profile
-	lt.target.BaseURL = running.URL
-	return lt, nil
+	return p, diags
 }
 
 func executorTarget(t *scenario.Target) executor.Target {
