@@ -17,8 +17,10 @@ type Recorder struct {
 	opts Options
 
 	completed, truncated, approxOutput int
+	canceled                           int
 	errors                             map[ErrorKind]int
-	inputTokens, outputTokens          int
+	inputTokens, serverInputTokens     int
+	outputTokens                       int
 	goodRequests, goodOutputTokens     int
 	peakConcurrency                    int
 
@@ -56,6 +58,11 @@ func (r *Recorder) Add(req *Request) {
 	if req.Warmup {
 		return
 	}
+	if req.Error == ErrCanceled {
+		// Cut off by an interruption: it says nothing of the server.
+		r.canceled++
+		return
+	}
 	r.queue.add(int64(req.Queue()))
 	r.lag.add(int64(req.Lag()))
 	if !req.OK() {
@@ -63,7 +70,10 @@ func (r *Recorder) Add(req *Request) {
 		return
 	}
 	r.completed++
-	r.inputTokens += req.PromptTokens
+	r.inputTokens += req.DatasetPromptTokens
+	if req.PromptTokensSource == SourceUsage {
+		r.serverInputTokens += req.PromptTokens
+	}
 	r.outputTokens += req.OutputTokens
 	if req.OutputTokensSource == SourceEvents {
 		r.approxOutput++
@@ -135,7 +145,9 @@ func (r *Recorder) Summary(duration time.Duration) *Summary {
 		Errors:             map[ErrorKind]int{},
 		Truncated:          r.truncated,
 		Duration:           duration.Seconds(),
+		Canceled:           r.canceled,
 		TotalInputTokens:   r.inputTokens,
+		ServerInputTokens:  r.serverInputTokens,
 		TotalOutputTokens:  r.outputTokens,
 		ApproxOutputCounts: r.approxOutput,
 		GoodRequests:       r.goodRequests,
@@ -177,6 +189,8 @@ func (r *Recorder) Merge(o *Recorder) {
 		r.errors[kind] += n
 	}
 	r.inputTokens += o.inputTokens
+	r.serverInputTokens += o.serverInputTokens
+	r.canceled += o.canceled
 	r.outputTokens += o.outputTokens
 	r.goodRequests += o.goodRequests
 	r.goodOutputTokens += o.goodOutputTokens

@@ -22,7 +22,7 @@ func ok(intended, queue, ttft time.Duration, gaps ...time.Duration) *Request {
 	return &Request{
 		Intended: intended, Dispatched: intended, Sent: intended + queue,
 		TTFT: ttft, ITL: gaps, E2E: e2e,
-		PromptTokens: 10, PromptTokensSource: SourceUsage,
+		PromptTokens: 12, PromptTokensSource: SourceUsage, DatasetPromptTokens: 10,
 		OutputTokens: len(gaps) + 1, OutputTokensSource: SourceUsage, OutputEvents: len(gaps) + 1,
 		MaxTokens: 100, FinishReason: "stop",
 	}
@@ -59,7 +59,7 @@ func TestRecorderCounts(t *testing.T) {
 			name:     "zero duration leaves throughputs at zero",
 			reqs:     []*Request{ok(0, 0, 100*ms, 10*ms)},
 			duration: 0,
-			want: Summary{Completed: 1, Errors: map[ErrorKind]int{}, TotalInputTokens: 10, TotalOutputTokens: 2,
+			want: Summary{Completed: 1, Errors: map[ErrorKind]int{}, TotalInputTokens: 10, ServerInputTokens: 12, TotalOutputTokens: 2,
 				GoodRequests: 1, GoodOutputTokens: 2},
 		},
 		{
@@ -72,14 +72,17 @@ func TestRecorderCounts(t *testing.T) {
 				with(ok(0, 0, 100*ms, 10*ms), func(r *Request) { r.OutputTokensSource = SourceEvents }),
 				failed(ErrHTTPStatus), failed(ErrHTTPStatus), failed(ErrStall),
 				with(failed(ErrTimeout), func(r *Request) { r.Warmup = true }),
+				// Cut off by Ctrl-C: counted apart, not a failure, no queue sample.
+				with(failed(ErrCanceled), func(r *Request) { r.Sent = time.Hour }),
 			},
 			duration: 2 * time.Second,
 			want: Summary{
-				Completed: 4, Failed: 3,
+				Completed: 4, Failed: 3, Canceled: 1,
 				Errors:             map[ErrorKind]int{ErrHTTPStatus: 2, ErrStall: 1},
 				Truncated:          1,
 				Duration:           2,
-				TotalInputTokens:   40,
+				TotalInputTokens:   40, // the dataset's counts, as vLLM sums them
+				ServerInputTokens:  48, // the server's usage (a chat template's tokens included)
 				TotalOutputTokens:  3 + 1 + 1 + 2,
 				ApproxOutputCounts: 1,
 				RequestThroughput:  2, OutputThroughput: 3.5, TotalTokenThroughput: 23.5,
@@ -103,7 +106,7 @@ func TestRecorderCounts(t *testing.T) {
 			duration: time.Second,
 			want: Summary{
 				Completed: 7, Failed: 1, Errors: map[ErrorKind]int{ErrStream: 1}, Truncated: 1, Duration: 1,
-				TotalInputTokens: 70, TotalOutputTokens: 3 + 2 + 3 + 4 + 2 + 1 + 1,
+				TotalInputTokens: 70, ServerInputTokens: 84, TotalOutputTokens: 3 + 2 + 3 + 4 + 2 + 1 + 1,
 				RequestThroughput: 7, OutputThroughput: 16, TotalTokenThroughput: 86,
 				GoodRequests: 2, GoodOutputTokens: 4, RequestGoodput: 2, TokenGoodput: 4,
 			},

@@ -19,7 +19,7 @@ const (
 	ErrStream     ErrorKind = "stream_error"    // connection dropped or read failed mid-stream, or an error event
 	ErrMalformed  ErrorKind = "malformed_event" // an SSE data payload that is not the JSON we expect
 	ErrEmpty      ErrorKind = "empty_response"  // the stream ended without a single output token
-	ErrCanceled   ErrorKind = "canceled"        // the run was interrupted while the request was in flight
+	ErrCanceled   ErrorKind = "canceled"        // the run was interrupted while the request was in flight: not a failure of the server
 )
 
 // ErrorKinds lists every failure kind in report order.
@@ -56,13 +56,17 @@ type Request struct {
 
 	PromptTokens       int    `json:"prompt_tokens"`
 	PromptTokensSource string `json:"prompt_tokens_source"`
-	OutputTokens       int    `json:"output_tokens"`
-	OutputTokensSource string `json:"output_tokens_source"`
-	OutputEvents       int    `json:"output_events"` // output-carrying events seen
-	MaxTokens          int    `json:"max_tokens"`    // what was asked for
-	IgnoreEOS          bool   `json:"ignore_eos"`    // whether the request asked to ignore EOS
-	FinishReason       string `json:"finish_reason"` // as the server said ("stop", "length", ...)
-	GeneratedText      string `json:"-"`             // kept only when a tokenizer must count it
+	// DatasetPromptTokens is the dataset's count of the prompt (what vLLM's
+	// benchmark sums as total_input_tokens); PromptTokens is the server's
+	// usage figure when it sent one (it includes a chat template's tokens).
+	DatasetPromptTokens int    `json:"dataset_prompt_tokens"`
+	OutputTokens        int    `json:"output_tokens"`
+	OutputTokensSource  string `json:"output_tokens_source"`
+	OutputEvents        int    `json:"output_events"` // output-carrying events seen
+	MaxTokens           int    `json:"max_tokens"`    // what was asked for
+	IgnoreEOS           bool   `json:"ignore_eos"`    // whether the request asked to ignore EOS
+	FinishReason        string `json:"finish_reason"` // as the server said ("stop", "length", ...)
+	GeneratedText       string `json:"-"`             // kept only when a tokenizer must count it
 
 	StatusCode   int       `json:"status_code,omitempty"`
 	Error        ErrorKind `json:"error,omitempty"`

@@ -35,10 +35,18 @@ type Summary struct {
 	Completed int               `json:"completed"`
 	Failed    int               `json:"failed"`
 	Errors    map[ErrorKind]int `json:"errors"` // failed requests by kind
-	Truncated int               `json:"truncated"`
-	Duration  float64           `json:"duration"` // seconds, first dispatch to last completion
+	// Canceled counts requests cut off by an interruption (Ctrl-C) while in
+	// flight: neither completed nor failed, and not in the error rate.
+	Canceled  int     `json:"canceled"`
+	Truncated int     `json:"truncated"`
+	Duration  float64 `json:"duration"` // seconds, first dispatch to last completion
 
+	// TotalInputTokens sums the dataset's prompt counts of completed
+	// requests, as vLLM's benchmark does; ServerInputTokens sums the
+	// server's usage.prompt_tokens where it sent them (a chat template's
+	// tokens included).
 	TotalInputTokens  int `json:"total_input_tokens"`
+	ServerInputTokens int `json:"server_input_tokens"`
 	TotalOutputTokens int `json:"total_output_tokens"`
 	// Requests whose output count was taken from the event count, not from
 	// usage or a tokenizer: their token figures are approximate.

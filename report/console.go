@@ -138,6 +138,10 @@ func writeExtras(p *printer, r *Run, s *metrics.Summary) {
 		p.printf("Goodput: %d of %d requests met the SLO (%s): %.2f req/s, %.2f tok/s\n",
 			s.GoodRequests, s.Completed, describeSLO(r.Goodput), s.RequestGoodput, s.TokenGoodput)
 	}
+	if s.ServerInputTokens > 0 && s.ServerInputTokens != s.TotalInputTokens {
+		p.printf("Input tokens: %d by the dataset's count (vLLM's figure, used above); the server counted %d (usage.prompt_tokens, chat template included)\n",
+			s.TotalInputTokens, s.ServerInputTokens)
+	}
 	sch := r.Schedule
 	switch {
 	case sch.ConfiguredRate == 0:
@@ -162,6 +166,9 @@ func writeExtras(p *printer, r *Run, s *metrics.Summary) {
 		p.printf("Errors: %d of %d requests (%.2f%%): %s\n", s.Failed, s.Completed+s.Failed, 100*s.ErrorRate(), strings.Join(parts, ", "))
 	} else {
 		p.printf("Errors: none\n")
+	}
+	if s.Canceled > 0 {
+		p.printf("Canceled by the interruption: %s in flight (not counted as failed)\n", count(s.Canceled, "request", "requests"))
 	}
 	if s.Truncated > 0 {
 		p.printf("Truncated: %s stopped at max_tokens with ignore_eos off: output incomplete, not good for goodput.\n", count(s.Truncated, "request", "requests"))
@@ -216,6 +223,11 @@ func writeStages(p *printer, stages []Stage) {
 		s := st.Summary
 		if s == nil {
 			s = &metrics.Summary{}
+		}
+		if s.Completed+s.Failed == 0 {
+			// The run ended (duration, requests, Ctrl-C) before this stage.
+			p.printf("%5d %6d   not run\n", st.Index+1, st.Users)
+			continue
 		}
 		p.printf("%5d %6d %9.1f %8.2f %10.2f %10.2f %10.2f %9.2f %9.2f %7d",
 			st.Index+1, st.Users, st.Duration, s.RequestThroughput, s.OutputThroughput,

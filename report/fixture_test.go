@@ -44,7 +44,7 @@ func request(id int64, intended, lag, queue, ttft time.Duration, gaps ...time.Du
 		ID: id, DatasetIndex: int(id), RequestID: "req-" + string(rune('a'+id%26)),
 		Intended: intended, Dispatched: intended + lag, Sent: intended + queue,
 		TTFT: ttft, ITL: gaps, E2E: e2e,
-		PromptTokens: 20 + int(id), PromptTokensSource: metrics.SourceUsage,
+		PromptTokens: 20 + int(id), PromptTokensSource: metrics.SourceUsage, DatasetPromptTokens: 18 + int(id),
 		OutputTokens: len(gaps) + 1, OutputTokensSource: metrics.SourceUsage, OutputEvents: len(gaps) + 1,
 		MaxTokens: 64, FinishReason: "stop",
 	}
@@ -150,6 +150,8 @@ func closedLoopRun() *Run {
 		}
 		stages = append(stages, st)
 	}
+	// A third stage the run ended before.
+	stages = append(stages, Stage{Index: 2, Users: 8, Summary: metrics.NewRecorder(metrics.Options{}).Summary(0)})
 	s := overall.Summary(4 * time.Second)
 	return &Run{
 		Scenario: "knee", ToolVersion: "v0.0.0-test",

@@ -313,31 +313,32 @@ func (res *Result) UnmarshalJSON(b []byte) error {
 // milliseconds since the run's start; latencies are milliseconds and null
 // when the request failed.
 type RequestLine struct {
-	ID           int64             `json:"id"`
-	Stage        int               `json:"stage"`
-	Warmup       bool              `json:"warmup"`
-	DatasetIndex int               `json:"dataset_index"`
-	RequestID    string            `json:"request_id,omitempty"`
-	IntendedMs   float64           `json:"intended_ms"`
-	DispatchedMs float64           `json:"dispatched_ms"`
-	SentMs       float64           `json:"sent_ms"`
-	QueueMs      float64           `json:"queue_ms"`
-	LagMs        float64           `json:"lag_ms"`
-	TTFTMs       *float64          `json:"ttft_ms"`
-	ITLMs        []float64         `json:"itl_ms"`
-	E2ELMs       *float64          `json:"e2el_ms"`
-	PromptTokens int               `json:"prompt_tokens"`
-	PromptSource string            `json:"prompt_tokens_source"`
-	OutputTokens int               `json:"output_tokens"`
-	OutputSource string            `json:"output_tokens_source"`
-	OutputEvents int               `json:"output_events"`
-	MaxTokens    int               `json:"max_tokens"`
-	IgnoreEOS    bool              `json:"ignore_eos"`
-	FinishReason string            `json:"finish_reason"`
-	Truncated    bool              `json:"truncated"`
-	Status       int               `json:"status_code,omitempty"`
-	Error        metrics.ErrorKind `json:"error,omitempty"`
-	ErrorMessage string            `json:"error_message,omitempty"`
+	ID            int64             `json:"id"`
+	Stage         int               `json:"stage"`
+	Warmup        bool              `json:"warmup"`
+	DatasetIndex  int               `json:"dataset_index"`
+	RequestID     string            `json:"request_id,omitempty"`
+	IntendedMs    float64           `json:"intended_ms"`
+	DispatchedMs  float64           `json:"dispatched_ms"`
+	SentMs        float64           `json:"sent_ms"`
+	QueueMs       float64           `json:"queue_ms"`
+	LagMs         float64           `json:"lag_ms"`
+	TTFTMs        *float64          `json:"ttft_ms"`
+	ITLMs         []float64         `json:"itl_ms"`
+	E2ELMs        *float64          `json:"e2el_ms"`
+	PromptTokens  int               `json:"prompt_tokens"`
+	PromptSource  string            `json:"prompt_tokens_source"`
+	DatasetPrompt int               `json:"dataset_prompt_tokens"`
+	OutputTokens  int               `json:"output_tokens"`
+	OutputSource  string            `json:"output_tokens_source"`
+	OutputEvents  int               `json:"output_events"`
+	MaxTokens     int               `json:"max_tokens"`
+	IgnoreEOS     bool              `json:"ignore_eos"`
+	FinishReason  string            `json:"finish_reason"`
+	Truncated     bool              `json:"truncated"`
+	Status        int               `json:"status_code,omitempty"`
+	Error         metrics.ErrorKind `json:"error,omitempty"`
+	ErrorMessage  string            `json:"error_message,omitempty"`
 }
 
 // NewRequestLine converts a request for the jsonl file.
@@ -347,7 +348,7 @@ func NewRequestLine(r *metrics.Request) RequestLine {
 		IntendedMs: ms(r.Intended), DispatchedMs: ms(r.Dispatched), SentMs: ms(r.Sent),
 		QueueMs: ms(r.Queue()), LagMs: ms(r.Lag()),
 		ITLMs:        make([]float64, len(r.ITL)),
-		PromptTokens: r.PromptTokens, PromptSource: r.PromptTokensSource,
+		PromptTokens: r.PromptTokens, PromptSource: r.PromptTokensSource, DatasetPrompt: r.DatasetPromptTokens,
 		OutputTokens: r.OutputTokens, OutputSource: r.OutputTokensSource, OutputEvents: r.OutputEvents,
 		MaxTokens: r.MaxTokens, IgnoreEOS: r.IgnoreEOS, FinishReason: r.FinishReason, Truncated: r.Truncated(),
 		Status: r.StatusCode, Error: r.Error, ErrorMessage: r.ErrorMessage,

@@ -213,7 +213,7 @@ func TestRequestLines(t *testing.T) {
 		ID: 2, DatasetIndex: 2, RequestID: "req-c",
 		IntendedMs: 100, DispatchedMs: 103, SentMs: 104, QueueMs: 4, LagMs: 3,
 		TTFTMs: &ttft, ITLMs: []float64{22, 25, 60}, E2ELMs: &e2e,
-		PromptTokens: 22, PromptSource: "usage", OutputTokens: 4, OutputSource: "usage", OutputEvents: 4,
+		PromptTokens: 22, PromptSource: "usage", DatasetPrompt: 20, OutputTokens: 4, OutputSource: "usage", OutputEvents: 4,
 		MaxTokens: 64, FinishReason: "stop",
 	}
 	if diff := cmp.Diff(want, got[2]); diff != "" {
