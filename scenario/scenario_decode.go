@@ -109,6 +109,14 @@ func (l *loader) decodeScenario(d dec, filename string, b *hcl.Block) {
 		s.OpenLoop = l.decodeOpenLoop(d, open)
 	case closed != nil:
 		s.ClosedLoop = l.decodeClosedLoop(d, closed)
+		if cl := s.ClosedLoop; len(cl.Stages) > 0 && cl.Duration == 0 && s.Requests == 0 && s.Duration == 0 {
+			l.diags = append(l.diags, &hcl.Diagnostic{
+				Severity: hcl.DiagError,
+				Summary:  "Closed loop without an end",
+				Detail:   "Users send requests until something stops them: give closed_loop a duration, or the scenario a duration or requests.",
+				Subject:  closed.DefRange.Ptr(),
+			})
+		}
 	default:
 		l.diags = append(l.diags, &hcl.Diagnostic{
 			Severity: hcl.DiagError,

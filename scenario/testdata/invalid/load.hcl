@@ -56,6 +56,7 @@ scenario "users" {
   closed_loop {
     users      = 0 # ERROR: Invalid users
     think_time = ["3s", "1s"] # ERROR: Invalid think_time
+    duration   = "1m"
   }
 }
 
@@ -65,6 +66,7 @@ scenario "think" {
   closed_loop {
     users      = 2
     think_time = ["1s", "2s", "3s"] # ERROR: Invalid think_time
+    duration   = "1m"
   }
 }
 
@@ -74,6 +76,7 @@ scenario "think_word" {
   closed_loop {
     users      = 2
     think_time = ["1s", "soon"] # ERROR: Invalid duration
+    duration   = "1m"
   }
 }
 
@@ -109,5 +112,22 @@ scenario "empty" {
   target  = target.t
   dataset = dataset.d
   closed_loop { # ERROR: Missing users
+  }
+}
+
+scenario "endless" {
+  target  = target.t
+  dataset = dataset.d
+  closed_loop { # ERROR: Closed loop without an end
+    users = 2
+  }
+}
+
+scenario "ends_by_requests" {
+  target   = target.t
+  dataset  = dataset.d
+  requests = 10
+  closed_loop {
+    users = 2
   }
 }
