@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -27,6 +28,7 @@ const (
 // and Err reports the first error. Callers must check Err after using it.
 type Server struct {
 	baseURL string
+	shown   string // baseURL with any password hidden, for messages
 	model   string
 	client  *http.Client
 
@@ -50,6 +52,7 @@ func NewServer(baseURL, model string, client *http.Client) *Server {
 	}
 	return &Server{
 		baseURL: strings.TrimRight(baseURL, "/"),
+		shown:   redactURL(strings.TrimRight(baseURL, "/")),
 		model:   model,
 		client:  client,
 		cache:   map[serverKey][]int{},
@@ -87,7 +90,7 @@ func (s *Server) Encode(text string, addSpecial bool) []int {
 		return nil
 	}
 	if resp.Tokens == nil {
-		s.fail(fmt.Errorf("tokenizer server %s/tokenize: response has no \"tokens\"", s.baseURL))
+		s.fail(fmt.Errorf("tokenizer server %s/tokenize: response has no \"tokens\"", s.shown))
 		return nil
 	}
 	ids = *resp.Tokens
@@ -126,7 +129,7 @@ func (s *Server) Decode(ids []int) string {
 			return *t
 		}
 	}
-	s.fail(fmt.Errorf("tokenizer server %s/detokenize: response has no \"prompt\", \"text\" or \"content\"", s.baseURL))
+	s.fail(fmt.Errorf("tokenizer server %s/detokenize: response has no \"prompt\", \"text\" or \"content\"", s.shown))
 	return ""
 }
 
@@ -134,7 +137,7 @@ func (s *Server) Decode(ids []int) string {
 func (s *Server) post(path string, body any, out any) error {
 	data, err := json.Marshal(body)
 	if err != nil {
-		return fmt.Errorf("tokenizer server %s%s: %v", s.baseURL, path, err)
+		return fmt.Errorf("tokenizer server %s%s: %v", s.shown, path, err)
 	}
 	resp, err := s.client.Post(s.baseURL+path, "application/json", bytes.NewReader(data))
 	if err != nil {
@@ -143,17 +146,17 @@ func (s *Server) post(path string, body any, out any) error {
 	defer resp.Body.Close()
 	answer, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
 	if err != nil {
-		return fmt.Errorf("tokenizer server %s%s: reading the answer: %v", s.baseURL, path, err)
+		return fmt.Errorf("tokenizer server %s%s: reading the answer: %v", s.shown, path, err)
 	}
 	if resp.StatusCode != http.StatusOK {
 		snippet := strings.TrimSpace(string(answer))
 		if len(snippet) > 200 {
 			snippet = snippet[:200] + "..."
 		}
-		return fmt.Errorf("tokenizer server %s%s: %s: %s", s.baseURL, path, resp.Status, snippet)
+		return fmt.Errorf("tokenizer server %s%s: %s: %s", s.shown, path, resp.Status, snippet)
 	}
 	if err := json.Unmarshal(answer, out); err != nil {
-		return fmt.Errorf("tokenizer server %s%s: malformed answer: %v", s.baseURL, path, err)
+		return fmt.Errorf("tokenizer server %s%s: malformed answer: %v", s.shown, path, err)
 	}
 	return nil
 }
@@ -181,3 +184,12 @@ func (s *Server) Name() string { return "server" }
 
 // Exact reports true: counts are the server's own.
 func (s *Server) Exact() bool { return true }
+
+// redactURL hides a password in a URL, for error messages.
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		return raw
+	}
+	return u.Redacted()
+}

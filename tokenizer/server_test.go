@@ -182,3 +182,23 @@ func TestServerConcurrent(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestServerErrorsHideURLPassword(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "nope", http.StatusNotImplemented)
+	}))
+	defer srv.Close()
+	u := strings.Replace(srv.URL, "http://", "http://user:hunter2@", 1)
+	s := NewServer(u, "m", nil)
+	s.Encode("hello", false)
+	err := s.Err()
+	if err == nil {
+		t.Fatal("no error from a server answering 501")
+	}
+	if strings.Contains(err.Error(), "hunter2") {
+		t.Errorf("the error shows the URL's password: %v", err)
+	}
+	if !strings.Contains(err.Error(), "user:xxxxx@") {
+		t.Errorf("the error does not name the server: %v", err)
+	}
+}
