@@ -14,9 +14,10 @@ variable "base_url" {
 }
 
 target "server" {
-  base_url = var.base_url
-  api      = "openai"
-  model    = "meta-llama/Meta-Llama-3-8B-Instruct"
+  base_url   = var.base_url
+  api        = "openai"
+  model      = "meta-llama/Meta-Llama-3-8B-Instruct"
+  ignore_eos = true # every reply as long as the dataset's, as in the reference
 }
 
 dataset "sharegpt" {
@@ -24,6 +25,7 @@ dataset "sharegpt" {
     path        = "../../shared/data/sharegpt/sharegpt_like_500.json"
     num_prompts = 500
   }
+  tokenizer = "../../shared/data/tokenizers/llama3/tokenizer.json"
 }
 
 scenario "saturation" {

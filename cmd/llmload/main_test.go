@@ -204,7 +204,8 @@ func TestRunExitCodes(t *testing.T) {
 		{"pass", nil, exitOK, []string{"Serving Benchmark Result", "Successful requests:", "PASS"}},
 		// The tiny profile's ITL is in the milliseconds: a 1 µs bound must fail.
 		{"sla breached", []string{"-var", "itl_p99=1us"}, exitCheckFailed, []string{"FAIL"}},
-		{"unreachable", []string{"-var", "base_url=http://127.0.0.1:1"}, exitNoResult, []string{"no request completed"}},
+		// A password in the URL must not leak either.
+		{"unreachable", []string{"-var", "base_url=http://user:SECRET-pw@127.0.0.1:1"}, exitNoResult, []string{"no request completed"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -228,8 +229,12 @@ func TestRunExitCodes(t *testing.T) {
 					t.Errorf("completed = %v, want 40", got)
 				}
 			}
-			if _, err := os.Stat(filepath.Join(out, "tiny.requests.jsonl")); err != nil {
+			lines, err := os.ReadFile(filepath.Join(out, "tiny.requests.jsonl"))
+			if err != nil {
 				t.Errorf("no requests file: %v", err)
+			}
+			if bytes.Contains(lines, []byte("SECRET")) {
+				t.Errorf("the requests file holds a secret")
 			}
 		})
 	}

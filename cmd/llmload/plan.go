@@ -59,7 +59,7 @@ func cmdPlan(_ context.Context, e env, args []string) int {
 func writePlan(w io.Writer, cfg *scenario.Config, s *scenario.Scenario, ds *dataset.Dataset) {
 	fmt.Fprintf(w, "Scenario %q (%s:%d)\n", s.Name, s.DeclRange.Filename, s.DeclRange.Start.Line)
 	t := s.Target
-	fmt.Fprintf(w, "  Target:  %s at %s, api %s, model %q\n", t.Name, t.BaseURL, t.API, t.Model)
+	fmt.Fprintf(w, "  Target:  %s at %s, api %s, model %q\n", t.Name, redactURL(t.BaseURL), t.API, t.Model)
 	if strings.HasPrefix(t.BaseURL, simScheme) {
 		fmt.Fprintln(w, "           (the built-in simulator, started in-process on a free loopback port)")
 	}
@@ -79,6 +79,9 @@ func writeDatasetPlan(w io.Writer, d *scenario.Dataset, ds *dataset.Dataset) {
 	tok := st.Tokenizer
 	if st.Approximate {
 		tok += " (APPROXIMATE token counts)"
+	}
+	if d.Tokenizer == "server" {
+		tok += `; the run asks the target's /tokenize (tokenizer = "server"), which plan does not call`
 	}
 	fmt.Fprintf(w, "           tokenizer: %s\n", tok)
 	if st.Source == "random" {
@@ -111,10 +114,7 @@ func writeLoadPlan(w io.Writer, s *scenario.Scenario, nPrompts int) {
 		fmt.Fprintf(w, "  Warmup:  %d requests first, not measured\n", s.Warmup)
 	}
 	if o := s.OpenLoop; o != nil {
-		n := s.Requests
-		if n == 0 {
-			n = nPrompts
-		}
+		n := openLoopRequests(s, nPrompts)
 		fmt.Fprintf(w, "  Load:    open loop, %s arrivals", o.Arrival)
 		if math.IsInf(o.Rate, 1) {
 			fmt.Fprint(w, ", all at once (rate inf)")
@@ -166,6 +166,10 @@ func writeLoadPlan(w io.Writer, s *scenario.Scenario, nPrompts int) {
 		}
 		fmt.Fprintf(w, "           stage %d: %4d users for %v%s, from t=%v\n", i+1, st.Users, st.Duration, ramp, total)
 		total += st.Duration
+	}
+	if s.Duration > 0 && s.Duration < total {
+		fmt.Fprintf(w, "           cut at %v by the scenario's duration: later stages do not run\n", s.Duration)
+		total = s.Duration
 	}
 	fmt.Fprintf(w, "           total %v", total)
 	if s.Requests > 0 {

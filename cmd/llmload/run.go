@@ -95,13 +95,14 @@ func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.S
 	}
 	started := time.Now()
 	outcome, err := executor.Run(ctx, plan)
+	ended := time.Now()
 	if err != nil {
 		fmt.Fprintf(e.stderr, "llmload: %v\n", err)
 		return exitInvalid
 	}
 
 	outs := assert.Evaluate(s, outcome.Overall)
-	rep := buildReport(s, lt, ds, tok, outcome, outs, started)
+	rep := buildReport(s, lt, ds, tok, outcome, outs, started, ended)
 	if err := report.WriteConsole(e.stdout, rep); err != nil {
 		fmt.Fprintf(e.stderr, "llmload: writing the report: %v\n", err)
 	}
@@ -110,40 +111,39 @@ func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.S
 			writeDiags(e, cfg, hcl.Diagnostics{o.Diagnostic})
 		}
 	}
+	code := exitOK
+	switch {
+	case outcome.Interrupted:
+		fmt.Fprintln(e.stderr, "llmload: interrupted; partial results above")
+		code = exitInterrupted
+	case outcome.Overall.Completed == 0:
+		fmt.Fprintln(e.stderr, "llmload: no request completed: no valid result")
+		code = exitNoResult
+	case !assert.Passed(outs):
+		code = exitCheckFailed
+	}
 	if opts.out != "" {
 		paths, err := report.WriteFiles(opts.out, rep)
 		if err != nil {
+			// The verdict above stands; losing the files is worth a code
+			// only when there was none worse.
 			fmt.Fprintf(e.stderr, "llmload: writing results: %v\n", err)
-			return exitNoResult
+			code = worse(code, exitNoResult)
 		}
 		for _, p := range paths {
 			fmt.Fprintf(e.stderr, "llmload: wrote %s\n", p)
 		}
 	}
-
-	switch {
-	case outcome.Interrupted:
-		fmt.Fprintln(e.stderr, "llmload: interrupted; partial results above")
-		return exitInterrupted
-	case outcome.Overall.Completed == 0:
-		fmt.Fprintln(e.stderr, "llmload: no request completed: no valid result")
-		return exitNoResult
-	}
-	for _, o := range outs {
-		if !o.Passed {
-			return exitCheckFailed
-		}
-	}
-	return exitOK
+	return code
 }
 
-func buildReport(s *scenario.Scenario, lt *liveTarget, ds *dataset.Dataset, tok tokenizer.Tokenizer, o *executor.Outcome, outs []assert.Outcome, started time.Time) *report.Run {
+func buildReport(s *scenario.Scenario, lt *liveTarget, ds *dataset.Dataset, tok tokenizer.Tokenizer, o *executor.Outcome, outs []assert.Outcome, started, ended time.Time) *report.Run {
 	r := &report.Run{
 		Scenario:             s.Name,
 		ToolVersion:          version,
 		StartedAt:            started,
-		EndedAt:              started.Add(o.Elapsed),
-		TargetURL:            s.Target.BaseURL,
+		EndedAt:              ended,
+		TargetURL:            redactURL(s.Target.BaseURL),
 		API:                  s.Target.API,
 		Model:                s.Target.Model,
 		Config:               s.Resolved(),
@@ -169,7 +169,7 @@ func buildReport(s *scenario.Scenario, lt *liveTarget, ds *dataset.Dataset, tok 
 	slaOnly.Asserts = nil
 	for _, st := range o.Stages {
 		rs := report.Stage{Index: st.Index, Users: st.Users, Duration: st.Duration.Seconds(), Summary: st.Summary}
-		if len(s.SLA) > 0 && st.Summary != nil {
+		if len(s.SLA) > 0 && st.Summary != nil && st.Summary.Completed+st.Summary.Failed > 0 {
 			rs.SLAChecked = true
 			for _, c := range assert.Evaluate(&slaOnly, st.Summary) {
 				if !c.Passed {

@@ -5,7 +5,9 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -118,6 +120,31 @@ func simProfile(t *scenario.Target) (sim.Profile, hcl.Diagnostics) {
 	return p, diags
 }
 
+// redactURL hides a password in a URL (user:xxxxx@host), for everything
+// printed or saved.
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		return raw
+	}
+	return u.Redacted()
+}
+
+// openLoopRequests is how many measured requests an open-loop scenario
+// sends: requests when set; else, with a duration and a finite rate, as
+// many as arrive in it (the dataset is cycled, as vegeta and k6 run for a
+// duration); else the dataset's size, as vLLM's benchmark does.
+func openLoopRequests(s *scenario.Scenario, nPrompts int) int {
+	switch o := s.OpenLoop; {
+	case s.Requests > 0:
+		return s.Requests
+	case s.Duration > 0 && o != nil && !math.IsInf(o.Rate, 1):
+		return int(math.Ceil(o.Rate * s.Duration.Seconds()))
+	default:
+		return nPrompts
+	}
+}
+
 func executorTarget(t *scenario.Target) executor.Target {
 	return executor.Target{
 		BaseURL:            t.BaseURL,
@@ -145,6 +172,8 @@ func openTokenizer(d *scenario.Dataset, lt *liveTarget, offline bool) (tokenizer
 		return tokenizer.Approximate(), nil
 	case d.Tokenizer == "server":
 		if offline || lt == nil {
+			// plan and dataset dump send nothing, so they cannot ask the
+			// server; the approximation's counts (labelled as such) stand in.
 			return tokenizer.Approximate(), nil
 		}
 		return tokenizer.NewServer(lt.target.BaseURL, lt.target.Model, &http.Client{Timeout: 30 * time.Second}), nil
@@ -207,6 +236,7 @@ func executorPlan(s *scenario.Scenario, lt *liveTarget, ds *dataset.Dataset, tok
 		p.Tokenizer = tok
 	}
 	if o := s.OpenLoop; o != nil {
+		p.MaxRequests = openLoopRequests(s, len(ds.Requests))
 		p.Open = &executor.OpenLoop{Rate: o.Rate, Arrival: o.Arrival, Burstiness: o.Burstiness, MaxConcurrency: o.MaxConcurrency}
 	}
 	if c := s.ClosedLoop; c != nil {
