@@ -10,10 +10,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -57,7 +59,9 @@ type client struct {
 }
 
 // newClient validates the target and builds the one HTTP client of a run,
-// its idle pool sized for conns concurrent streams.
+// its idle pool sized for conns concurrent streams. It uses the transport
+// of Target.HTTPClient; the target's headers are set on each request with
+// the defaults, before the clock starts, rather than by its RoundTripper.
 func newClient(t Target, conns int, tok tokenizer.Tokenizer) (*client, error) {
 	path := ""
 	switch t.API {
@@ -68,6 +72,35 @@ func newClient(t Target, conns int, tok tokenizer.Tokenizer) (*client, error) {
 	default:
 		return nil, fmt.Errorf("target api %q: want %q or %q", t.API, APICompletions, APIChat)
 	}
+	hc, err := t.HTTPClient(conns)
+	if err != nil {
+		return nil, err
+	}
+	ht := hc.Transport.(*headerTransport)
+	u, _ := url.Parse(t.BaseURL) // HTTPClient checked it
+	h := http.Header{}
+	h.Set("Content-Type", "application/json")
+	h.Set("Accept", "text/event-stream")
+	maps.Copy(h, ht.header) // the target's headers may override the defaults
+	return &client{
+		http:    &http.Client{Transport: ht.base},
+		url:     strings.TrimSuffix(u.String(), "/") + path,
+		header:  h,
+		apiKey:  t.APIKey,
+		timeout: t.Timeout,
+		stall:   t.StallTimeout,
+		tok:     tok,
+	}, nil
+}
+
+// HTTPClient returns an HTTP client set up as the load's is: the target's
+// TLS settings (CAFile, InsecureSkipVerify), HTTP/2 when asked (h2c for an
+// http:// BaseURL), keep-alive with an idle pool of conns connections, and
+// compression off. Its RoundTripper adds the target's headers to every
+// request: "Authorization: Bearer <key>" when APIKey is set, then Headers.
+// It is for the other requests a run makes to the same server (a /tokenize
+// endpoint, say), so that they see the same authentication and TLS.
+func (t Target) HTTPClient(conns int) (*http.Client, error) {
 	u, err := url.Parse(t.BaseURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("target base_url %q: want an http:// or https:// URL with a host", redact(t.BaseURL, t.APIKey))
@@ -84,9 +117,7 @@ func newClient(t Target, conns int, tok tokenizer.Tokenizer) (*client, error) {
 		}
 		tlsConf.RootCAs = pool
 	}
-	if conns < 1 {
-		conns = 1
-	}
+	conns = max(conns, 1)
 	tr := &http.Transport{
 		Proxy:               http.ProxyFromEnvironment,
 		DialContext:         (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
@@ -108,24 +139,33 @@ func newClient(t Target, conns int, tok tokenizer.Tokenizer) (*client, error) {
 		tr.Protocols = &p
 	}
 	h := http.Header{}
-	h.Set("Content-Type", "application/json")
-	h.Set("Accept", "text/event-stream")
 	if t.APIKey != "" {
 		h.Set("Authorization", "Bearer "+t.APIKey)
 	}
 	for k, v := range t.Headers {
 		h.Set(k, v)
 	}
-	return &client{
-		http:    &http.Client{Transport: tr},
-		url:     strings.TrimSuffix(u.String(), "/") + path,
-		header:  h,
-		apiKey:  t.APIKey,
-		timeout: t.Timeout,
-		stall:   t.StallTimeout,
-		tok:     tok,
-	}, nil
+	return &http.Client{Transport: &headerTransport{base: tr, header: h}}, nil
 }
+
+// headerTransport adds a target's headers to every request.
+type headerTransport struct {
+	base   *http.Transport
+	header http.Header
+}
+
+// RoundTrip sends a copy of req with the headers set (a RoundTripper must
+// not modify the request it is given).
+func (h *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	r := req.Clone(req.Context())
+	for k, v := range h.header {
+		r.Header[k] = slices.Clone(v)
+	}
+	return h.base.RoundTrip(r)
+}
+
+// CloseIdleConnections closes the idle connections of the transport.
+func (h *headerTransport) CloseIdleConnections() { h.base.CloseIdleConnections() }
 
 // prepare builds the JSON body of every dataset entry.
 func prepare(t Target, reqs []dataset.Request) ([]prepared, error) {
@@ -168,6 +208,7 @@ func (p *prepared) describe(res *metrics.Request) {
 	res.DatasetIndex = p.index
 	res.MaxTokens = p.maxTokens
 	res.IgnoreEOS = p.ignoreEOS
+	res.DatasetPromptTokens = p.promptLen
 	res.PromptTokens, res.PromptTokensSource = p.promptLen, metrics.SourceDataset
 	res.OutputTokensSource = metrics.SourceEvents // until a stream says more
 }
@@ -310,10 +351,14 @@ func (c *client) fail(res *metrics.Request, kind metrics.ErrorKind, err error) {
 }
 
 // failCtx records a failure classified by why the request's context ended
-// (stall, timeout, drain deadline, interruption), or as fallback when it did
-// not end.
+// (stall, timeout, drain deadline, interruption) when err comes from its
+// ending, else (the context is still live, or err is a failure of its own
+// that raced with the ending) as fallback.
 func (c *client) failCtx(ctx context.Context, res *metrics.Request, fallback metrics.ErrorKind, err error) {
 	cause := context.Cause(ctx)
+	if cause != nil && !errors.Is(err, cause) && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+		cause = nil
+	}
 	switch {
 	case cause == nil:
 		c.fail(res, fallback, err)

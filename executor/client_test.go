@@ -3,13 +3,16 @@ package executor
 import (
 	"context"
 	"encoding/pem"
+	"fmt"
 	"io"
 	"log"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -56,19 +59,21 @@ type shape struct {
 	OutputSource string
 	PromptTokens int
 	PromptSource string
-	FinishReason string
+	// DatasetPromptTokens is the dataset's count, whatever the server says.
+	DatasetPromptTokens int
+	FinishReason        string
 }
 
 func shapeOf(r *metrics.Request) shape {
 	return shape{r.Error, r.StatusCode, r.OutputEvents, len(r.ITL), r.OutputTokens, r.OutputTokensSource,
-		r.PromptTokens, r.PromptTokensSource, r.FinishReason}
+		r.PromptTokens, r.PromptTokensSource, r.DatasetPromptTokens, r.FinishReason}
 }
 
 // Each metric definition against a server with a known stream.
 func TestClientMetrics(t *testing.T) {
 	ok := func(events, tokens int, source, finish string) shape {
 		return shape{StatusCode: 200, OutputEvents: events, ITLs: max(events-1, 0), OutputTokens: tokens,
-			OutputSource: source, PromptTokens: 10, PromptSource: metrics.SourceUsage, FinishReason: finish}
+			OutputSource: source, PromptTokens: 10, PromptSource: metrics.SourceUsage, DatasetPromptTokens: 7, FinishReason: finish}
 	}
 	noUsage := func(s shape) shape {
 		s.PromptTokens, s.PromptSource = 7, metrics.SourceDataset
@@ -76,7 +81,8 @@ func TestClientMetrics(t *testing.T) {
 	}
 	failed := func(kind metrics.ErrorKind, status, events int) shape {
 		s := shape{Error: kind, StatusCode: status, OutputEvents: events, ITLs: max(events-1, 0),
-			OutputTokens: events, OutputSource: metrics.SourceEvents, PromptTokens: 7, PromptSource: metrics.SourceDataset}
+			OutputTokens: events, OutputSource: metrics.SourceEvents, PromptTokens: 7, PromptSource: metrics.SourceDataset,
+			DatasetPromptTokens: 7}
 		return s
 	}
 	for _, tc := range []struct {
@@ -112,7 +118,7 @@ func TestClientMetrics(t *testing.T) {
 		{name: "lines over 64 KiB", cfg: executortest.Config{Padding: 70 << 10}, want: ok(5, 5, metrics.SourceUsage, "length")},
 		{name: "empty stream", maxTok: -1, cfg: executortest.Config{RoleChunk: true},
 			want: shape{Error: metrics.ErrEmpty, StatusCode: 200, OutputSource: metrics.SourceUsage, PromptTokens: 10,
-				PromptSource: metrics.SourceUsage, FinishReason: ""}, wantMsg: "without an output token"},
+				PromptSource: metrics.SourceUsage, DatasetPromptTokens: 7, FinishReason: ""}, wantMsg: "without an output token"},
 		{name: "HTTP status", cfg: executortest.Config{Status: 503, Body: "overloaded, try later"},
 			want: failed(metrics.ErrHTTPStatus, 503, 0), wantMsg: "HTTP 503: overloaded"},
 		{name: "drop mid-stream", cfg: executortest.Config{NoUsage: true, Fault: executortest.Fault{Kind: executortest.Drop, After: 2}},
@@ -336,6 +342,142 @@ func TestH2C(t *testing.T) {
 	}
 	if p := srv.Received()[0].ProtoMajor; p != 2 {
 		t.Errorf("protocol HTTP/%d, want HTTP/2", p)
+	}
+}
+
+// A failure is put down to the context's ending only when the error comes
+// from it: a failure of its own that races with Ctrl-C or a deadline keeps
+// its kind, so nothing that failed is mislabelled canceled.
+func TestFailCtx(t *testing.T) {
+	live := context.Background()
+	interrupted, stop := context.WithCancel(live)
+	stop()
+	timedOut, stop2 := context.WithTimeoutCause(live, 0, errTimeout)
+	defer stop2()
+	stalled, stall := context.WithCancelCause(live)
+	stall(errStall)
+	drained, drain := context.WithCancelCause(live)
+	drain(errDrain)
+	for _, tc := range []struct {
+		name string
+		ctx  context.Context
+		err  error
+		want metrics.ErrorKind
+	}{
+		{"live context", live, io.ErrUnexpectedEOF, metrics.ErrStream},
+		{"interrupted in flight", interrupted, context.Canceled, metrics.ErrCanceled},
+		{"interrupted, wrapped", interrupted, fmt.Errorf("read: %w", context.Canceled), metrics.ErrCanceled},
+		{"dropped as Ctrl-C came", interrupted, io.ErrUnexpectedEOF, metrics.ErrStream},
+		{"timeout, HTTP/1 (the cause)", timedOut, errTimeout, metrics.ErrTimeout},
+		{"timeout, HTTP/2", timedOut, context.DeadlineExceeded, metrics.ErrTimeout},
+		{"dropped as the timeout came", timedOut, io.ErrUnexpectedEOF, metrics.ErrStream},
+		{"stall", stalled, errStall, metrics.ErrStall},
+		{"drain deadline", drained, context.Canceled, metrics.ErrTimeout},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &client{}
+			res := &metrics.Request{}
+			c.failCtx(tc.ctx, res, metrics.ErrStream, tc.err)
+			if res.Error != tc.want {
+				t.Errorf("kind %q (%s), want %q", res.Error, res.ErrorMessage, tc.want)
+			}
+		})
+	}
+}
+
+// Target.HTTPClient: the load's TLS and HTTP/2 settings, and the target's
+// headers on every request, for requests other than the load's.
+func TestHTTPClient(t *testing.T) {
+	const key = "sk-tok-42"
+	var mu sync.Mutex
+	var got []*http.Request
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		got = append(got, r)
+		mu.Unlock()
+		_, _ = io.WriteString(w, `{"tokens":[1,2]}`)
+	}))
+	srv.EnableHTTP2 = true
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the refused handshake below
+	srv.StartTLS()
+	defer srv.Close()
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name       string
+		target     Target
+		wantHeader map[string]string
+		wantProto  int
+		wantErr    string // a substring of the request's error
+	}{
+		{name: "CA file, key and headers",
+			target:     Target{CAFile: ca, APIKey: key, Headers: map[string]string{"X-Tenant": "blue", "Content-Type": "text/plain"}},
+			wantHeader: map[string]string{"Authorization": "Bearer " + key, "X-Tenant": "blue", "Content-Type": "text/plain", "X-Own": "kept"},
+			wantProto:  1},
+		{name: "HTTP/2, a header overrides the key",
+			target:     Target{CAFile: ca, HTTP2: true, APIKey: key, Headers: map[string]string{"Authorization": "Basic x"}},
+			wantHeader: map[string]string{"Authorization": "Basic x", "X-Tenant": "", "Content-Type": "application/json", "X-Own": "kept"},
+			wantProto:  2},
+		{name: "insecure_skip_verify, no key",
+			target:     Target{InsecureSkipVerify: true},
+			wantHeader: map[string]string{"Authorization": "", "X-Tenant": "", "Content-Type": "application/json", "X-Own": "kept"},
+			wantProto:  1},
+		{name: "without the CA the certificate is refused", target: Target{APIKey: key}, wantErr: "certificate"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.target.BaseURL = srv.URL
+			hc, err := tc.target.HTTPClient(2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer hc.CloseIdleConnections()
+			mu.Lock()
+			before := len(got)
+			mu.Unlock()
+			req, err := http.NewRequest(http.MethodPost, srv.URL+"/tokenize", strings.NewReader(`{"prompt":"hi"}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("X-Own", "kept")
+			resp, err := hc.Do(req)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Errorf("error %v, want one mentioning %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if string(body) != `{"tokens":[1,2]}` {
+				t.Errorf("body %q", body)
+			}
+			// The caller's request is left as it was.
+			if a := req.Header.Get("Authorization"); a != "" {
+				t.Errorf("the caller's request was modified: Authorization %q", a)
+			}
+			mu.Lock()
+			r := got[before]
+			mu.Unlock()
+			gotHeader := map[string]string{}
+			for k := range tc.wantHeader {
+				gotHeader[k] = r.Header.Get(k)
+			}
+			if diff := cmp.Diff(tc.wantHeader, gotHeader); diff != "" {
+				t.Errorf("headers the server saw (-want +got):\n%s", diff)
+			}
+			if r.ProtoMajor != tc.wantProto {
+				t.Errorf("HTTP/%d, want HTTP/%d", r.ProtoMajor, tc.wantProto)
+			}
+		})
+	}
+	if _, err := (Target{BaseURL: "127.0.0.1:8000", APIKey: key}).HTTPClient(1); err == nil || !strings.Contains(err.Error(), "base_url") {
+		t.Errorf("bad base_url: error %v", err)
 	}
 }
 

@@ -40,7 +40,9 @@ type Target struct {
 	// Headers are added to every request (and may override the defaults).
 	Headers map[string]string
 	// Timeout bounds each request from t0 to the end of its stream (0 =
-	// none); it also bounds the drain at the end of a run.
+	// none); it also bounds the drain at the end of a run, counted from when
+	// the last request was sent (not the time a request waits for an open
+	// loop's concurrency slot).
 	Timeout time.Duration
 	// StallTimeout fails a request (metrics.ErrStall) when its stream goes
 	// this long without a byte (0 = none).
@@ -70,7 +72,8 @@ type OpenLoop struct {
 	// Burstiness is the gamma shape for ArrivalGamma (1 = Poisson).
 	Burstiness float64
 	// MaxConcurrency caps requests in flight (0 = no cap); arrivals beyond
-	// it wait for a slot, and the wait shows as queue time.
+	// it wait for a slot as long as it takes, and the wait shows as queue
+	// time.
 	MaxConcurrency int
 }
 
@@ -108,7 +111,9 @@ type Plan struct {
 	// Duration stops dispatching this long after the start (0 = none).
 	Duration time.Duration
 	// Warmup requests are sent first, at most WarmupConcurrency at a time,
-	// and excluded from every figure (Results marks them Warmup).
+	// and excluded from every figure (Results marks them Warmup). They take
+	// Requests[0..Warmup-1]; measured requests start at Requests[Warmup]
+	// (cycling), so that none repeats a prompt warmup has just sent.
 	Warmup int
 	// Seed drives arrival times and think times.
 	Seed int64
@@ -155,7 +160,10 @@ type Outcome struct {
 	LateDispatches int
 	LateThreshold  time.Duration
 	// Interrupted is set when ctx ended the run: dispatch stopped, requests
-	// in flight were canceled (metrics.ErrCanceled), the figures are partial.
+	// in flight were canceled (metrics.ErrCanceled, counted in
+	// Summary.Canceled), requests still waiting for a concurrency slot were
+	// dropped unrecorded (their IDs are missing from Results), and the
+	// figures are partial.
 	Interrupted bool
 	// Started is the run's time zero (after warmup): every offset in Results
 	// is relative to it (warmup offsets are negative).
@@ -177,8 +185,9 @@ type StageOutcome struct {
 // Run executes p against its target and returns what it measured. It
 // returns an error only when the run cannot start (an invalid plan, a bad
 // URL, an unreadable CA file); failed requests are recorded in the Outcome.
-// When ctx ends, dispatch stops, requests in flight are canceled and the
-// partial Outcome is returned with Interrupted set.
+// When ctx ends, dispatch stops, requests in flight are canceled, requests
+// not yet sent are dropped and the partial Outcome is returned with
+// Interrupted set.
 func Run(ctx context.Context, p Plan) (*Outcome, error) {
 	if err := p.validate(); err != nil {
 		return nil, err

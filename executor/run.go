@@ -28,7 +28,8 @@ type run struct {
 	nextID   atomic.Int64
 	inflight atomic.Int64
 	peaks    []atomic.Int64 // peak in-flight count per stage (one for an open loop)
-	wg       sync.WaitGroup
+	wg       sync.WaitGroup // requests dispatched and not yet recorded
+	unsent   sync.WaitGroup // open-loop requests waiting for a concurrency slot
 	results  chan result
 }
 
@@ -81,6 +82,7 @@ func (r *run) execute(ctx context.Context) *Outcome {
 		}
 	}
 	r.dispEnd = time.Since(r.start)
+	r.unsent.Wait()
 	r.drain(stopWork)
 	r.c.close()
 	close(r.results)
@@ -93,9 +95,9 @@ func (r *run) execute(ctx context.Context) *Outcome {
 	return out
 }
 
-// drain waits for requests in flight, and for open-loop arrivals still
-// waiting for a slot, for at most the target timeout; then it cancels what
-// is left (recorded as timeouts).
+// drain waits for the requests in flight, once every request has been sent,
+// for at most the target timeout; then it cancels what is left (recorded as
+// timeouts).
 func (r *run) drain(stopWork context.CancelCauseFunc) {
 	done := make(chan struct{})
 	go func() { r.wg.Wait(); close(done) }()
@@ -134,7 +136,7 @@ func (r *run) warmup(ctx context.Context) (warm []*metrics.Request, zero time.Ti
 				now := time.Since(zero)
 				res := r.newResult(now, now)
 				res.Warmup = true
-				r.c.do(ctx, zero, &r.preps[i%len(r.preps)], res)
+				r.c.do(ctx, zero, r.prep(i), res)
 				out[i] = res
 			}
 		})
@@ -149,6 +151,12 @@ func (r *run) warmup(ctx context.Context) (warm []*metrics.Request, zero time.Ti
 	return warm, zero
 }
 
+// prep is the request at place i of the run: warmup requests take places
+// 0 to Warmup-1 and measured request k place Warmup+k, so that the first
+// measured prompts are not the ones warmup has just sent (a prefix cache
+// would answer those faster). Places cycle through the dataset.
+func (r *run) prep(i int) *prepared { return &r.preps[i%len(r.preps)] }
+
 // newResult starts the result of the next request.
 func (r *run) newResult(intended, dispatched time.Duration) *metrics.Request {
 	id := r.nextID.Add(1) - 1
@@ -161,8 +169,13 @@ func (r *run) newResult(intended, dispatched time.Duration) *metrics.Request {
 }
 
 // send sends the request and hands the result to the recorder goroutine.
+// A request whose turn comes after ctx ended (an interruption) is dropped
+// unrecorded: it was never attempted.
 func (r *run) send(ctx context.Context, res *metrics.Request, p *prepared) {
 	defer r.wg.Done()
+	if ctx.Err() != nil {
+		return
+	}
 	n := r.inflight.Add(1)
 	peak := &r.peaks[res.Stage]
 	for old := peak.Load(); n > old && !peak.CompareAndSwap(old, n); old = peak.Load() {
@@ -179,21 +192,13 @@ type job struct {
 }
 
 // slot is one of an open loop's MaxConcurrency slots: it sends queued
-// arrivals in arrival order, one at a time. Arrivals still queued when ctx
-// ends are recorded as failures, never sent.
+// arrivals in arrival order, one at a time, however long they wait. Arrivals
+// still queued when ctx ends (an interruption) are dropped unrecorded: they
+// were never attempted.
 func (r *run) slot(ctx context.Context, queue <-chan job) {
 	for j := range queue {
-		if ctx.Err() == nil {
-			r.send(ctx, j.res, j.p)
-			continue
-		}
-		res := j.res
-		res.Sent = time.Since(r.start)
-		j.p.describe(res)
-		r.c.failCtx(ctx, res, metrics.ErrCanceled, ctx.Err())
-		res.ErrorMessage = "never sent: " + res.ErrorMessage
-		r.results <- result{req: res, end: res.Sent}
-		r.wg.Done()
+		r.unsent.Done()
+		r.send(ctx, j.res, j.p)
 	}
 }
 
@@ -219,9 +224,10 @@ func (r *run) open(ctx context.Context) {
 			return
 		}
 		res := r.newResult(off, time.Since(r.start))
-		p := &r.preps[i%len(r.preps)]
+		p := r.prep(r.p.Warmup + i)
 		r.wg.Add(1)
 		if queue != nil {
+			r.unsent.Add(1)
 			queue <- job{res, p}
 		} else {
 			go r.send(ctx, res, p)
@@ -358,7 +364,7 @@ func (r *run) user(ctx context.Context, u int, g *gate, tickets *atomic.Int64, e
 		res := r.newResult(now, now)
 		res.Stage = stageAt(cl.Stages, now)
 		r.wg.Add(1)
-		r.send(ctx, res, &r.preps[int(t)%len(r.preps)])
+		r.send(ctx, res, r.prep(r.p.Warmup+int(t)))
 
 		d := cl.ThinkMin
 		if cl.ThinkMax > cl.ThinkMin {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -198,7 +199,7 @@ func TestRunWarmup(t *testing.T) {
 	var progress bytes.Buffer
 	out := mustRun(t, context.Background(), Plan{
 		Target:      Target{BaseURL: srv.URL},
-		Requests:    requests(2, 3),
+		Requests:    requests(5, 3),
 		Open:        &OpenLoop{Rate: math.Inf(1)},
 		MaxRequests: 5,
 		Warmup:      3,
@@ -215,8 +216,46 @@ func TestRunWarmup(t *testing.T) {
 			t.Errorf("warmup result %d sent at %v, want before the start (negative)", i, r.Sent)
 		}
 	}
+	// Measured requests start after the warmup ones in the dataset.
+	var warm []int
+	for _, r := range out.Results[:3] {
+		warm = append(warm, r.DatasetIndex)
+	}
+	slices.Sort(warm) // warmup requests run side by side
+	if diff := cmp.Diff([]int{0, 1, 2}, warm); diff != "" {
+		t.Errorf("warmup dataset indexes (-want +got):\n%s", diff)
+	}
+	var measured []int
+	for _, r := range out.Results[3:] {
+		measured = append(measured, r.DatasetIndex)
+	}
+	if diff := cmp.Diff([]int{3, 4, 0, 1, 2}, measured); diff != "" {
+		t.Errorf("measured dataset indexes (-want +got):\n%s", diff)
+	}
 	if s := progress.String(); !strings.Contains(s, "5/5 done") || !strings.HasSuffix(s, "\n") {
 		t.Errorf("progress %q: want a final 5/5 line", s)
+	}
+}
+
+// A closed loop's measured requests also start after the warmup ones.
+func TestRunClosedLoopWarmupPlaces(t *testing.T) {
+	srv := executortest.New(executortest.Config{Tokens: 1})
+	defer srv.Close()
+	out := mustRun(t, context.Background(), Plan{
+		Target:      Target{BaseURL: srv.URL},
+		Requests:    requests(4, 1),
+		Closed:      &ClosedLoop{Stages: []Stage{{Users: 1}}},
+		MaxRequests: 3,
+		Warmup:      2,
+	})
+	var got []int
+	for _, r := range out.Results {
+		if !r.Warmup {
+			got = append(got, r.DatasetIndex)
+		}
+	}
+	if diff := cmp.Diff([]int{2, 3, 0}, got); diff != "" {
+		t.Errorf("measured dataset indexes (-want +got):\n%s", diff)
 	}
 }
 
@@ -248,38 +287,99 @@ func TestRunInterrupted(t *testing.T) {
 	if !out.Interrupted {
 		t.Error("Interrupted not set")
 	}
-	want := map[metrics.ErrorKind]int{metrics.ErrCanceled: 2}
-	if diff := cmp.Diff(want, out.Overall.Errors); diff != "" || out.Overall.Completed != 4 || len(out.Results) != 6 {
-		t.Errorf("completed %d of %d results; errors (-want +got):\n%s", out.Overall.Completed, len(out.Results), diff)
+	// The two cut off are canceled: counted apart, not as failures. (The
+	// users' requests may reach the server in another order than their IDs.)
+	kinds := map[metrics.ErrorKind]int{}
+	for _, r := range out.Results {
+		kinds[r.Error]++
+	}
+	want := map[metrics.ErrorKind]int{"": 4, metrics.ErrCanceled: 2}
+	if diff := cmp.Diff(want, kinds); diff != "" {
+		t.Errorf("outcomes (-want +got):\n%s", diff)
+	}
+	if s := out.Overall; s.Completed != 4 || s.Failed != 0 || s.Canceled != 2 {
+		t.Errorf("completed %d, failed %d, canceled %d; want 4, 0, 2", s.Completed, s.Failed, s.Canceled)
 	}
 }
 
-// The drain lets requests in flight finish but is bounded by the timeout:
-// what is still queued then is recorded as a timeout, never sent.
-func TestRunDrainDeadline(t *testing.T) {
-	// The first request ends at 200 ms, before the drain deadline (300 ms
-	// after dispatch ended, at 0); the second would end at 400 ms.
-	srv := executortest.New(executortest.Config{TTFT: 200 * time.Millisecond, Tokens: 1})
+// Ctrl-C with arrivals queued for a concurrency slot: the request in flight
+// is canceled, the queued ones were never attempted and are not recorded.
+func TestRunInterruptedQueue(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	srv := executortest.New(executortest.Config{TTFT: time.Minute, Vary: func(i int, _ *executortest.Config) {
+		if i == 0 {
+			time.AfterFunc(20*time.Millisecond, cancel)
+		}
+	}})
 	defer srv.Close()
-	out := mustRun(t, context.Background(), Plan{
-		Target:      Target{BaseURL: srv.URL, Timeout: 300 * time.Millisecond},
-		Requests:    requests(1, 1),
+	out := mustRun(t, ctx, Plan{
+		Target:      Target{BaseURL: srv.URL, Timeout: time.Minute},
+		Requests:    requests(1, 2),
 		Open:        &OpenLoop{Rate: math.Inf(1), MaxConcurrency: 1},
-		MaxRequests: 4,
+		MaxRequests: 5,
 	})
+	if !out.Interrupted || srv.Count() != 1 {
+		t.Fatalf("interrupted %v, server saw %d requests; want true, 1", out.Interrupted, srv.Count())
+	}
 	var kinds []metrics.ErrorKind
 	for _, r := range out.Results {
 		kinds = append(kinds, r.Error)
 	}
-	want := []metrics.ErrorKind{"", metrics.ErrTimeout, metrics.ErrTimeout, metrics.ErrTimeout}
-	if diff := cmp.Diff(want, kinds); diff != "" {
+	if diff := cmp.Diff([]metrics.ErrorKind{metrics.ErrCanceled}, kinds); diff != "" {
 		t.Errorf("outcomes (-want +got):\n%s", diff)
 	}
-	if srv.Count() != 2 {
-		t.Errorf("server saw %d requests, want 2", srv.Count())
+	if s := out.Overall; s.Completed != 0 || s.Failed != 0 || s.Canceled != 1 {
+		t.Errorf("completed %d, failed %d, canceled %d; want 0, 0, 1", s.Completed, s.Failed, s.Canceled)
 	}
-	if m := out.Results[3].ErrorMessage; !strings.HasPrefix(m, "never sent") {
-		t.Errorf("queued request's message %q", m)
+}
+
+// Every dispatched request is sent, however long it waits for its slot (a
+// vLLM --max-concurrency run): the target timeout bounds each request, and
+// the drain only after the last one was sent. With rate inf every arrival
+// is dispatched at 0, and 8 requests of 300 ms take 2.4 s through one slot,
+// over twice the 1 s timeout.
+func TestRunQueuedRequestsAllSent(t *testing.T) {
+	srv := executortest.New(executortest.Config{TTFT: 300 * time.Millisecond, Tokens: 1})
+	defer srv.Close()
+	out := mustRun(t, context.Background(), Plan{
+		Target:      Target{BaseURL: srv.URL, Timeout: time.Second},
+		Requests:    requests(1, 1),
+		Open:        &OpenLoop{Rate: math.Inf(1), MaxConcurrency: 1},
+		MaxRequests: 8,
+	})
+	if s := out.Overall; s.Completed != 8 || srv.Count() != 8 {
+		t.Errorf("completed %d, errors %v, server saw %d; want 8 completed and sent", s.Completed, s.Errors, srv.Count())
+	}
+	if q := out.Results[7].Queue(); q < 2*time.Second {
+		t.Errorf("last request queued %v, want about 2.1s", q)
+	}
+}
+
+// A request that never ends is cut off by its own timeout, and the run ends.
+func TestRunHungLastRequest(t *testing.T) {
+	srv := executortest.New(executortest.Config{TTFT: 100 * time.Millisecond, Tokens: 1, Vary: func(i int, c *executortest.Config) {
+		if i == 2 {
+			c.TTFT = time.Minute
+		}
+	}})
+	defer srv.Close()
+	began := time.Now()
+	out := mustRun(t, context.Background(), Plan{
+		Target:      Target{BaseURL: srv.URL, Timeout: 250 * time.Millisecond},
+		Requests:    requests(1, 1),
+		Open:        &OpenLoop{Rate: math.Inf(1), MaxConcurrency: 1},
+		MaxRequests: 3,
+	})
+	if took := time.Since(began); took > 10*time.Second {
+		t.Errorf("took %v to end", took)
+	}
+	var kinds []metrics.ErrorKind
+	for _, r := range out.Results {
+		kinds = append(kinds, r.Error)
+	}
+	if diff := cmp.Diff([]metrics.ErrorKind{"", "", metrics.ErrTimeout}, kinds); diff != "" {
+		t.Errorf("outcomes (-want +got):\n%s", diff)
 	}
 }
 

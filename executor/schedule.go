@@ -16,11 +16,14 @@ const (
 // Schedule returns the arrival offsets of the first n requests of an open
 // loop, drawn from a generator seeded with seed: the same inputs always give
 // the same schedule. The first request arrives at 0 and each later one a gap
-// after the previous, as vLLM's benchmark does. Gaps are gamma distributed
-// with shape Burstiness and scale 1/(Rate*Burstiness), so their mean is
-// 1/Rate whatever the burstiness (below 1 burstier, above 1 more regular);
-// "poisson" uses shape 1 (exponential gaps) and "constant" gaps of exactly
-// 1/Rate. A Rate of +Inf (or not above 0) puts every arrival at 0.
+// after the previous. Gaps are gamma distributed with shape Burstiness and
+// scale 1/(Rate*Burstiness), so their mean is 1/Rate whatever the
+// burstiness (below 1 burstier, above 1 more regular); "poisson" uses shape
+// 1 (exponential gaps) and "constant" gaps of exactly 1/Rate. As vLLM's
+// benchmark does, the drawn arrivals are then scaled together so that they
+// span exactly their expected length: the last one lands at (n-1)/Rate, and
+// the offered rate does not vary from seed to seed. A Rate of +Inf (or not
+// above 0) puts every arrival at 0.
 func Schedule(o OpenLoop, n int, seed int64) []time.Duration {
 	if n <= 0 {
 		return nil
@@ -34,15 +37,20 @@ func Schedule(o OpenLoop, n int, seed int64) []time.Duration {
 		shape = o.Burstiness
 	}
 	rng := rand.New(rand.NewPCG(uint64(seed), 0x6c6c6d6c6f6164)) // "llmload"
-	var t float64                                                // seconds
+	at := make([]float64, n)                                     // seconds
 	for i := 1; i < n; i++ {
-		switch o.Arrival {
-		case ArrivalConstant:
-			t = float64(i) / o.Rate
-		default:
-			t += gamma(rng, shape) / (o.Rate * shape)
+		if o.Arrival == ArrivalConstant {
+			at[i] = float64(i) / o.Rate
+		} else {
+			at[i] = at[i-1] + gamma(rng, shape)/(o.Rate*shape)
 		}
-		offs[i] = time.Duration(t * float64(time.Second))
+	}
+	scale := 1.0
+	if last := at[n-1]; last > 0 {
+		scale = float64(n-1) / o.Rate / last
+	}
+	for i, t := range at {
+		offs[i] = time.Duration(math.Round(t * scale * float64(time.Second)))
 	}
 	return offs
 }

@@ -2,6 +2,7 @@ package executor
 
 import (
 	"math"
+	"slices"
 	"testing"
 	"time"
 
@@ -56,9 +57,38 @@ func TestScheduleIsSeeded(t *testing.T) {
 	if cmp.Equal(a, c) {
 		t.Error("different seeds gave the same schedule")
 	}
-	// A longer schedule starts with the shorter one.
-	if diff := cmp.Diff(a, Schedule(o, 200, 1)[:100]); diff != "" {
-		t.Errorf("prefix (-want +got):\n%s", diff)
+	// A longer schedule starts with the same draws, scaled to its own span.
+	long := Schedule(o, 200, 1)
+	ratio := float64(a[99]) / float64(long[99])
+	for i := range 99 {
+		// Offsets are rounded to the nanosecond.
+		if d := float64(a[i]) - ratio*float64(long[i]); math.Abs(d) > 2 {
+			t.Fatalf("arrival %d: %v, want the longer schedule's %v scaled by %.6f", i, a[i], long[i], ratio)
+		}
+	}
+}
+
+// As in vLLM's benchmark, the arrivals are scaled to span exactly their
+// expected length: the last one at (n-1)/rate, whatever the seed.
+func TestScheduleSpan(t *testing.T) {
+	for _, o := range []OpenLoop{
+		{Rate: 7, Arrival: ArrivalPoisson},
+		{Rate: 250, Arrival: ArrivalGamma, Burstiness: 0.2},
+		{Rate: 0.5, Arrival: ArrivalGamma, Burstiness: 3},
+		{Rate: 3, Arrival: ArrivalConstant},
+	} {
+		for _, n := range []int{2, 10, 1000} {
+			want := time.Duration(math.Round(float64(n-1) / o.Rate * float64(time.Second)))
+			for seed := range int64(5) {
+				offs := Schedule(o, n, seed)
+				if got := offs[n-1]; got != want {
+					t.Errorf("%s rate %v, %d arrivals, seed %d: last at %v, want %v", o.Arrival, o.Rate, n, seed, got, want)
+				}
+				if !slices.IsSorted(offs) || offs[0] != 0 {
+					t.Errorf("%s rate %v, %d arrivals, seed %d: %v..., not in order from 0", o.Arrival, o.Rate, n, seed, offs[:2])
+				}
+			}
+		}
 	}
 }
 
