@@ -6,7 +6,6 @@ package main
 import (
 	"fmt"
 	"math"
-	"net/http"
 	"net/url"
 	"slices"
 	"strings"
@@ -176,7 +175,14 @@ func openTokenizer(d *scenario.Dataset, lt *liveTarget, offline bool) (tokenizer
 			// server; the approximation's counts (labelled as such) stand in.
 			return tokenizer.Approximate(), nil
 		}
-		return tokenizer.NewServer(lt.target.BaseURL, lt.target.Model, &http.Client{Timeout: 30 * time.Second}), nil
+		// The same transport, TLS and headers (the api key included) as the
+		// load, so an endpoint behind auth or a private CA answers.
+		client, err := lt.target.HTTPClient(4)
+		if err != nil {
+			return nil, err
+		}
+		client.Timeout = 30 * time.Second
+		return tokenizer.NewServer(lt.target.BaseURL, lt.target.Model, client), nil
 	default:
 		hf, err := tokenizer.Load(d.Tokenizer)
 		if err != nil {
