@@ -174,10 +174,15 @@ func (s *Server) publish(e *engine) {
 // goes into an atomic and the handler is woken through a 1-slot channel.
 func (s *Server) deliver(out []emit) {
 	now := s.now()
+	// Count before any handler is woken, so a client that reads /metrics
+	// right after its response sees its tokens.
 	gen := 0
 	for _, o := range out {
-		q := o.s
 		gen += o.n
+	}
+	s.metrics.generation.Add(float64(gen))
+	for _, o := range out {
+		q := o.s
 		if o.first {
 			q.firstAt = now
 			s.metrics.ttft.Observe((now - q.arrival).Seconds())
@@ -194,7 +199,6 @@ func (s *Server) deliver(out []emit) {
 		default:
 		}
 	}
-	s.metrics.generation.Add(float64(gen))
 }
 
 func (s *Server) recordJitter(j time.Duration) {
