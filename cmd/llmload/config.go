@@ -21,8 +21,9 @@ func (c *configFlags) register(fs *flag.FlagSet) {
 	fs.Var(&c.varFiles, "var-file", "read variable values from an HCL `file` (repeatable)")
 }
 
-// loadConfig reads the scenario files and prints any diagnostics. It
-// returns nil and an exit code when the configuration is invalid.
+// loadConfig reads the scenario files, checks what they refer to, and
+// prints any diagnostics. It returns nil and an exit code when the
+// configuration is invalid.
 func loadConfig(e env, paths []string, cf *configFlags) (*scenario.Config, int) {
 	if len(paths) == 0 {
 		fmt.Fprintln(e.stderr, "llmload: no scenario file or directory given")
@@ -33,6 +34,12 @@ func loadConfig(e env, paths []string, cf *configFlags) (*scenario.Config, int) 
 		VarFiles: cf.varFiles,
 		Environ:  os.Environ(),
 	})
+	if !diags.HasErrors() {
+		// What decoding cannot see: files that must be readable, and the
+		// simulator profiles and overrides that sim:// targets name.
+		diags = append(diags, cfg.CheckFiles()...)
+		diags = append(diags, checkSimTargets(cfg)...)
+	}
 	if len(diags) > 0 {
 		writeDiags(e, cfg, diags)
 	}

@@ -26,11 +26,6 @@ func cmdPlan(_ context.Context, e env, args []string) int {
 	if cfg == nil {
 		return code
 	}
-	diags := append(cfg.CheckFiles(), checkSimTargets(cfg)...)
-	if diags.HasErrors() {
-		writeDiags(e, cfg, diags)
-		return exitInvalid
-	}
 	scenarios, code := selectScenarios(e, cfg, *name)
 	if scenarios == nil {
 		return code

@@ -39,10 +39,6 @@ func cmdRun(ctx context.Context, e env, args []string) int {
 	if cfg == nil {
 		return code
 	}
-	if diags := cfg.CheckFiles(); diags.HasErrors() {
-		writeDiags(e, cfg, diags)
-		return exitInvalid
-	}
 	scenarios, code := selectScenarios(e, cfg, *name)
 	if scenarios == nil {
 		return code
