@@ -51,7 +51,10 @@ func newProgress(r *run) *progress {
 func (p *progress) add(req *metrics.Request) {
 	p.done++
 	if !req.OK() {
-		p.errors++
+		// A request cut off by Ctrl-C is not the server's error.
+		if req.Error != metrics.ErrCanceled {
+			p.errors++
+		}
 		return
 	}
 	p.ttft.add(req.TTFT)
