@@ -272,4 +272,11 @@ func TestRunInterrupted(t *testing.T) {
 	if res["completed"] == float64(0) {
 		t.Errorf("partial results hold no completed request: %v", res["completed"])
 	}
+	if res["interrupted"] != true {
+		t.Errorf("interrupted = %v, want true", res["interrupted"])
+	}
+	// Requests cut off by the interruption are not the server's failures.
+	if res["failed"] != float64(0) {
+		t.Errorf("failed = %v, want 0: canceled requests must not count as failed", res["failed"])
+	}
 }
