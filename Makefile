@@ -8,7 +8,7 @@ LDFLAGS := -X main.version=$(VERSION)
 BIN     := bin/llmload
 FUZZTIME ?= 10s
 
-.PHONY: all build test unit race fuzz-short lint fmt-check vet bench bench-dataset calibrate quickstart clean
+.PHONY: all build test unit race fuzz-short lint fmt-check vet bench bench-dataset bench-python calibrate quickstart clean
 
 all: build test
 
@@ -43,6 +43,13 @@ fmt-check:
 ## bench: parser, client, tokenizer and recorder benchmarks.
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem ./executor/... ./tokenizer/... ./metrics/... ./dataset/...
+
+## bench-python: the Python asyncio/aiohttp baselines against the same fake server
+## as the client benchmarks (not run by CI; needs python3, and python3-aiohttp
+## for vLLM's client loop).
+bench-python:
+	$(GO) test -c -o bin/executor.test ./executor
+	bash bench/run-python.sh
 
 ## bench-dataset: load + sample 1000 prompts from a generated ~650 MB ShareGPT file.
 bench-dataset:
