@@ -5,11 +5,14 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
-	"github.com/llmload/llmload/metrics"
 	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/convert"
+
+	"github.com/llmload/llmload/metrics"
 )
 
 var scenarioSchema = &hcl.BodySchema{
@@ -60,9 +63,10 @@ var slaSchema = func() *hcl.BodySchema {
 
 func (l *loader) decodeScenario(d dec, filename string, b *hcl.Block) {
 	name := b.Labels[0]
-	if name == "" {
+	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, "/\\\x00") {
 		l.diags = append(l.diags, &hcl.Diagnostic{
-			Severity: hcl.DiagError, Summary: "Invalid name", Detail: "A scenario needs a non-empty name.",
+			Severity: hcl.DiagError, Summary: "Invalid name",
+			Detail:  "A scenario needs a non-empty name that can name its result files (<name>.json): no / or \\, and not . or ..",
 			Subject: b.LabelRanges[0].Ptr(),
 		})
 		return
@@ -223,6 +227,13 @@ func (l *loader) decodeRate(d dec, attr *hcl.Attribute) float64 {
 	}
 	if v.Type() == cty.String && v.AsString() == "inf" {
 		return math.Inf(1)
+	}
+	if v.Type() == cty.String {
+		// An untyped variable set by -var or LLMLOAD_VAR_ is a string, as
+		// for every other number attribute.
+		if n, err := convert.Convert(v, cty.Number); err == nil {
+			v = n
+		}
 	}
 	if v.Type() != cty.Number {
 		d.invalid(attr, `rate is a number of requests per second, or "inf" to send every request at once.`)
@@ -393,6 +404,20 @@ func (l *loader) decodeAssert(d dec, s *Scenario, b *hcl.Block) {
 			a.Source = string(attr.Expr.Range().SliceBytes(f.Bytes))
 		}
 		l.diags = append(l.diags, CheckCondition(attr.Expr)...)
+		if s.Goodput.IsZero() {
+			for _, tr := range attr.Expr.Variables() {
+				if len(tr) >= 2 && tr.RootName() == "metrics" {
+					if name, ok := stepName(tr[1]); ok && name == "request_goodput" {
+						l.diags = append(l.diags, &hcl.Diagnostic{
+							Severity: hcl.DiagError,
+							Summary:  "Goodput without a goodput block",
+							Detail:   "metrics.request_goodput counts the requests that met the scenario's goodput objectives; add a goodput block saying which requests are good.",
+							Subject:  tr.SourceRange().Ptr(),
+						})
+					}
+				}
+			}
+		}
 	}
 }
 

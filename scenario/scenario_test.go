@@ -48,9 +48,9 @@ func TestDecodeFull(t *testing.T) {
 		Timeout: DefaultTimeout, StallTimeout: DefaultStallTimeout, CAFile: filepath.Join(dir, "certs/ca.pem"),
 	}
 	sim := &Target{
-		Name: "sim", BaseURL: "sim://llama3-8b-a100", API: DefaultAPI,
+		Name: "sim", BaseURL: "sim://a100-llama3-8b", API: DefaultAPI,
 		Timeout: DefaultTimeout, StallTimeout: DefaultStallTimeout,
-		Sim: map[string]string{"max_num_seqs": "256", "prefill_rate": "15000", "jitter": "2ms", "chunked": "true"},
+		Sim: map[string]string{"max_num_seqs": "256", "kv_cache_tokens": "60000", "step_overhead": "2ms", "fault_http_429": "0.01"},
 	}
 	sharegpt := &Dataset{
 		Name: "sharegpt", Kind: KindShareGPT,

@@ -183,3 +183,63 @@ func TestVariablePrecedence(t *testing.T) {
 		})
 	}
 }
+
+// An untyped variable set on the command line is a string; the number
+// attributes it feeds accept it, rate included.
+func TestUntypedVariableFeedsNumbers(t *testing.T) {
+	const src = `
+variable "rate" {
+  default = 10
+}
+variable "users" {
+  default = 2
+}
+target "t" {
+  base_url = "sim://tiny"
+}
+dataset "d" {
+  random {}
+}
+scenario "open" {
+  target  = target.t
+  dataset = dataset.d
+  open_loop {
+    rate = var.rate
+  }
+}
+scenario "closed" {
+  target  = target.t
+  dataset = dataset.d
+  closed_loop {
+    users    = var.users
+    duration = "1s"
+  }
+}
+`
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s.hcl")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		vars      []string
+		environ   []string
+		wantRate  float64
+		wantUsers int
+	}{
+		{nil, nil, 10, 2},
+		{[]string{"rate=20", "users=5"}, nil, 20, 5},
+		{nil, []string{"LLMLOAD_VAR_rate=2.5", "LLMLOAD_VAR_users=3"}, 2.5, 3},
+	}
+	for _, tt := range tests {
+		cfg, diags := Load([]string{path}, LoadOptions{Vars: tt.vars, Environ: tt.environ})
+		if diags.HasErrors() {
+			t.Errorf("vars %v env %v: %s", tt.vars, tt.environ, diags.Error())
+			continue
+		}
+		got := []any{cfg.Scenario("open").OpenLoop.Rate, cfg.Scenario("closed").ClosedLoop.Stages[0].Users}
+		if diff := cmp.Diff([]any{tt.wantRate, tt.wantUsers}, got); diff != "" {
+			t.Errorf("vars %v env %v: rate, users (-want +got):\n%s", tt.vars, tt.environ, diff)
+		}
+	}
+}

@@ -90,7 +90,7 @@ func (s *Server) Encode(text string, addSpecial bool) []int {
 		return nil
 	}
 	if resp.Tokens == nil {
-		s.fail(fmt.Errorf("tokenizer server %s/tokenize: response has no \"tokens\"", s.shown))
+		s.fail(fmt.Errorf("%s/tokenize: response has no \"tokens\"", s.shown))
 		return nil
 	}
 	ids = *resp.Tokens
@@ -129,7 +129,7 @@ func (s *Server) Decode(ids []int) string {
 			return *t
 		}
 	}
-	s.fail(fmt.Errorf("tokenizer server %s/detokenize: response has no \"prompt\", \"text\" or \"content\"", s.shown))
+	s.fail(fmt.Errorf("%s/detokenize: response has no \"prompt\", \"text\" or \"content\"", s.shown))
 	return ""
 }
 
@@ -137,7 +137,7 @@ func (s *Server) Decode(ids []int) string {
 func (s *Server) post(path string, body any, out any) error {
 	data, err := json.Marshal(body)
 	if err != nil {
-		return fmt.Errorf("tokenizer server %s%s: %v", s.shown, path, err)
+		return fmt.Errorf("%s%s: %v", s.shown, path, err)
 	}
 	resp, err := s.client.Post(s.baseURL+path, "application/json", bytes.NewReader(data))
 	if err != nil {
@@ -146,17 +146,17 @@ func (s *Server) post(path string, body any, out any) error {
 	defer resp.Body.Close()
 	answer, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
 	if err != nil {
-		return fmt.Errorf("tokenizer server %s%s: reading the answer: %v", s.shown, path, err)
+		return fmt.Errorf("%s%s: reading the answer: %v", s.shown, path, err)
 	}
 	if resp.StatusCode != http.StatusOK {
 		snippet := strings.TrimSpace(string(answer))
 		if len(snippet) > 200 {
 			snippet = snippet[:200] + "..."
 		}
-		return fmt.Errorf("tokenizer server %s%s: %s: %s", s.shown, path, resp.Status, snippet)
+		return fmt.Errorf("%s%s: %s: %s", s.shown, path, resp.Status, snippet)
 	}
 	if err := json.Unmarshal(answer, out); err != nil {
-		return fmt.Errorf("tokenizer server %s%s: malformed answer: %v", s.shown, path, err)
+		return fmt.Errorf("%s%s: malformed answer: %v", s.shown, path, err)
 	}
 	return nil
 }

@@ -34,9 +34,10 @@ func loadConfig(e env, paths []string, cf *configFlags) (*scenario.Config, int) 
 		VarFiles: cf.varFiles,
 		Environ:  os.Environ(),
 	})
-	if !diags.HasErrors() {
-		// What decoding cannot see: files that must be readable, and the
-		// simulator profiles and overrides that sim:// targets name.
+	if cfg != nil {
+		// What decoding cannot see, reported in the same pass: files that
+		// must be readable, and the simulator profiles and overrides that
+		// sim:// targets name.
 		diags = append(diags, cfg.CheckFiles()...)
 		diags = append(diags, checkSimTargets(cfg)...)
 	}

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/llmload/llmload/scenario"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -123,6 +125,13 @@ func TestValidateInvalid(t *testing.T) {
 		if !strings.Contains(errOut, want) {
 			t.Errorf("diagnostics lack %q:\n%s", want, errOut)
 		}
+	}
+}
+
+func TestValidateLoadsDatasets(t *testing.T) {
+	code, _, errOut := call(t, context.Background(), "validate", "testdata/bad-dataset.hcl")
+	if code != exitInvalid || !strings.Contains(errOut, "bad.jsonl: line 2") {
+		t.Errorf("validate of a dataset with a bad record: exit %d, stderr %q; want %d naming the file and line", code, errOut, exitInvalid)
 	}
 }
 
@@ -240,6 +249,15 @@ func TestRunExitCodes(t *testing.T) {
 	}
 }
 
+// A target whose /tokenize does not answer gives no valid result (3), not
+// an invalid-input error (2).
+func TestRunServerTokenizerDown(t *testing.T) {
+	code, _, stderr := call(t, context.Background(), "run", "-quiet", "-out", t.TempDir(), "testdata/server-tokenizer.hcl")
+	if code != exitNoResult || !strings.Contains(stderr, "127.0.0.1:1/tokenize") {
+		t.Errorf("exit %d, stderr %q; want %d naming the /tokenize URL", code, stderr, exitNoResult)
+	}
+}
+
 func TestRunClosedLoopStages(t *testing.T) {
 	out := t.TempDir()
 	code, stdout, stderr := call(t, context.Background(), "run", "-quiet", "-out", out, "testdata/closed.hcl")
@@ -278,5 +296,26 @@ func TestRunInterrupted(t *testing.T) {
 	// Requests cut off by the interruption are not the server's failures.
 	if res["failed"] != float64(0) {
 		t.Errorf("failed = %v, want 0: canceled requests must not count as failed", res["failed"])
+	}
+}
+
+// The language's reference fixture names a real simulator profile and
+// real overrides (scenario/ cannot check them: it does not know sim/).
+func TestReferenceFixtureSimTargets(t *testing.T) {
+	cfg, diags := scenario.Load([]string{"../../scenario/testdata/valid/full.hcl"}, scenario.LoadOptions{})
+	if diags.HasErrors() {
+		t.Fatal(diags.Error())
+	}
+	sims := 0
+	for _, tg := range cfg.Targets {
+		if strings.HasPrefix(tg.BaseURL, simScheme) {
+			sims++
+		}
+	}
+	if sims == 0 {
+		t.Fatal("the fixture has no sim:// target to check")
+	}
+	if d := checkSimTargets(cfg); len(d) > 0 {
+		t.Errorf("sim targets in full.hcl: %s", d.Error())
 	}
 }

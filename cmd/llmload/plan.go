@@ -159,16 +159,29 @@ func writeLoadPlan(w io.Writer, s *scenario.Scenario, nPrompts int) {
 		if st.Ramp > 0 {
 			ramp = fmt.Sprintf(" (ramp %v)", st.Ramp)
 		}
-		fmt.Fprintf(w, "           stage %d: %4d users for %v%s, from t=%v\n", i+1, st.Users, st.Duration, ramp, total)
+		length := "until the run stops"
+		if st.Duration > 0 {
+			length = "for " + st.Duration.String()
+		}
+		fmt.Fprintf(w, "           stage %d: %4d users %s%s, from t=%v\n", i+1, st.Users, length, ramp, total)
 		total += st.Duration
 	}
-	if s.Duration > 0 && s.Duration < total {
-		fmt.Fprintf(w, "           cut at %v by the scenario's duration: later stages do not run\n", s.Duration)
+	if s.Duration > 0 && (total == 0 || s.Duration < total) {
+		if total > 0 {
+			fmt.Fprintf(w, "           cut at %v by the scenario's duration: later stages do not run\n", s.Duration)
+		}
 		total = s.Duration
 	}
-	fmt.Fprintf(w, "           total %v", total)
+	var stops []string
+	if total > 0 {
+		stops = append(stops, total.String())
+	}
 	if s.Requests > 0 {
-		fmt.Fprintf(w, ", or %d requests, whichever comes first", s.Requests)
+		stops = append(stops, fmt.Sprintf("%d requests", s.Requests))
+	}
+	fmt.Fprintf(w, "           stops after %s", strings.Join(stops, " or "))
+	if len(stops) > 1 {
+		fmt.Fprint(w, ", whichever comes first")
 	}
 	fmt.Fprintln(w)
 }

@@ -78,6 +78,11 @@ func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.S
 	ds, tok, err := loadDataset(s.Dataset, lt, false)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "llmload: dataset %q: %v\n", s.Dataset.Name, err)
+		if srv, ok := tok.(*tokenizer.Server); ok && srv.Err() != nil {
+			// The target did not answer /tokenize: no valid result, as for
+			// a target that does not answer the load.
+			return exitNoResult
+		}
 		return exitInvalid
 	}
 	if len(ds.Requests) == 0 {

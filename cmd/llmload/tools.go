@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/llmload/llmload/dataset"
 	"github.com/llmload/llmload/sim"
@@ -56,7 +57,7 @@ func cmdSim(ctx context.Context, e env, args []string) int {
 	defer running.Close()
 	fmt.Fprintf(e.stderr, "llmload sim: profile %s serving an OpenAI-compatible API on %s (Ctrl-C to stop)\n", *profileName, running.URL)
 	<-ctx.Done()
-	return exitOK
+	return exitInterrupted
 }
 
 func joinProfiles() string {
@@ -131,11 +132,15 @@ func cmdDataset(_ context.Context, e env, args []string) int {
 		}
 	}
 	if len(d) != 1 {
-		fmt.Fprintf(e.stderr, "llmload dataset dump: name one dataset with --dataset (the configuration has %d", len(cfg.Datasets))
+		var names []string
 		for _, ds := range cfg.Datasets {
-			fmt.Fprintf(e.stderr, " %q", ds.Name)
+			names = append(names, strconv.Quote(ds.Name))
 		}
-		fmt.Fprintln(e.stderr, ")")
+		if *name != "" {
+			fmt.Fprintf(e.stderr, "llmload dataset dump: no dataset named %q; the configuration has %s\n", *name, strings.Join(names, ", "))
+		} else {
+			fmt.Fprintf(e.stderr, "llmload dataset dump: name one dataset with --dataset: the configuration has %s\n", strings.Join(names, ", "))
+		}
 		return exitInvalid
 	}
 	if d[0].Tokenizer == "server" {
@@ -145,6 +150,9 @@ func cmdDataset(_ context.Context, e env, args []string) int {
 	if err != nil {
 		fmt.Fprintf(e.stderr, "llmload dataset dump: %v\n", err)
 		return exitInvalid
+	}
+	if ds.Stats.Approximate {
+		fmt.Fprintln(e.stderr, "llmload dataset dump: note: prompt_len and output_len are approximate (the dataset names no tokenizer)")
 	}
 	if *out == "" {
 		if err := dataset.WriteJSONL(e.stdout, ds.Requests); err != nil {

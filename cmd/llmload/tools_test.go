@@ -138,8 +138,8 @@ func TestSimCommand(t *testing.T) {
 		t.Errorf("/health: %s", resp.Status)
 	}
 	cancel()
-	if code := <-done; code != exitOK {
-		t.Errorf("exit %d after cancel, want 0\n%s", code, errOut.String())
+	if code := <-done; code != exitInterrupted {
+		t.Errorf("exit %d after Ctrl-C, want %d\n%s", code, exitInterrupted, errOut.String())
 	}
 
 	// A bad override is a usage error naming the key.

@@ -26,6 +26,27 @@ func cmdValidate(_ context.Context, e env, args []string) int {
 	if cfg == nil {
 		return code
 	}
+	// Beyond the language: load what a run would load, sending nothing, so
+	// that validate is a CI gate a run cannot fail later on bad input.
+	bad := false
+	for _, t := range cfg.Targets {
+		if strings.HasPrefix(t.BaseURL, simScheme) {
+			continue
+		}
+		if _, err := executorTarget(t).HTTPClient(1); err != nil {
+			fmt.Fprintf(e.stderr, "llmload: target %q: %v\n", t.Name, err)
+			bad = true
+		}
+	}
+	for _, d := range cfg.Datasets {
+		if _, _, err := loadDataset(d, nil, true); err != nil {
+			fmt.Fprintf(e.stderr, "llmload: dataset %q: %v\n", d.Name, err)
+			bad = true
+		}
+	}
+	if bad {
+		return exitInvalid
+	}
 	fmt.Fprintf(e.stdout, "Valid: %d file(s), %d target(s), %d dataset(s), %d scenario(s).\n",
 		len(cfg.Files), len(cfg.Targets), len(cfg.Datasets), len(cfg.Scenarios))
 	return exitOK

@@ -4,7 +4,6 @@ package main
 // packages below take. Each package owns its own types; cmd maps them.
 
 import (
-	"fmt"
 	"math"
 	"net/url"
 	"slices"
@@ -92,7 +91,15 @@ func simProfile(t *scenario.Target) (sim.Profile, hcl.Diagnostics) {
 		return p, hcl.Diagnostics{{
 			Severity: hcl.DiagError,
 			Summary:  "Unknown simulator profile",
-			Detail:   fmt.Sprintf("%v. Profiles: %s.", err, strings.Join(sim.Profiles(), ", ")),
+			Detail:   err.Error() + ".",
+			Subject:  &rng,
+		}}
+	}
+	if t.HTTP2 {
+		return p, hcl.Diagnostics{{
+			Severity: hcl.DiagError,
+			Summary:  "HTTP/2 with the simulator",
+			Detail:   "The built-in simulator speaks HTTP/1.1; remove http2 = true from this target.",
 			Subject:  &rng,
 		}}
 	}
@@ -215,7 +222,9 @@ func datasetSpec(d *scenario.Dataset) dataset.Spec {
 	return spec
 }
 
-// loadDataset opens the tokenizer and samples the dataset.
+// loadDataset opens the tokenizer and samples the dataset. On a dataset
+// error it still returns the tokenizer, so the caller can tell a server that
+// did not answer from bad input.
 func loadDataset(d *scenario.Dataset, lt *liveTarget, offline bool) (*dataset.Dataset, tokenizer.Tokenizer, error) {
 	tok, err := openTokenizer(d, lt, offline)
 	if err != nil {
@@ -223,7 +232,7 @@ func loadDataset(d *scenario.Dataset, lt *liveTarget, offline bool) (*dataset.Da
 	}
 	ds, err := dataset.Load(datasetSpec(d), tok)
 	if err != nil {
-		return nil, nil, err
+		return nil, tok, err
 	}
 	return ds, tok, nil
 }

@@ -48,3 +48,14 @@ scenario "s" {
     error_message = "never checked"
   }
 }
+
+scenario "goodput_without_slo" {
+  target  = target.t
+  dataset = dataset.d
+  open_loop {
+    rate = 1
+  }
+  assert "good share" {
+    condition = metrics.request_goodput >= 1 # ERROR: Goodput without a goodput block
+  }
+}

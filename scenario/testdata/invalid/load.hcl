@@ -131,3 +131,11 @@ scenario "ends_by_requests" {
     users = 2
   }
 }
+
+scenario "a/b" { # ERROR: Invalid name
+  target  = target.t
+  dataset = dataset.d
+  open_loop {
+    rate = 1
+  }
+}

@@ -43,13 +43,13 @@ target "local_tls" {
 }
 
 target "sim" {
-  base_url = "sim://llama3-8b-a100"
+  base_url = "sim://a100-llama3-8b"
 
   sim {
-    max_num_seqs = 256
-    prefill_rate = 1.5e4
-    jitter       = "2ms"
-    chunked      = true
+    max_num_seqs    = 256
+    kv_cache_tokens = 6e4
+    step_overhead   = "2ms"
+    fault_http_429  = 0.01
   }
 }
 
