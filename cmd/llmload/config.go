@@ -21,6 +21,17 @@ func (c *configFlags) register(fs *flag.FlagSet) {
 	fs.Var(&c.varFiles, "var-file", "read variable values from an HCL `file` (repeatable)")
 }
 
+// parseAndLoad parses a command's flags, wherever they stand among its
+// arguments, and loads the scenario files the arguments name. It returns
+// nil and an exit code when either fails.
+func parseAndLoad(e env, fs *flag.FlagSet, cf *configFlags, args []string) (*scenario.Config, int) {
+	paths, code, ok := parseInterspersed(fs, args)
+	if !ok {
+		return nil, code
+	}
+	return loadConfig(e, paths, cf)
+}
+
 // loadConfig reads the scenario files, checks what they refer to, and
 // prints any diagnostics. It returns nil and an exit code when the
 // configuration is invalid.

@@ -18,11 +18,7 @@ func cmdPlan(_ context.Context, e env, args []string) int {
 	var cf configFlags
 	cf.register(fs)
 	name := fs.String("scenario", "", "plan only the scenario with this `name`")
-	paths, code, ok := parseInterspersed(fs, args)
-	if !ok {
-		return code
-	}
-	cfg, code := loadConfig(e, paths, &cf)
+	cfg, code := parseAndLoad(e, fs, &cf, args)
 	if cfg == nil {
 		return code
 	}

@@ -31,11 +31,7 @@ func cmdRun(ctx context.Context, e env, args []string) int {
 	var opts runOptions
 	fs.StringVar(&opts.out, "out", "llmload-results", "`directory` for <scenario>.json and <scenario>.requests.jsonl (empty: write none)")
 	fs.BoolVar(&opts.quiet, "quiet", false, "no progress line")
-	paths, code, ok := parseInterspersed(fs, args)
-	if !ok {
-		return code
-	}
-	cfg, code := loadConfig(e, paths, &cf)
+	cfg, code := parseAndLoad(e, fs, &cf, args)
 	if cfg == nil {
 		return code
 	}

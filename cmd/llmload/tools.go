@@ -117,11 +117,7 @@ func cmdDataset(_ context.Context, e env, args []string) int {
 	cf.register(fs)
 	name := fs.String("dataset", "", "`name` of the dataset block to sample (required when there are several)")
 	out := fs.String("o", "", "output `file` (default: stdout)")
-	paths, code, ok := parseInterspersed(fs, args[1:])
-	if !ok {
-		return code
-	}
-	cfg, code := loadConfig(e, paths, &cf)
+	cfg, code := parseAndLoad(e, fs, &cf, args[1:])
 	if cfg == nil {
 		return code
 	}

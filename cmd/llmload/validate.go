@@ -18,11 +18,7 @@ func cmdValidate(_ context.Context, e env, args []string) int {
 	fs := newFlags(e, "validate", "PATH...")
 	var cf configFlags
 	cf.register(fs)
-	paths, code, ok := parseInterspersed(fs, args)
-	if !ok {
-		return code
-	}
-	cfg, code := loadConfig(e, paths, &cf)
+	cfg, code := parseAndLoad(e, fs, &cf, args)
 	if cfg == nil {
 		return code
 	}
