@@ -23,7 +23,7 @@ unit:
 	$(GO) test -count=1 $(PKGS)
 
 race:
-	$(GO) test -count=1 -race ./executor/... ./metrics/... ./sim/...
+	$(GO) test -count=1 -race ./executor/... ./metrics/... ./sim/... ./internal/e2e
 
 fuzz-short:
 	$(GO) test -run='^$$' -fuzz='^FuzzParse$$' -fuzztime=$(FUZZTIME) ./scenario
