@@ -134,7 +134,7 @@ type Plan struct {
 const WarmupConcurrency = 4
 
 // LateThreshold is how late against its schedule a dispatch may be before it
-// counts in Outcome.LateDispatches. 10 ms is far above the dispatcher's
+// counts as late (report.ScheduleOf counts them from Results). 10 ms is far above the dispatcher's
 // usual lag (tens of microseconds) and below what moves a TTFT percentile
 // that matters; a run with late dispatches did not offer the load it was
 // asked to.
@@ -150,15 +150,10 @@ type Outcome struct {
 	// Results has every request, warmup ones first, then by ID (dispatch
 	// order).
 	Results []*metrics.Request
-	// ConfiguredRate is the open loop's Rate (0 for a closed loop);
-	// AchievedRate is (dispatches-1) / (last dispatch - first dispatch) over
-	// measured requests, n dispatches spanning n-1 gaps (+Inf when they all
-	// left at once).
-	ConfiguredRate, AchievedRate float64
-	// LateDispatches counts measured requests dispatched more than
-	// LateThreshold after their scheduled time.
-	LateDispatches int
-	LateThreshold  time.Duration
+	// ConfiguredRate is the open loop's Rate (0 for a closed loop). How
+	// well the schedule was kept (achieved rate, late dispatches) is
+	// computed from Results' Intended and Dispatched offsets.
+	ConfiguredRate float64
 	// Interrupted is set when ctx ended the run: dispatch stopped, requests
 	// in flight were canceled (metrics.ErrCanceled, counted in
 	// Summary.Canceled), requests still waiting for a concurrency slot were

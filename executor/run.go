@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"math"
 	rand2 "math/rand/v2"
 	"sort"
 	"strconv"
@@ -391,10 +390,9 @@ type collector struct {
 	stages  []*metrics.Recorder
 	results []*metrics.Request
 
-	measured          int
-	firstDisp         time.Duration
-	lastDisp, lastEnd time.Duration
-	late              int
+	measured  int
+	firstDisp time.Duration
+	lastEnd   time.Duration
 
 	progress *progress
 }
@@ -451,12 +449,8 @@ func (c *collector) add(req *metrics.Request, end time.Duration) {
 		if c.measured == 0 || req.Dispatched < c.firstDisp {
 			c.firstDisp = req.Dispatched
 		}
-		c.lastDisp = max(c.lastDisp, req.Dispatched)
 		c.lastEnd = max(c.lastEnd, end)
 		c.measured++
-		if req.Lag() > LateThreshold {
-			c.late++
-		}
 		if c.progress != nil {
 			c.progress.add(req)
 		}
@@ -469,17 +463,10 @@ func (c *collector) add(req *metrics.Request, end time.Duration) {
 // outcome computes the summaries once every result is in.
 func (c *collector) outcome() *Outcome {
 	r := c.r
-	out := &Outcome{Results: c.results, LateDispatches: c.late, LateThreshold: LateThreshold}
+	out := &Outcome{Results: c.results}
 	sort.SliceStable(out.Results, func(i, j int) bool { return out.Results[i].ID < out.Results[j].ID })
 	if r.p.Open != nil {
 		out.ConfiguredRate = r.p.Open.Rate
-	}
-	if c.measured > 1 {
-		if span := c.lastDisp - c.firstDisp; span > 0 {
-			out.AchievedRate = float64(c.measured-1) / span.Seconds()
-		} else {
-			out.AchievedRate = math.Inf(1)
-		}
 	}
 	peak := 0
 	for i := range r.peaks {

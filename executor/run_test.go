@@ -66,11 +66,11 @@ func TestRunOpenLoop(t *testing.T) {
 	}
 	// The schedule's own rate: dispatch follows it closely.
 	want := 39 / sched[39].Seconds()
-	if math.Abs(out.AchievedRate-want)/want > 0.15 {
-		t.Errorf("achieved rate %.1f/s, want the schedule's %.1f/s within 15%%", out.AchievedRate, want)
+	if got := 39 / (out.Results[39].Dispatched - out.Results[0].Dispatched).Seconds(); math.Abs(got-want)/want > 0.15 {
+		t.Errorf("achieved rate %.1f/s, want the schedule's %.1f/s within 15%%", got, want)
 	}
-	if out.LateThreshold != LateThreshold || out.Interrupted || out.Stages != nil {
-		t.Errorf("late threshold %v, interrupted %v, stages %v", out.LateThreshold, out.Interrupted, out.Stages)
+	if out.Interrupted || out.Stages != nil {
+		t.Errorf("interrupted %v, stages %v", out.Interrupted, out.Stages)
 	}
 	ids := map[string]bool{}
 	for _, r := range srv.Received() {
@@ -102,8 +102,10 @@ func TestRunMaxConcurrency(t *testing.T) {
 	if q := last.Queue(); q < 40*time.Millisecond {
 		t.Errorf("last request queued %v, want at least 40ms", q)
 	}
-	if last.Lag() > LateThreshold && out.LateDispatches == 0 {
-		t.Errorf("a late dispatch was not counted")
+	// Queueing for a slot is not dispatch lag: the dispatcher released it
+	// on schedule.
+	if last.Lag() > LateThreshold {
+		t.Errorf("last request's dispatch lag %v: queueing leaked into lag", last.Lag())
 	}
 }
 
