@@ -10,7 +10,6 @@ package assert
 
 import (
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 
@@ -27,7 +26,7 @@ const (
 	KindAssert = "assert"
 )
 
-// Outcome is the verdict of one check.
+// Outcome is the verdict of one check, as data.
 type Outcome struct {
 	// Name is the sla key ("ttft_p99") or the assert block's name.
 	Name string `json:"name"`
@@ -35,19 +34,33 @@ type Outcome struct {
 	// Description is the check in words ("P99 TTFT <= 500 ms") for an SLA,
 	// the condition as written for an assert.
 	Description string `json:"description"`
-	// Threshold is the bound with its unit ("<= 500 ms"); "" for asserts.
-	Threshold string `json:"threshold,omitempty"`
-	// Measured is the measured value with its unit ("612.3 ms") for an
-	// SLA; for an assert, every metric the condition refers to
-	// ("metrics.ttft.p99 = 612.3, metrics.ttft.p50 = 100").
-	Measured string `json:"measured"`
-	Passed   bool   `json:"passed"`
+	// Metric, Stat, Op, Threshold and Unit say what an sla bounds; empty
+	// for an assert.
+	Metric    string   `json:"metric,omitempty"`
+	Stat      string   `json:"stat,omitempty"`
+	Op        string   `json:"op,omitempty"`
+	Threshold *float64 `json:"threshold"`
+	Unit      string   `json:"unit,omitempty"`
+	// Value is the measured figure of an sla (nil when there is none) and
+	// Samples the samples it rests on (requests for a run-wide figure).
+	Value   *float64 `json:"value"`
+	Samples int64    `json:"samples"`
+	// Refs are the metrics an assert's condition refers to, with their
+	// values (nil for no samples), in order of appearance.
+	Refs   []Ref `json:"refs,omitempty"`
+	Passed bool  `json:"passed"`
 	// Message says why a check failed; "" when it passed.
 	Message string `json:"message,omitempty"`
 	// Diagnostic describes a failure with its source range (and, for an
 	// assert, its expression and evaluation context), for
 	// scenario.Config.WriteDiagnostics; nil when the check passed.
 	Diagnostic *hcl.Diagnostic `json:"-"`
+}
+
+// Ref is one metric a condition refers to, and its value.
+type Ref struct {
+	Ref   string   `json:"ref"`
+	Value *float64 `json:"value"`
 }
 
 // Passed reports whether every outcome passed.
@@ -79,28 +92,30 @@ func Evaluate(s *scenario.Scenario, sum *metrics.Summary) []Outcome {
 }
 
 func evalSLA(sla scenario.SLA, sum *metrics.Summary) Outcome {
-	op := ">="
-	if sla.Upper {
-		op = "<="
-	}
+	m, _ := metrics.Lookup(sla.Metric)
+	bound := sla.Bound
 	o := Outcome{
 		Name:        sla.Key,
 		Kind:        KindSLA,
 		Description: sla.Describe(),
-		Threshold:   op + " " + scenario.FormatValue(sla.Metric, sla.Bound),
+		Metric:      sla.Metric,
+		Stat:        sla.Stat,
+		Op:          sla.Op(),
+		Threshold:   &bound,
+		Unit:        m.Unit,
+		Samples:     samples(sla, sum),
 	}
-	v, ok := measure(sla, sum)
+	v, ok := sum.Value(sla.Metric, sla.Stat)
 	if !ok {
-		o.Measured = "no samples"
-		o.Message = fmt.Sprintf("%s has no samples, so %q cannot be shown to hold.", scenario.MetricName(sla.Metric), o.Description)
+		o.Message = fmt.Sprintf("%s has no samples, so %q cannot be shown to hold.", m.Title, o.Description)
 	} else {
-		o.Measured = scenario.FormatValue(sla.Metric, v)
+		o.Value = &v
 		o.Passed = v <= sla.Bound
 		if !sla.Upper {
 			o.Passed = v >= sla.Bound
 		}
 		if !o.Passed {
-			o.Message = fmt.Sprintf("%s: measured %s.", o.Description, o.Measured)
+			o.Message = fmt.Sprintf("%s: measured %s.", o.Description, metrics.Format(sla.Metric, sla.Stat, v))
 		}
 	}
 	if !o.Passed {
@@ -114,33 +129,27 @@ func evalSLA(sla scenario.SLA, sum *metrics.Summary) Outcome {
 	return o
 }
 
-// measure returns the figure an SLA bounds; ok is false when a latency has
-// no samples or the value is not a number.
-func measure(sla scenario.SLA, sum *metrics.Summary) (float64, bool) {
-	if sla.Stat == "" {
-		v, ok := sum.Scalar(sla.Metric)
-		return v, ok && !math.IsNaN(v)
+// samples is how many samples the figure an sla bounds rests on: a
+// distribution's count, else the requests that completed or failed.
+func samples(sla scenario.SLA, sum *metrics.Summary) int64 {
+	if l := sum.LatencyOf(sla.Metric); l != nil {
+		return l.Count
 	}
-	l := sum.LatencyOf(sla.Metric)
-	if l == nil || l.Count == 0 {
-		return 0, false
-	}
-	v, ok := l.Stat(sla.Stat)
-	return v, ok && !math.IsNaN(v)
+	return int64(sum.Completed + sum.Failed)
 }
 
 func evalAssert(a *scenario.Assert, ctx *hcl.EvalContext) Outcome {
-	measured, nulls := involved(a.Condition, ctx)
+	refs, measured, nulls := involved(a.Condition, ctx)
 	o := Outcome{
 		Name:        a.Name,
 		Kind:        KindAssert,
 		Description: a.Source,
-		Measured:    measured,
+		Refs:        refs,
 	}
 	fail := func(msg string, diag *hcl.Diagnostic) Outcome {
 		o.Message = msg
-		if o.Measured != "" {
-			o.Message += " (" + o.Measured + ")"
+		if measured != "" {
+			o.Message += " (" + measured + ")"
 		}
 		o.Diagnostic = diag
 		return o
@@ -189,9 +198,9 @@ func evalAssert(a *scenario.Assert, ctx *hcl.EvalContext) Outcome {
 	return fail(msg, diag)
 }
 
-// involved lists every metric the condition refers to with its value, and
-// separately those that are null (no samples).
-func involved(expr hcl.Expression, ctx *hcl.EvalContext) (values string, nulls []string) {
+// involved lists every metric the condition refers to with its value, as
+// data and as text, and separately those that are null (no samples).
+func involved(expr hcl.Expression, ctx *hcl.EvalContext) (refs []Ref, values string, nulls []string) {
 	var parts []string
 	seen := map[string]bool{}
 	for _, tr := range expr.Variables() {
@@ -205,11 +214,17 @@ func involved(expr hcl.Expression, ctx *hcl.EvalContext) (values string, nulls [
 			continue
 		}
 		parts = append(parts, name+" = "+valueString(v))
+		ref := Ref{Ref: name}
+		if v.IsKnown() && !v.IsNull() && v.Type() == cty.Number {
+			f, _ := v.AsBigFloat().Float64()
+			ref.Value = &f
+		}
+		refs = append(refs, ref)
 		if v.IsNull() {
 			nulls = append(nulls, name)
 		}
 	}
-	return strings.Join(parts, ", "), nulls
+	return refs, strings.Join(parts, ", "), nulls
 }
 
 func traversalString(tr hcl.Traversal) string {
@@ -262,31 +277,5 @@ func EvalContext(sum *metrics.Summary) *hcl.EvalContext {
 
 // metricsObject turns a summary into the catalogue's object.
 func metricsObject(sum *metrics.Summary) cty.Value {
-	attrs := map[string]cty.Value{}
-	for _, m := range metrics.LatencyMetrics {
-		l := sum.LatencyOf(m)
-		stats := map[string]cty.Value{}
-		for _, s := range metrics.LatencyStats {
-			v, ok := l.Stat(s)
-			if !ok || l.Count == 0 {
-				stats[s] = cty.NullVal(cty.Number)
-				continue
-			}
-			stats[s] = number(v)
-		}
-		attrs[m] = cty.ObjectVal(stats)
-	}
-	for _, s := range metrics.Scalars {
-		v, _ := sum.Scalar(s)
-		attrs[s] = number(v)
-	}
-	return cty.ObjectVal(attrs)
-}
-
-// number makes a cty number; NaN, which cty cannot hold, becomes null.
-func number(v float64) cty.Value {
-	if math.IsNaN(v) {
-		return cty.NullVal(cty.Number)
-	}
-	return cty.NumberFloatVal(v)
+	return scenario.MetricsObject(sum.Value)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"flag"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -100,7 +101,7 @@ func TestEvaluate(t *testing.T) {
 			outcomes := Evaluate(s, tt.sum)
 			var got []row
 			for _, o := range outcomes {
-				got = append(got, row{o.Name, o.Kind, o.Threshold, o.Measured, o.Passed, o.Message})
+				got = append(got, row{o.Name, o.Kind, thresholdText(o), measuredText(o), o.Passed, o.Message})
 				if o.Passed != (o.Diagnostic == nil) {
 					t.Errorf("%s: passed %v with diagnostic %v", o.Name, o.Passed, o.Diagnostic)
 				}
@@ -114,6 +115,33 @@ func TestEvaluate(t *testing.T) {
 			}
 		})
 	}
+}
+
+// thresholdText and measuredText render an outcome's numbers as people
+// read them, so the table above stays readable.
+func thresholdText(o Outcome) string {
+	if o.Threshold == nil {
+		return ""
+	}
+	return o.Op + " " + metrics.Format(o.Metric, o.Stat, *o.Threshold)
+}
+
+func measuredText(o Outcome) string {
+	if o.Kind == KindAssert {
+		var parts []string
+		for _, r := range o.Refs {
+			v := "null (no samples)"
+			if r.Value != nil {
+				v = strconv.FormatFloat(*r.Value, 'g', 6, 64)
+			}
+			parts = append(parts, r.Ref+" = "+v)
+		}
+		return strings.Join(parts, ", ")
+	}
+	if o.Value == nil {
+		return "no samples"
+	}
+	return metrics.Format(o.Metric, o.Stat, *o.Value)
 }
 
 // TestFailureRendering renders the failures of a bad run as the CLI does:
@@ -150,32 +178,46 @@ func TestFailureRendering(t *testing.T) {
 }
 
 // TestEvalContextShape checks that the metrics object holds every
-// catalogue name, null for latencies without samples and numbers otherwise.
+// catalogue entry: null for statistics of distributions without samples,
+// numbers otherwise (counts included), and a number per error kind.
 func TestEvalContextShape(t *testing.T) {
-	ctx := EvalContext(bad())
+	sum := bad()
+	sum.Errors = map[metrics.ErrorKind]int{metrics.ErrHTTPStatus: 2}
+	ctx := EvalContext(sum)
 	m := ctx.Variables["metrics"]
-	var got []string
-	for _, name := range metrics.LatencyMetrics {
-		for _, stat := range metrics.LatencyStats {
-			if m.GetAttr(name).GetAttr(stat).IsNull() {
-				got = append(got, name+"."+stat)
+	var got, want []string
+	for _, c := range metrics.Catalogue {
+		switch c.Kind {
+		case metrics.Distribution:
+			for _, stat := range metrics.Stats {
+				if m.GetAttr(c.Name).GetAttr(stat).IsNull() {
+					got = append(got, c.Name+"."+stat)
+				}
+				// Only TTFT has samples in bad(); a count is never null.
+				if c.Name != "ttft" && stat != "count" {
+					want = append(want, c.Name+"."+stat)
+				}
 			}
-		}
-	}
-	for _, name := range metrics.Scalars {
-		if m.GetAttr(name).IsNull() {
-			got = append(got, name)
-		}
-	}
-	// Only TTFT has samples in bad().
-	var want []string
-	for _, name := range metrics.LatencyMetrics[1:] {
-		for _, stat := range metrics.LatencyStats {
-			want = append(want, name+"."+stat)
+		case metrics.Scalar:
+			if m.GetAttr(c.Name).IsNull() {
+				got = append(got, c.Name)
+			}
+		case metrics.Counts:
+			for _, k := range metrics.CountKeys() {
+				if m.GetAttr(c.Name).GetAttr(k).IsNull() {
+					got = append(got, c.Name+"."+k)
+				}
+			}
 		}
 	}
 	if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("null metrics (-want +got):\n%s", diff)
+	}
+	if v, _ := m.GetAttr("errors").GetAttr("http_status").AsBigFloat().Int64(); v != 2 {
+		t.Errorf("metrics.errors.http_status = %d, want 2", v)
+	}
+	if v, _ := m.GetAttr("ttft").GetAttr("count").AsBigFloat().Int64(); v != 98 {
+		t.Errorf("metrics.ttft.count = %d, want 98", v)
 	}
 	if _, ok := ctx.Functions["ms"]; !ok {
 		t.Error("ms() missing from the context")

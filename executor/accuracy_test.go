@@ -50,6 +50,7 @@ func accuracyAttempt(t *testing.T) error {
 	srv := executortest.New(executortest.Config{TTFT: ttft, ITL: itl, RecordSends: true})
 	defer srv.Close()
 	out := mustRun(t, context.Background(), Plan{
+		KeepResults: true,
 		Target:      Target{BaseURL: srv.URL, Timeout: 30 * time.Second},
 		Requests:    requests(1, tokens),
 		Open:        &OpenLoop{Rate: 1000, Arrival: ArrivalConstant},

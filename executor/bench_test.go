@@ -94,6 +94,7 @@ func BenchmarkClientIngest(b *testing.B) {
 			cpu0 := cpuTime()
 			b.ResetTimer()
 			out, err := Run(context.Background(), Plan{
+				KeepResults: true,
 				Target:      Target{BaseURL: srv.url},
 				Requests:    requests(1, tokens),
 				Open:        &OpenLoop{Rate: math.Inf(1), MaxConcurrency: streams},
@@ -128,8 +129,9 @@ func BenchmarkClientPaced(b *testing.B) {
 			b.ReportAllocs()
 			cpu0 := cpuTime()
 			out, err := Run(context.Background(), Plan{
-				Target:   Target{BaseURL: srv.url},
-				Requests: requests(1, tokens),
+				KeepResults: true,
+				Target:      Target{BaseURL: srv.url},
+				Requests:    requests(1, tokens),
 				// Arrivals spread over one stream's length keep about
 				// `streams` streams open.
 				Open:        &OpenLoop{Rate: float64(streams) / (tokens * itl).Seconds(), Arrival: ArrivalConstant},

@@ -16,7 +16,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"time"
 
@@ -122,19 +121,44 @@ type Plan struct {
 	// Tokenizer, when set, counts the generated text of requests whose
 	// stream carries no usage block.
 	Tokenizer tokenizer.Tokenizer
-	// Progress, when set, receives a progress line refreshed about four
-	// times a second.
-	Progress io.Writer
-	// OnResult, when set, is called with every result (warmup ones too)
-	// from the single recorder goroutine, in completion order.
-	OnResult func(*metrics.Request)
+	// Observers receive every result and periodic snapshots, on the
+	// recorder goroutine (see Observer). The executor writes nothing to the
+	// terminal itself.
+	Observers []Observer
+	// SnapshotEvery is how often observers get a Snapshot (default 250 ms).
+	SnapshotEvery time.Duration
+	// Interval is the time series' window length (default
+	// metrics.DefaultInterval).
+	Interval time.Duration
+	// KeepResults keeps every request in Outcome.Results. Runs do not:
+	// results stream to observers and are dropped, so that memory does not
+	// grow with the run; tests and small tools may ask for them.
+	KeepResults bool
+}
+
+// Starter is an Observer that wants the run's time zero (the wall-clock
+// instant request offsets count from) before the first result.
+type Starter interface {
+	Start(zero time.Time)
+}
+
+// Observer receives a run's results as they happen. Its methods are
+// called from the single recorder goroutine, so an observer needs no lock,
+// and must return quickly: the recorder waits for it.
+type Observer interface {
+	// Result is called with every finished request, warmup ones first, then
+	// in completion order.
+	Result(*metrics.Request)
+	// Snapshot is called every Plan.SnapshotEvery and once more, with Final
+	// set, when the run has ended.
+	Snapshot(metrics.Snapshot)
 }
 
 // WarmupConcurrency is how many warmup requests are in flight at most.
 const WarmupConcurrency = 4
 
 // LateThreshold is how late against its schedule a dispatch may be before it
-// counts as late (report.ScheduleOf counts them from Results). 10 ms is far above the dispatcher's
+// counts as late (metrics.Summary.LateDispatches). 10 ms is far above the dispatcher's
 // usual lag (tens of microseconds) and below what moves a TTFT percentile
 // that matters; a run with late dispatches did not offer the load it was
 // asked to.
@@ -142,26 +166,27 @@ const LateThreshold = 10 * time.Millisecond
 
 // Outcome is what a run measured.
 type Outcome struct {
-	// Overall summarises every measured request; its duration runs from the
-	// first dispatch to the last completion.
+	// Overall summarises every measured request (with the run's time
+	// series); its duration runs from the first dispatch to the last
+	// completion.
 	Overall *metrics.Summary
 	// Stages has one entry per closed-loop stage (nil for an open loop).
 	Stages []StageOutcome
 	// Results has every request, warmup ones first, then by ID (dispatch
-	// order).
+	// order), when Plan.KeepResults asked for them; nil otherwise.
 	Results []*metrics.Request
-	// ConfiguredRate is the open loop's Rate (0 for a closed loop). How
-	// well the schedule was kept (achieved rate, late dispatches) is
-	// computed from Results' Intended and Dispatched offsets.
+	// ConfiguredRate is the open loop's Rate (0 for a closed loop).
 	ConfiguredRate float64
+	// Planned is the number of measured requests the plan meant to send (0
+	// for a closed loop without a request count).
+	Planned int
 	// Interrupted is set when ctx ended the run: dispatch stopped, requests
 	// in flight were canceled (metrics.ErrCanceled, counted in
 	// Summary.Canceled), requests still waiting for a concurrency slot were
-	// dropped unrecorded (their IDs are missing from Results), and the
-	// figures are partial.
+	// dropped unrecorded, and the figures are partial.
 	Interrupted bool
-	// Started is the run's time zero (after warmup): every offset in Results
-	// is relative to it (warmup offsets are negative).
+	// Started is the run's time zero (after warmup): every offset of a
+	// request is relative to it (warmup offsets are negative).
 	Started time.Time
 	// Elapsed runs from Started to the end of the drain.
 	Elapsed time.Duration
@@ -196,6 +221,30 @@ func Run(ctx context.Context, p Plan) (*Outcome, error) {
 		return nil, err
 	}
 	return newRun(p, c, preps).execute(ctx), nil
+}
+
+// Arrivals returns the intended send offsets of an open loop's measured
+// requests: the seeded schedule of MaxRequests (or len(Requests)) arrivals,
+// cut where Duration stops dispatching (an arrival exactly at Duration is
+// not sent). Run sends exactly these; plan prints them. Nil for a closed
+// loop, whose dispatches depend on the server.
+func Arrivals(p Plan) []time.Duration {
+	if p.Open == nil {
+		return nil
+	}
+	n := p.MaxRequests
+	if n == 0 {
+		n = len(p.Requests)
+	}
+	offs := Schedule(*p.Open, n, p.Seed)
+	if d := p.Duration; d > 0 {
+		i := 0
+		for i < len(offs) && offs[i] < d {
+			i++
+		}
+		offs = offs[:i]
+	}
+	return offs
 }
 
 func (p *Plan) validate() error {

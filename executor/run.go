@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"math"
 	rand2 "math/rand/v2"
 	"sort"
 	"strconv"
@@ -26,6 +27,9 @@ type run struct {
 	dispEnd  time.Duration // when dispatching stopped
 	nextID   atomic.Int64
 	inflight atomic.Int64
+	sent     atomic.Int64   // measured requests dispatched
+	active   atomic.Int64   // closed-loop users let run by the gate
+	peakWin  atomic.Int64   // most in flight since the collector last looked
 	peaks    []atomic.Int64 // peak in-flight count per stage (one for an open loop)
 	wg       sync.WaitGroup // requests dispatched and not yet recorded
 	unsent   sync.WaitGroup // open-loop requests waiting for a concurrency slot
@@ -45,11 +49,7 @@ func newRun(p Plan, c *client, preps []prepared) *run {
 	r.idPre = "llmload-" + hex.EncodeToString(b[:]) + "-"
 	stages := 1
 	if p.Open != nil {
-		n := p.MaxRequests
-		if n == 0 {
-			n = len(p.Requests)
-		}
-		r.offsets = Schedule(*p.Open, n, p.Seed)
+		r.offsets = Arrivals(p)
 	} else {
 		stages = len(p.Closed.Stages)
 	}
@@ -66,6 +66,12 @@ func (r *run) execute(ctx context.Context) *Outcome {
 		w.Intended -= shift
 		w.Dispatched -= shift
 		w.Sent -= shift
+		w.End -= shift
+	}
+	for _, o := range r.p.Observers {
+		if st, ok := o.(Starter); ok {
+			st.Start(r.start)
+		}
 	}
 	col := newCollector(r)
 	done := make(chan struct{})
@@ -136,6 +142,7 @@ func (r *run) warmup(ctx context.Context) (warm []*metrics.Request, zero time.Ti
 				res := r.newResult(now, now)
 				res.Warmup = true
 				r.c.do(ctx, zero, r.prep(i), res)
+				res.End = time.Since(zero)
 				out[i] = res
 			}
 		})
@@ -176,12 +183,18 @@ func (r *run) send(ctx context.Context, res *metrics.Request, p *prepared) {
 		return
 	}
 	n := r.inflight.Add(1)
-	peak := &r.peaks[res.Stage]
-	for old := peak.Load(); n > old && !peak.CompareAndSwap(old, n); old = peak.Load() {
-	}
+	raise(&r.peaks[res.Stage], n)
+	raise(&r.peakWin, n)
 	r.c.do(ctx, r.start, p, res)
 	r.inflight.Add(-1)
-	r.results <- result{req: res, end: time.Since(r.start)}
+	res.End = time.Since(r.start)
+	r.results <- result{req: res, end: res.End}
+}
+
+// raise sets a to n when n is larger.
+func raise(a *atomic.Int64, n int64) {
+	for old := a.Load(); n > old && !a.CompareAndSwap(old, n); old = a.Load() {
+	}
 }
 
 // job is an open-loop arrival waiting for a concurrency slot.
@@ -216,13 +229,11 @@ func (r *run) open(ctx context.Context) {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	for i, off := range r.offsets {
-		if d := r.p.Duration; d > 0 && off >= d {
-			return
-		}
 		if !sleepUntil(ctx, timer, r.start.Add(off)) {
 			return
 		}
 		res := r.newResult(off, time.Since(r.start))
+		r.sent.Add(1)
 		p := r.prep(r.p.Warmup + i)
 		r.wg.Add(1)
 		if queue != nil {
@@ -251,6 +262,7 @@ func sleepUntil(ctx context.Context, timer *time.Timer, t time.Time) bool {
 
 // gate tells closed-loop users how many of them may run.
 type gate struct {
+	active  *atomic.Int64 // mirrors users, for snapshots
 	mu      sync.Mutex
 	users   int
 	changed chan struct{} // closed and replaced on every change
@@ -261,6 +273,7 @@ type gate struct {
 func (g *gate) set(users int) {
 	g.mu.Lock()
 	g.users = users
+	g.active.Store(int64(users))
 	close(g.changed)
 	g.changed = make(chan struct{})
 	g.mu.Unlock()
@@ -277,7 +290,7 @@ func (g *gate) halt() { g.once.Do(func() { close(g.stop) }) }
 // closed runs the virtual users and moves their number along the stages.
 func (r *run) closed(ctx context.Context) {
 	cl := r.p.Closed
-	g := &gate{changed: make(chan struct{}), stop: make(chan struct{})}
+	g := &gate{active: &r.active, changed: make(chan struct{}), stop: make(chan struct{})}
 	steps := userSteps(cl.Stages)
 	users := 0
 	for _, s := range cl.Stages {
@@ -295,6 +308,7 @@ func (r *run) closed(ctx context.Context) {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	defer g.halt()
+	defer r.active.Store(0)
 	for _, s := range steps {
 		if end > 0 && s.at >= end {
 			break
@@ -361,6 +375,7 @@ func (r *run) user(ctx context.Context, u int, g *gate, tickets *atomic.Int64, e
 			return
 		}
 		res := r.newResult(now, now)
+		r.sent.Add(1)
 		res.Stage = stageAt(cl.Stages, now)
 		r.wg.Add(1)
 		r.send(ctx, res, r.prep(r.p.Warmup+int(t)))
@@ -383,87 +398,140 @@ func (r *run) user(ctx context.Context, u int, g *gate, tickets *atomic.Int64, e
 }
 
 // collector is the single owner of the recorders: every result passes
-// through its goroutine.
+// through its goroutine, is recorded, handed to the observers and dropped
+// (unless the plan keeps results). Only histograms, counters and the time
+// series stay in memory.
 type collector struct {
 	r       *run
 	overall *metrics.Recorder
 	stages  []*metrics.Recorder
+	series  *metrics.SeriesRecorder
 	results []*metrics.Request
 
-	measured  int
-	firstDisp time.Duration
-	lastEnd   time.Duration
-
-	progress *progress
+	completed, failed, canceled, outputTokens int
+	lastWindow                                int // index of the last window whose rate was reported
+	rate                                      float64
 }
 
 func newCollector(r *run) *collector {
-	opts := metrics.Options{Goodput: r.p.Goodput}
-	c := &collector{r: r, overall: metrics.NewRecorder(opts)}
+	opts := metrics.Options{
+		Goodput:       r.p.Goodput,
+		Base:          r.start,
+		Scheduled:     r.p.Open != nil && !math.IsInf(r.p.Open.Rate, 1),
+		LateThreshold: LateThreshold,
+	}
+	c := &collector{r: r, overall: metrics.NewRecorder(opts), series: metrics.NewSeriesRecorder(r.start, r.p.Interval)}
 	if r.p.Closed != nil {
 		for range r.p.Closed.Stages {
 			c.stages = append(c.stages, metrics.NewRecorder(opts))
 		}
 	}
-	if r.p.Progress != nil {
-		c.progress = newProgress(r)
-	}
 	return c
 }
 
 // loop records the warmup results, then every result until the channel
-// closes, refreshing the progress line on the way.
+// closes; on every tick it samples concurrency for the time series, closes
+// finished windows and sends observers a snapshot.
 func (c *collector) loop(warm []*metrics.Request) {
 	for _, w := range warm {
-		c.add(w, 0)
+		c.add(w)
 	}
-	var tick <-chan time.Time
-	if c.progress != nil {
-		t := time.NewTicker(250 * time.Millisecond)
-		defer t.Stop()
-		tick = t.C
+	const sample = 100 * time.Millisecond
+	every := c.r.p.SnapshotEvery
+	if every <= 0 {
+		every = 250 * time.Millisecond
 	}
+	tick := time.NewTicker(min(sample, every))
+	defer tick.Stop()
+	var lastSnap time.Duration
 	for {
 		select {
 		case res, ok := <-c.r.results:
 			if !ok {
-				if c.progress != nil {
-					c.progress.print(true)
-				}
+				c.observe(time.Since(c.r.start))
+				c.snapshot(time.Since(c.r.start), true)
 				return
 			}
-			c.add(res.req, res.end)
-		case <-tick:
-			c.progress.print(false)
+			c.add(res.req)
+		case <-tick.C:
+			now := time.Since(c.r.start)
+			c.observe(now)
+			if now-lastSnap >= every {
+				lastSnap = now
+				c.snapshot(now, false)
+			}
 		}
 	}
 }
 
-func (c *collector) add(req *metrics.Request, end time.Duration) {
-	c.results = append(c.results, req)
+// observe samples the requests in flight and the active users into the
+// time series, and closes the windows no request can still add to.
+func (c *collector) observe(now time.Duration) {
+	peak := c.r.peakWin.Swap(c.r.inflight.Load())
+	c.series.Observe(now, int(peak), int(c.r.active.Load()))
+	c.series.Close(now)
+}
+
+func (c *collector) snapshot(now time.Duration, final bool) {
+	if len(c.r.p.Observers) == 0 {
+		return
+	}
+	s := metrics.Snapshot{
+		Elapsed:      now,
+		Planned:      c.r.planned(),
+		Sent:         int(c.r.sent.Load()),
+		Completed:    c.completed,
+		Failed:       c.failed,
+		Canceled:     c.canceled,
+		InFlight:     int(c.r.inflight.Load()),
+		ActiveUsers:  int(c.r.active.Load()),
+		OutputTokens: c.outputTokens,
+		OutputRate:   c.series.LastRate(now),
+		Final:        final,
+	}
+	for _, o := range c.r.p.Observers {
+		o.Snapshot(s)
+	}
+}
+
+func (c *collector) add(req *metrics.Request) {
+	if c.r.p.KeepResults {
+		c.results = append(c.results, req)
+	}
 	if !req.Warmup {
 		c.overall.Add(req)
 		if c.stages != nil {
 			c.stages[req.Stage].Add(req)
 		}
-		if c.measured == 0 || req.Dispatched < c.firstDisp {
-			c.firstDisp = req.Dispatched
-		}
-		c.lastEnd = max(c.lastEnd, end)
-		c.measured++
-		if c.progress != nil {
-			c.progress.add(req)
+		c.series.Add(req)
+		switch {
+		case req.Error == metrics.ErrCanceled:
+			c.canceled++
+		case !req.OK():
+			c.failed++
+		default:
+			c.completed++
+			c.outputTokens += req.OutputTokens
 		}
 	}
-	if c.r.p.OnResult != nil {
-		c.r.p.OnResult(req)
+	for _, o := range c.r.p.Observers {
+		o.Result(req)
 	}
+}
+
+// planned is how many measured requests the run means to send (0 when
+// unknown).
+func (r *run) planned() int {
+	if r.p.Open != nil {
+		return len(r.offsets)
+	}
+	return r.p.MaxRequests
 }
 
 // outcome computes the summaries once every result is in.
 func (c *collector) outcome() *Outcome {
 	r := c.r
-	out := &Outcome{Results: c.results}
+	out := &Outcome{Results: c.results, Planned: r.planned()}
 	sort.SliceStable(out.Results, func(i, j int) bool { return out.Results[i].ID < out.Results[j].ID })
 	if r.p.Open != nil {
 		out.ConfiguredRate = r.p.Open.Rate
@@ -473,11 +541,9 @@ func (c *collector) outcome() *Outcome {
 		peak = max(peak, int(r.peaks[i].Load()))
 	}
 	c.overall.ObserveConcurrency(peak)
-	var duration time.Duration
-	if c.measured > 0 {
-		duration = c.lastEnd - c.firstDisp
-	}
-	out.Overall = c.overall.Summary(duration)
+	out.Overall = c.overall.Summary()
+	out.Overall.Series = c.series.Series()
+	out.Overall.PeakOutputThroughput = out.Overall.Series.PeakOutput()
 	if r.p.Closed != nil {
 		var start time.Duration
 		stop := r.dispEnd
@@ -487,7 +553,7 @@ func (c *collector) outcome() *Outcome {
 				d = max(0, stop-start)
 			}
 			c.stages[i].ObserveConcurrency(int(r.peaks[i].Load()))
-			out.Stages = append(out.Stages, StageOutcome{Index: i, Users: s.Users, Duration: d, Summary: c.stages[i].Summary(d)})
+			out.Stages = append(out.Stages, StageOutcome{Index: i, Users: s.Users, Duration: d, Summary: c.stages[i].SummaryOver(d)})
 			start += s.Duration
 		}
 	}

@@ -1,7 +1,6 @@
 package executor
 
 import (
-	"bytes"
 	"context"
 	"math"
 	"slices"
@@ -26,6 +25,7 @@ func requests(n, tokens int) []dataset.Request {
 
 func mustRun(t *testing.T, ctx context.Context, p Plan) *Outcome {
 	t.Helper()
+	p.KeepResults = true
 	out, err := Run(ctx, p)
 	if err != nil {
 		t.Fatal(err)
@@ -33,24 +33,38 @@ func mustRun(t *testing.T, ctx context.Context, p Plan) *Outcome {
 	return out
 }
 
+// recorded is an Observer that keeps what it is told.
+type recorded struct {
+	ids       []int64
+	snapshots []metrics.Snapshot
+}
+
+func (o *recorded) Result(r *metrics.Request)   { o.ids = append(o.ids, r.ID) }
+func (o *recorded) Snapshot(s metrics.Snapshot) { o.snapshots = append(o.snapshots, s) }
+
 func TestRunOpenLoop(t *testing.T) {
 	srv := executortest.New(executortest.Config{TTFT: 5 * time.Millisecond, ITL: time.Millisecond})
 	defer srv.Close()
 	o := OpenLoop{Rate: 200, Arrival: ArrivalPoisson}
-	var seen []int64
+	var obs recorded
 	out := mustRun(t, context.Background(), Plan{
 		Target:      Target{BaseURL: srv.URL, Timeout: 10 * time.Second},
 		Requests:    requests(7, 4),
 		Open:        &o,
 		MaxRequests: 40,
 		Seed:        3,
-		OnResult:    func(r *metrics.Request) { seen = append(seen, r.ID) },
+		Observers:   []Observer{&obs},
 	})
 	if out.Overall.Completed != 40 || out.Overall.Failed != 0 || srv.Count() != 40 {
 		t.Fatalf("completed %d, failed %d, server saw %d; want 40, 0, 40", out.Overall.Completed, out.Overall.Failed, srv.Count())
 	}
-	if len(seen) != 40 {
-		t.Errorf("OnResult called %d times, want 40", len(seen))
+	if len(obs.ids) != 40 {
+		t.Errorf("Result called %d times, want 40", len(obs.ids))
+	}
+	if n := len(obs.snapshots); n == 0 || !obs.snapshots[n-1].Final {
+		t.Errorf("snapshots %+v: want a final one last", obs.snapshots)
+	} else if last := obs.snapshots[n-1]; last.Sent != 40 || last.Completed != 40 || last.Planned != 40 || last.InFlight != 0 {
+		t.Errorf("final snapshot %+v: want 40 planned, sent and completed, none in flight", last)
 	}
 	sched := Schedule(o, 40, 3)
 	for i, r := range out.Results {
@@ -198,14 +212,14 @@ func TestRunClosedLoopRequests(t *testing.T) {
 func TestRunWarmup(t *testing.T) {
 	srv := executortest.New(executortest.Config{})
 	defer srv.Close()
-	var progress bytes.Buffer
+	var obs recorded
 	out := mustRun(t, context.Background(), Plan{
 		Target:      Target{BaseURL: srv.URL},
 		Requests:    requests(5, 3),
 		Open:        &OpenLoop{Rate: math.Inf(1)},
 		MaxRequests: 5,
 		Warmup:      3,
-		Progress:    &progress,
+		Observers:   []Observer{&obs},
 	})
 	if srv.Count() != 8 || len(out.Results) != 8 || out.Overall.Completed != 5 {
 		t.Fatalf("server saw %d, results %d, completed %d; want 8, 8, 5", srv.Count(), len(out.Results), out.Overall.Completed)
@@ -234,8 +248,11 @@ func TestRunWarmup(t *testing.T) {
 	if diff := cmp.Diff([]int{3, 4, 0, 1, 2}, measured); diff != "" {
 		t.Errorf("measured dataset indexes (-want +got):\n%s", diff)
 	}
-	if s := progress.String(); !strings.Contains(s, "5/5 done") || !strings.HasSuffix(s, "\n") {
-		t.Errorf("progress %q: want a final 5/5 line", s)
+	if n := len(obs.ids); n != 8 {
+		t.Errorf("observer saw %d results, want 8 (warmup included)", n)
+	}
+	if last := obs.snapshots[len(obs.snapshots)-1]; !last.Final || last.Completed != 5 || last.Sent != 5 {
+		t.Errorf("final snapshot %+v: want 5 sent and completed (warmup excluded)", last)
 	}
 }
 

@@ -1,50 +1,234 @@
 package metrics
 
-// The metric catalogue: the names checks may use. In HCL they read
-// metrics.<latency>.<stat> (milliseconds) and metrics.<scalar>.
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+)
 
-// LatencyMetrics are the latency metrics, each with every stat in LatencyStats.
-var LatencyMetrics = []string{"ttft", "itl", "tpot", "e2el", "queue"}
+// The metric catalogue: the one table of every figure a summary holds.
+// Validation ("did you mean"), sla keys, assert conditions, the console,
+// comparisons and docs/metrics.md all read it; nothing else lists metric
+// names or units.
+//
+// In HCL a distribution reads metrics.<name>.<stat>, a scalar
+// metrics.<name>, and the failure counts metrics.errors.<kind>.
 
-// LatencyStats are the statistics of a latency metric.
-var LatencyStats = []string{"mean", "p50", "p90", "p95", "p99", "p999", "max", "min", "stddev"}
+// Kind tells how a metric is read.
+type Kind int
 
-// Scalars are the run-wide figures, with their units.
-var Scalars = []string{
-	"completed", "failed", "error_rate", "request_throughput", "output_throughput",
-	"total_token_throughput", "request_goodput", "duration",
+// The kinds of metric.
+const (
+	Distribution Kind = iota // a distribution with every stat in Stats
+	Scalar                   // one number
+	Counts                   // a count per key (metrics.errors.<kind>)
+)
+
+// Direction says which way a metric gets better.
+type Direction int
+
+// The directions.
+const (
+	Neither Direction = iota // a description of the load, not a quality
+	LowerIsBetter
+	HigherIsBetter
+)
+
+// Metric is one entry of the catalogue.
+type Metric struct {
+	Name string
+	Kind Kind
+	// Unit is the unit of the metric's values: "ms", "tok/s", "req/s",
+	// "fraction", "requests", "tokens", "s".
+	Unit        string
+	Better      Direction
+	Title       string // for people: "TTFT", "error rate"
+	Description string
+
+	dist   func(*Summary) *Latency
+	scalar func(*Summary) float64
 }
 
-// ScalarUnit gives a scalar's unit for messages.
-var ScalarUnit = map[string]string{
-	"completed":              "requests",
-	"failed":                 "requests",
-	"error_rate":             "fraction",
-	"request_throughput":     "req/s",
-	"output_throughput":      "tok/s",
-	"total_token_throughput": "tok/s",
-	"request_goodput":        "req/s",
-	"duration":               "s",
+// Stats are the statistics of every distribution. Percentiles come from the
+// HDR histogram; mean, stddev, min and max are exact; count is the number of
+// samples.
+var Stats = []string{"mean", "p50", "p90", "p95", "p99", "p999", "max", "min", "stddev", "count"}
+
+// Catalogue is every metric, in report order.
+var Catalogue = []Metric{
+	{Name: "ttft", Kind: Distribution, Unit: "ms", Better: LowerIsBetter, Title: "TTFT",
+		Description: "Time to first token: from the request being sent (connection included, as vLLM measures it) to the first output-carrying event. Successful requests only.",
+		dist:        func(s *Summary) *Latency { return &s.TTFT }},
+	{Name: "itl", Kind: Distribution, Unit: "ms", Better: LowerIsBetter, Title: "ITL",
+		Description: "Inter-token latency: every gap between consecutive output-carrying events of a successful request.",
+		dist:        func(s *Summary) *Latency { return &s.ITL }},
+	{Name: "tpot", Kind: Distribution, Unit: "ms", Better: LowerIsBetter, Title: "TPOT",
+		Description: "Time per output token after the first: (E2EL - TTFT) / (output tokens - 1), per successful request with at least two tokens.",
+		dist:        func(s *Summary) *Latency { return &s.TPOT }},
+	{Name: "e2el", Kind: Distribution, Unit: "ms", Better: LowerIsBetter, Title: "E2EL",
+		Description: "End-to-end latency: from the request being sent to its last output-carrying event.",
+		dist:        func(s *Summary) *Latency { return &s.E2EL }},
+	{Name: "queue", Kind: Distribution, Unit: "ms", Better: LowerIsBetter, Title: "queue time",
+		Description: "From the intended send time to the actual send: schedule lag plus waiting for a max_concurrency slot. Every measured request.",
+		dist:        func(s *Summary) *Latency { return &s.Queue }},
+	{Name: "lag", Kind: Distribution, Unit: "ms", Better: LowerIsBetter, Title: "schedule lag",
+		Description: "From the intended send time to the dispatcher releasing the request: how far the client fell behind its own schedule.",
+		dist:        func(s *Summary) *Latency { return &s.Lag }},
+	{Name: "ttft_from_intended", Kind: Distribution, Unit: "ms", Better: LowerIsBetter, Title: "TTFT from intended",
+		Description: "TTFT measured from the intended send time instead of the actual one, so that queueing in the client (coordinated omission) shows.",
+		dist:        func(s *Summary) *Latency { return &s.TTFTFromIntended }},
+	{Name: "e2el_from_intended", Kind: Distribution, Unit: "ms", Better: LowerIsBetter, Title: "E2EL from intended",
+		Description: "E2EL measured from the intended send time (coordinated-omission aware).",
+		dist:        func(s *Summary) *Latency { return &s.E2ELFromIntended }},
+	{Name: "user_tps", Kind: Distribution, Unit: "tok/s", Better: HigherIsBetter, Title: "user TPS",
+		Description: "Per-request decode speed: (output tokens - 1) / (E2EL - TTFT), the tokens per second one reader sees.",
+		dist:        func(s *Summary) *Latency { return &s.UserTPS }},
+
+	{Name: "completed", Kind: Scalar, Unit: "requests", Better: Neither, Title: "completed requests",
+		Description: "Measured requests that completed without error.",
+		scalar:      func(s *Summary) float64 { return float64(s.Completed) }},
+	{Name: "failed", Kind: Scalar, Unit: "requests", Better: LowerIsBetter, Title: "failed requests",
+		Description: "Measured requests that failed (any error kind but canceled).",
+		scalar:      func(s *Summary) float64 { return float64(s.Failed) }},
+	{Name: "canceled", Kind: Scalar, Unit: "requests", Better: LowerIsBetter, Title: "canceled requests",
+		Description: "Requests cut off in flight by an interruption (Ctrl-C); neither completed nor failed.",
+		scalar:      func(s *Summary) float64 { return float64(s.Canceled) }},
+	{Name: "truncated", Kind: Scalar, Unit: "requests", Better: LowerIsBetter, Title: "truncated requests",
+		Description: "Completed requests stopped by max_tokens while ignore_eos was off: their output was incomplete.",
+		scalar:      func(s *Summary) float64 { return float64(s.Truncated) }},
+	{Name: "error_rate", Kind: Scalar, Unit: "fraction", Better: LowerIsBetter, Title: "error rate",
+		Description: "failed / (completed + failed); 0 when nothing was sent.",
+		scalar:      func(s *Summary) float64 { return s.ErrorRate() }},
+	{Name: "request_throughput", Kind: Scalar, Unit: "req/s", Better: HigherIsBetter, Title: "request throughput",
+		Description: "Completed requests per second of the measured span (first dispatch to last completion).",
+		scalar:      func(s *Summary) float64 { return s.RequestThroughput }},
+	{Name: "output_throughput", Kind: Scalar, Unit: "tok/s", Better: HigherIsBetter, Title: "output throughput",
+		Description: "Output tokens of completed requests per second of the measured span.",
+		scalar:      func(s *Summary) float64 { return s.OutputThroughput }},
+	{Name: "total_token_throughput", Kind: Scalar, Unit: "tok/s", Better: HigherIsBetter, Title: "total token throughput",
+		Description: "Input plus output tokens of completed requests per second of the measured span.",
+		scalar:      func(s *Summary) float64 { return s.TotalTokenThroughput }},
+	{Name: "request_goodput", Kind: Scalar, Unit: "req/s", Better: HigherIsBetter, Title: "goodput",
+		Description: "Requests per second that completed, were not truncated and met every goodput objective.",
+		scalar:      func(s *Summary) float64 { return s.RequestGoodput }},
+	{Name: "token_goodput", Kind: Scalar, Unit: "tok/s", Better: HigherIsBetter, Title: "token goodput",
+		Description: "Output tokens per second of the good requests (see request_goodput).",
+		scalar:      func(s *Summary) float64 { return s.TokenGoodput }},
+	{Name: "peak_output_throughput", Kind: Scalar, Unit: "tok/s", Better: HigherIsBetter, Title: "peak output throughput",
+		Description: "The most output-carrying events in one time-series window, per second (vLLM's max_output_tokens_per_s counts events in 1 s buckets the same way).",
+		scalar:      func(s *Summary) float64 { return s.PeakOutputThroughput }},
+	{Name: "max_concurrency", Kind: Scalar, Unit: "requests", Better: Neither, Title: "peak concurrency",
+		Description: "The most requests in flight at once (for merged results: the most in one time-series window, summed over the parts).",
+		scalar:      func(s *Summary) float64 { return float64(s.PeakConcurrency) }},
+	{Name: "duration", Kind: Scalar, Unit: "s", Better: Neither, Title: "duration",
+		Description: "The measured span: first dispatch to last completion, in seconds.",
+		scalar:      func(s *Summary) float64 { return s.Duration }},
+	{Name: "total_input_tokens", Kind: Scalar, Unit: "tokens", Better: Neither, Title: "input tokens",
+		Description: "The dataset's prompt token counts of completed requests (vLLM's total_input_tokens).",
+		scalar:      func(s *Summary) float64 { return float64(s.TotalInputTokens) }},
+	{Name: "total_output_tokens", Kind: Scalar, Unit: "tokens", Better: Neither, Title: "output tokens",
+		Description: "Output tokens of completed requests (from usage, else the tokenizer, else the event count).",
+		scalar:      func(s *Summary) float64 { return float64(s.TotalOutputTokens) }},
+	{Name: "achieved_rate", Kind: Scalar, Unit: "req/s", Better: Neither, Title: "achieved dispatch rate",
+		Description: "Dispatches per second, (n - 1) over the span from the first to the last dispatch.",
+		scalar:      func(s *Summary) float64 { return s.AchievedRate }},
+	{Name: "late_dispatches", Kind: Scalar, Unit: "requests", Better: LowerIsBetter, Title: "late dispatches",
+		Description: "Open-loop dispatches that left more than the late threshold (10 ms) after their intended time.",
+		scalar:      func(s *Summary) float64 { return float64(s.LateDispatches) }},
+
+	{Name: "errors", Kind: Counts, Unit: "requests", Better: LowerIsBetter, Title: "errors",
+		Description: "Failed requests by kind: metrics.errors.<kind>, one of " + kindList() + "."},
 }
 
-// LatencyOf returns the named latency metric, or nil when there is none.
-func (s *Summary) LatencyOf(metric string) *Latency {
-	switch metric {
-	case "ttft":
-		return &s.TTFT
-	case "itl":
-		return &s.ITL
-	case "tpot":
-		return &s.TPOT
-	case "e2el":
-		return &s.E2EL
-	case "queue":
-		return &s.Queue
+func kindList() string {
+	var s []string
+	for _, k := range ErrorKinds {
+		if k != ErrCanceled {
+			s = append(s, string(k))
+		}
 	}
-	return nil
+	return strings.Join(s, ", ")
 }
 
-// Stat returns one statistic of the latency in milliseconds.
+// CountKeys are the keys of a Counts metric (the error kinds).
+func CountKeys() []string {
+	var keys []string
+	for _, k := range ErrorKinds {
+		if k != ErrCanceled {
+			keys = append(keys, string(k))
+		}
+	}
+	return keys
+}
+
+// Lookup returns the catalogue entry of name.
+func Lookup(name string) (Metric, bool) {
+	i := slices.IndexFunc(Catalogue, func(m Metric) bool { return m.Name == name })
+	if i < 0 {
+		return Metric{}, false
+	}
+	return Catalogue[i], true
+}
+
+// Names lists every metric name in catalogue order.
+func Names() []string {
+	out := make([]string, len(Catalogue))
+	for i, m := range Catalogue {
+		out[i] = m.Name
+	}
+	return out
+}
+
+// Dist returns the metric's distribution in s (Distribution metrics only).
+func (m Metric) Dist(s *Summary) *Latency {
+	if m.dist == nil {
+		return nil
+	}
+	return m.dist(s)
+}
+
+// Value reads the metric from s: a scalar (stat ""), a distribution's stat,
+// or a count (stat is the key). ok is false when the name or stat is not in
+// the catalogue, when a distribution has no samples (a statistic of
+// nothing), or when the value is not a number.
+func (s *Summary) Value(name, stat string) (float64, bool) {
+	m, ok := Lookup(name)
+	if !ok {
+		return 0, false
+	}
+	var v float64
+	switch m.Kind {
+	case Scalar:
+		if stat != "" {
+			return 0, false
+		}
+		v = m.scalar(s)
+	case Distribution:
+		l := m.dist(s)
+		if stat == "count" {
+			return float64(l.Count), true
+		}
+		if l.Count == 0 {
+			return 0, false
+		}
+		if v, ok = l.Stat(stat); !ok {
+			return 0, false
+		}
+	case Counts:
+		if !slices.Contains(CountKeys(), stat) {
+			return 0, false
+		}
+		v = float64(s.Errors[ErrorKind(stat)])
+	}
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, false
+	}
+	return v, true
+}
+
+// Stat returns one statistic of the latency, in its unit.
 func (l *Latency) Stat(stat string) (float64, bool) {
 	switch stat {
 	case "mean":
@@ -65,29 +249,79 @@ func (l *Latency) Stat(stat string) (float64, bool) {
 		return l.Min, true
 	case "stddev":
 		return l.Stddev, true
+	case "count":
+		return float64(l.Count), true
 	}
 	return 0, false
 }
 
-// Scalar returns a run-wide figure by its catalogue name.
-func (s *Summary) Scalar(name string) (float64, bool) {
-	switch name {
-	case "completed":
-		return float64(s.Completed), true
-	case "failed":
-		return float64(s.Failed), true
-	case "error_rate":
-		return s.ErrorRate(), true
-	case "request_throughput":
-		return s.RequestThroughput, true
-	case "output_throughput":
-		return s.OutputThroughput, true
-	case "total_token_throughput":
-		return s.TotalTokenThroughput, true
-	case "request_goodput":
-		return s.RequestGoodput, true
-	case "duration":
-		return s.Duration, true
+// StatTitle renders a statistic for people: "P99", "P99.9", "mean".
+func StatTitle(stat string) string {
+	switch stat {
+	case "p999":
+		return "P99.9"
+	case "mean", "max", "min", "stddev", "count":
+		return stat
 	}
-	return 0, false
+	return strings.ToUpper(stat)
+}
+
+// Title renders a metric and statistic for people: "P99 TTFT", "error
+// rate", "errors of kind http_status".
+func Title(name, stat string) string {
+	m, ok := Lookup(name)
+	if !ok {
+		return name
+	}
+	switch m.Kind {
+	case Distribution:
+		return StatTitle(stat) + " " + m.Title
+	case Counts:
+		return m.Title + " of kind " + stat
+	}
+	return m.Title
+}
+
+// Format renders a value of the named metric with its unit: "612.3 ms",
+// "1.5%", "2500 tok/s", "12 requests". A count statistic is a number of
+// samples.
+func Format(name, stat string, v float64) string {
+	num := func(f float64, digits int) string {
+		return strconv.FormatFloat(roundTo(f, digits), 'f', -1, 64)
+	}
+	m, _ := Lookup(name)
+	if stat == "count" {
+		return num(v, 0) + " samples"
+	}
+	switch m.Unit {
+	case "fraction":
+		return num(v*100, 4) + "%"
+	case "":
+		return num(v, 3)
+	}
+	return num(v, 3) + " " + m.Unit
+}
+
+func roundTo(v float64, digits int) float64 {
+	f, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'f', digits, 64), 64)
+	return f
+}
+
+// Ref renders a reference to a metric as conditions write it:
+// "metrics.ttft.p99", "metrics.error_rate", "metrics.errors.http_status".
+func Ref(name, stat string) string {
+	if stat == "" {
+		return "metrics." + name
+	}
+	return fmt.Sprintf("metrics.%s.%s", name, stat)
+}
+
+// LatencyOf returns the named distribution of s, or nil when name is not a
+// distribution of the catalogue.
+func (s *Summary) LatencyOf(name string) *Latency {
+	m, ok := Lookup(name)
+	if !ok || m.Kind != Distribution {
+		return nil
+	}
+	return m.dist(s)
 }

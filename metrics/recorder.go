@@ -8,6 +8,14 @@ import (
 type Options struct {
 	// Goodput is the per-request SLO that makes a request good.
 	Goodput SLO
+	// Base is the run's time zero: request offsets are relative to it, and
+	// the summary's wall-clock times are Base plus an offset.
+	Base time.Time
+	// Scheduled says the dispatches follow a real schedule (an open loop at
+	// a finite rate): only then is a dispatch late, when it left more than
+	// LateThreshold after its intended time.
+	Scheduled     bool
+	LateThreshold time.Duration
 }
 
 // Recorder turns request results into a Summary. It has one owner: it is
@@ -23,6 +31,12 @@ type Recorder struct {
 	outputTokens                       int
 	goodRequests, goodOutputTokens     int
 	peakConcurrency                    int
+
+	measured                    int // every measured request, canceled ones too
+	firstDisp, lastEnd          time.Duration
+	dispatches, late            int
+	dispFirst, dispLast         time.Duration
+	intendedFirst, intendedLast time.Duration
 
 	ttft, itl, tpot, e2el              *dist
 	queue, lag                         *dist
@@ -58,6 +72,13 @@ func (r *Recorder) Add(req *Request) {
 	if req.Warmup {
 		return
 	}
+	if r.measured == 0 || req.Dispatched < r.firstDisp {
+		r.firstDisp = req.Dispatched
+	}
+	if r.measured == 0 || req.End > r.lastEnd {
+		r.lastEnd = req.End
+	}
+	r.measured++
 	if req.Error == ErrCanceled {
 		// Cut off by an interruption: it says nothing of the server.
 		r.canceled++
@@ -65,6 +86,16 @@ func (r *Recorder) Add(req *Request) {
 	}
 	r.queue.add(int64(req.Queue()))
 	r.lag.add(int64(req.Lag()))
+	if r.dispatches == 0 {
+		r.dispFirst, r.dispLast = req.Dispatched, req.Dispatched
+		r.intendedFirst, r.intendedLast = req.Intended, req.Intended
+	}
+	r.dispFirst, r.dispLast = min(r.dispFirst, req.Dispatched), max(r.dispLast, req.Dispatched)
+	r.intendedFirst, r.intendedLast = min(r.intendedFirst, req.Intended), max(r.intendedLast, req.Intended)
+	r.dispatches++
+	if r.opts.Scheduled && req.Lag() > r.opts.LateThreshold {
+		r.late++
+	}
 	if !req.OK() {
 		r.errors[req.Error]++
 		return
@@ -137,9 +168,25 @@ func (r *Recorder) ObserveConcurrency(n int) {
 	r.peakConcurrency = max(r.peakConcurrency, n)
 }
 
-// Summary computes every figure. duration is the measured span (first
-// dispatch to last completion) that throughputs divide by.
-func (r *Recorder) Summary(duration time.Duration) *Summary {
+// Summary computes every figure over the measured span, from the first
+// dispatch to the last completion.
+func (r *Recorder) Summary() *Summary {
+	var d time.Duration
+	if r.measured > 0 {
+		d = r.lastEnd - r.firstDisp
+	}
+	return r.SummaryOver(d)
+}
+
+// SummaryOver computes every figure with throughputs over duration (a
+// closed-loop stage's length, say) instead of the measured span.
+func (r *Recorder) SummaryOver(duration time.Duration) *Summary {
+	at := func(off time.Duration) time.Time {
+		if r.opts.Base.IsZero() {
+			return time.Time{}
+		}
+		return r.opts.Base.Add(off).Round(0).UTC()
+	}
 	s := &Summary{
 		Completed:          r.completed,
 		Errors:             map[ErrorKind]int{},
@@ -163,19 +210,36 @@ func (r *Recorder) Summary(duration time.Duration) *Summary {
 		TTFTFromIntended: r.ttftFromIntended.latency(),
 		E2ELFromIntended: r.e2elFromIntended.latency(),
 		UserTPS:          r.userTPS.latency(),
+
+		Dispatches:     r.dispatches,
+		LateDispatches: r.late,
+		LateThreshold:  float64(r.opts.LateThreshold) / float64(time.Millisecond),
+		Scheduled:      r.opts.Scheduled,
+	}
+	if r.measured > 0 {
+		s.SpanStart, s.SpanEnd = at(r.firstDisp), at(r.lastEnd)
+	}
+	if r.dispatches > 0 {
+		s.FirstDispatch, s.LastDispatch = at(r.dispFirst), at(r.dispLast)
+		s.FirstIntended, s.LastIntended = at(r.intendedFirst), at(r.intendedLast)
+		s.AchievedRate = spanRate(r.dispatches, r.dispLast-r.dispFirst)
+		s.ScheduledRate = spanRate(r.dispatches, r.intendedLast-r.intendedFirst)
 	}
 	for kind, n := range r.errors {
 		s.Errors[kind] = n
 		s.Failed += n
 	}
-	if secs := duration.Seconds(); secs > 0 {
-		s.RequestThroughput = float64(r.completed) / secs
-		s.OutputThroughput = float64(r.outputTokens) / secs
-		s.TotalTokenThroughput = float64(r.inputTokens+r.outputTokens) / secs
-		s.RequestGoodput = float64(r.goodRequests) / secs
-		s.TokenGoodput = float64(r.goodOutputTokens) / secs
-	}
+	s.fillRates(duration)
 	return s
+}
+
+// spanRate is n-1 events over span; 0 when there is no span (everything
+// at once has no rate to speak of, and JSON has no Inf).
+func spanRate(n int, span time.Duration) float64 {
+	if n < 2 || span <= 0 {
+		return 0
+	}
+	return float64(n-1) / span.Seconds()
 }
 
 // Merge adds another recorder's data (same Options) into r, exactly: the
@@ -195,6 +259,22 @@ func (r *Recorder) Merge(o *Recorder) {
 	r.goodRequests += o.goodRequests
 	r.goodOutputTokens += o.goodOutputTokens
 	r.peakConcurrency = max(r.peakConcurrency, o.peakConcurrency)
+	if o.measured > 0 {
+		if r.measured == 0 {
+			r.firstDisp, r.lastEnd = o.firstDisp, o.lastEnd
+		}
+		r.firstDisp, r.lastEnd = min(r.firstDisp, o.firstDisp), max(r.lastEnd, o.lastEnd)
+		r.measured += o.measured
+	}
+	if o.dispatches > 0 {
+		if r.dispatches == 0 {
+			r.dispFirst, r.dispLast, r.intendedFirst, r.intendedLast = o.dispFirst, o.dispLast, o.intendedFirst, o.intendedLast
+		}
+		r.dispFirst, r.dispLast = min(r.dispFirst, o.dispFirst), max(r.dispLast, o.dispLast)
+		r.intendedFirst, r.intendedLast = min(r.intendedFirst, o.intendedFirst), max(r.intendedLast, o.intendedLast)
+		r.dispatches += o.dispatches
+		r.late += o.late
+	}
 
 	r.ttft.merge(o.ttft)
 	r.itl.merge(o.itl)

@@ -60,7 +60,7 @@ func TestRecorderCounts(t *testing.T) {
 			reqs:     []*Request{ok(0, 0, 100*ms, 10*ms)},
 			duration: 0,
 			want: Summary{Completed: 1, Errors: map[ErrorKind]int{}, TotalInputTokens: 10, ServerInputTokens: 12, TotalOutputTokens: 2,
-				GoodRequests: 1, GoodOutputTokens: 2},
+				GoodRequests: 1, GoodOutputTokens: 2, Dispatches: 1},
 		},
 		{
 			name: "successes failures warmup and truncation",
@@ -88,6 +88,7 @@ func TestRecorderCounts(t *testing.T) {
 				RequestThroughput:  2, OutputThroughput: 3.5, TotalTokenThroughput: 23.5,
 				GoodRequests: 3, GoodOutputTokens: 6,
 				RequestGoodput: 1.5, TokenGoodput: 3,
+				Dispatches: 7, // canceled and warmup requests are not dispatches of the measured schedule
 			},
 		},
 		{
@@ -109,6 +110,7 @@ func TestRecorderCounts(t *testing.T) {
 				TotalInputTokens: 70, ServerInputTokens: 84, TotalOutputTokens: 3 + 2 + 3 + 4 + 2 + 1 + 1,
 				RequestThroughput: 7, OutputThroughput: 16, TotalTokenThroughput: 86,
 				GoodRequests: 2, GoodOutputTokens: 4, RequestGoodput: 2, TokenGoodput: 4,
+				Dispatches: 8,
 			},
 		},
 	}
@@ -118,7 +120,7 @@ func TestRecorderCounts(t *testing.T) {
 			for _, req := range tt.reqs {
 				r.Add(req)
 			}
-			got := counts(r.Summary(tt.duration))
+			got := counts(r.SummaryOver(tt.duration))
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("Summary mismatch (-want +got):\n%s", diff)
 			}
@@ -131,7 +133,7 @@ func TestRecorderPeakConcurrency(t *testing.T) {
 	for _, n := range []int{1, 5, 3, 7, 2} {
 		r.ObserveConcurrency(n)
 	}
-	if got := r.Summary(time.Second).PeakConcurrency; got != 7 {
+	if got := r.SummaryOver(time.Second).PeakConcurrency; got != 7 {
 		t.Errorf("PeakConcurrency = %d, want 7", got)
 	}
 }
@@ -147,7 +149,7 @@ func TestRecorderLatencies(t *testing.T) {
 	r.Add(a)
 	r.Add(b)
 	r.Add(with(failed(ErrConnect), func(r *Request) { r.Intended, r.Dispatched, r.Sent = 0, 2*ms, 2*ms }))
-	s := r.Summary(time.Second)
+	s := r.SummaryOver(time.Second)
 
 	tests := []struct {
 		name string
@@ -275,7 +277,7 @@ func TestRecorderPercentilesAgainstSort(t *testing.T) {
 			itl = append(itl, float64(g)/1e6)
 		}
 	}
-	s := r.Summary(time.Minute)
+	s := r.SummaryOver(time.Minute)
 	t.Run("ttft", func(t *testing.T) { checkLatency(t, s.TTFT, ttft) })
 	t.Run("itl", func(t *testing.T) { checkLatency(t, s.ITL, itl) })
 }
@@ -297,7 +299,7 @@ func TestRecorderMergeIsExact(t *testing.T) {
 	a.ObserveConcurrency(4)
 	b.ObserveConcurrency(9)
 	a.Merge(b)
-	if diff := cmp.Diff(all.Summary(time.Minute), a.Summary(time.Minute)); diff != "" {
+	if diff := cmp.Diff(all.SummaryOver(time.Minute), a.SummaryOver(time.Minute)); diff != "" {
 		t.Errorf("Merge(a, b) differs from recording everything into one (-want +got):\n%s", diff)
 	}
 }
@@ -313,8 +315,8 @@ func TestMergeLatency(t *testing.T) {
 			b.Add(req)
 		}
 	}
-	want := all.Summary(time.Minute).ITL
-	got, err := MergeLatency(a.Summary(time.Minute).ITL, b.Summary(time.Minute).ITL)
+	want := all.SummaryOver(time.Minute).ITL
+	got, err := MergeLatency(a.SummaryOver(time.Minute).ITL, b.SummaryOver(time.Minute).ITL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -345,7 +347,7 @@ func TestOutliersAreClampedAndCounted(t *testing.T) {
 	neg := ok(10*ms, 0, 100*ms)
 	neg.Sent = 0 // sent before its intended time: queue is -10ms
 	r.Add(neg)
-	s := r.Summary(time.Second)
+	s := r.SummaryOver(time.Second)
 	// The clamped sample sits in the histogram's top bucket (one hour, to 3
 	// significant digits); the exact max keeps the true value.
 	hourMs := float64(HistogramMax) / 1000
@@ -360,7 +362,7 @@ func TestOutliersAreClampedAndCounted(t *testing.T) {
 func TestDecodeHistogramErrors(t *testing.T) {
 	r := NewRecorder(Options{})
 	r.Add(ok(0, 0, 100*ms))
-	good := r.Summary(time.Second).TTFT
+	good := r.SummaryOver(time.Second).TTFT
 	tests := []struct {
 		name string
 		l    Latency
@@ -383,7 +385,7 @@ func FuzzDecodeHistogram(f *testing.F) {
 	for _, req := range randomRequests(1, 50) {
 		r.Add(req)
 	}
-	s := r.Summary(time.Second)
+	s := r.SummaryOver(time.Second)
 	f.Add(s.TTFT.Histogram, s.TTFT.Count)
 	f.Add(s.ITL.Histogram, s.ITL.Count)
 	f.Add("HISTFAAAAB", int64(0))

@@ -49,6 +49,9 @@ type Request struct {
 	Intended   time.Duration `json:"intended_offset"`
 	Dispatched time.Duration `json:"dispatched_offset"`
 	Sent       time.Duration `json:"sent_offset"`
+	// End is when the request finished: its last byte read, its failure,
+	// or its cancellation.
+	End time.Duration `json:"end_offset"`
 
 	TTFT time.Duration   `json:"ttft"` // t0 to first output-carrying event
 	ITL  []time.Duration `json:"itl"`  // gaps between consecutive output-carrying events
@@ -108,3 +111,20 @@ type SLO struct {
 
 // Empty reports whether no SLO is set.
 func (s SLO) Empty() bool { return s == SLO{} }
+
+// Snapshot is the state of a run at one moment.
+type Snapshot struct {
+	Elapsed time.Duration // since the run's time zero
+	// Planned is the number of measured requests the run will send (0 when
+	// a closed loop's end is a time, not a count).
+	Planned int
+	// Measured requests so far: dispatched, and ended by outcome.
+	Sent, Completed, Failed, Canceled int
+	InFlight                          int
+	ActiveUsers                       int // closed loop: users running
+	OutputTokens                      int // of completed requests
+	// OutputRate is output tokens per second over the last time-series
+	// window that ended (events, as the series counts them).
+	OutputRate float64
+	Final      bool
+}

@@ -1,5 +1,7 @@
 package metrics
 
+import "time"
+
 // Latency summarises one latency metric. Times are in milliseconds (user
 // TPS, which shares the type, is in tokens per second).
 // Percentiles come from an HDR histogram (microsecond resolution, 3
@@ -62,6 +64,37 @@ type Summary struct {
 	TokenGoodput     float64 `json:"token_goodput"`   // good output tokens / duration
 
 	PeakConcurrency int `json:"peak_concurrency"`
+	// PeakOutputThroughput is the most output-carrying events in one
+	// time-series window, per second (0 without a series).
+	PeakOutputThroughput float64 `json:"peak_output_throughput"`
+
+	// SpanStart (first dispatch) and SpanEnd (last completion) are wall-clock
+	// times; Duration is their difference for a whole run. Merging takes the
+	// union of the spans.
+	SpanStart time.Time `json:"span_start"`
+	SpanEnd   time.Time `json:"span_end"`
+
+	// Schedule fidelity. Dispatches counts measured requests released by
+	// the dispatcher; AchievedRate is (Dispatches-1) over the span from the
+	// first to the last dispatch and ScheduledRate the same over intended
+	// times (a seeded Poisson sample differs from the configured rate by
+	// chance, so the achieved rate is judged against it). LateDispatches
+	// counts dispatches more than LateThreshold behind their intended time;
+	// it is only counted against a real schedule (an open loop at a finite
+	// rate).
+	Dispatches     int       `json:"dispatches"`
+	FirstDispatch  time.Time `json:"first_dispatch"`
+	LastDispatch   time.Time `json:"last_dispatch"`
+	FirstIntended  time.Time `json:"first_intended"`
+	LastIntended   time.Time `json:"last_intended"`
+	AchievedRate   float64   `json:"achieved_rate"`
+	ScheduledRate  float64   `json:"scheduled_rate"`
+	LateThreshold  float64   `json:"late_threshold_ms"`
+	LateDispatches int       `json:"late_dispatches"`
+	Scheduled      bool      `json:"scheduled"`
+
+	// Series is the run's time series (whole-run summaries only).
+	Series *Series `json:"series,omitempty"`
 
 	TTFT  Latency `json:"ttft"`
 	ITL   Latency `json:"itl"`

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -43,12 +44,13 @@ var vllmLatencies = []struct {
 	{"e2el", "E2EL", "End-to-end Latency"},
 }
 
-// WriteConsole writes the run's report: the block vLLM's benchmark prints
+// WriteConsole writes a result's report: the block vLLM's benchmark prints
 // (same labels and layout, so both can be read side by side), our extra
-// figures, the per-stage table and the checks.
-func WriteConsole(w io.Writer, r *Run) error {
+// figures, the per-stage table and the checks. It reads only the result, so
+// a saved result file renders exactly as the live run did.
+func WriteConsole(w io.Writer, r *Result) error {
 	p := &printer{w: w}
-	s := r.Overall
+	s := r.Summary
 	if s == nil {
 		s = &metrics.Summary{}
 	}
@@ -57,30 +59,30 @@ func WriteConsole(w io.Writer, r *Run) error {
 	}
 	writeVLLMBlock(p, r, s)
 	writeExtras(p, r, s)
-	writeStages(p, r.Stages)
+	writeStages(p, r.Stages, r.Capacity)
 	writeChecks(p, r.Checks)
 	return p.err
 }
 
-func writeVLLMBlock(p *printer, r *Run, s *metrics.Summary) {
+func writeVLLMBlock(p *printer, r *Result, s *metrics.Summary) {
 	p.center(" Serving Benchmark Result ", "=")
 	p.int("Successful requests:", s.Completed)
 	p.int("Failed requests:", s.Failed)
-	if r.MaxConcurrency > 0 {
-		p.int("Maximum request concurrency:", r.MaxConcurrency)
+	if r.MaxConcurrency != nil {
+		p.int("Maximum request concurrency:", *r.MaxConcurrency)
 	}
-	if r.RequestRate > 0 && !math.IsInf(r.RequestRate, 1) {
-		p.float("Request rate configured (RPS):", r.RequestRate)
+	if rate := float64(r.RequestRate); rate > 0 && !math.IsInf(rate, 1) {
+		p.float("Request rate configured (RPS):", rate)
 	}
 	p.float("Benchmark duration (s):", s.Duration)
 	p.int("Total input tokens:", s.TotalInputTokens)
 	p.int("Total generated tokens:", s.TotalOutputTokens)
 	p.float("Request throughput (req/s):", s.RequestThroughput)
-	if !r.Goodput.Empty() {
+	if r.Goodput != nil {
 		p.float("Request goodput (req/s):", s.RequestGoodput)
 	}
 	p.float("Output token throughput (tok/s):", s.OutputThroughput)
-	p.float("Peak output token throughput (tok/s):", peakOutputPerSecond(r.successful()))
+	p.float("Peak output token throughput (tok/s):", r.MaxOutputTokensPerS)
 	p.float("Peak concurrent requests:", float64(s.PeakConcurrency))
 	p.float("Total token throughput (tok/s):", s.TotalTokenThroughput)
 	for _, m := range vllmLatencies {
@@ -114,7 +116,7 @@ func extraRows(s *metrics.Summary) []struct {
 	}
 }
 
-func writeExtras(p *printer, r *Run, s *metrics.Summary) {
+func writeExtras(p *printer, r *Result, s *metrics.Summary) {
 	p.printf("\n")
 	p.printf("%-20s %8s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n",
 		"Latency (ms)", "n", "mean", "stddev", "min", "p50", "p90", "p95", "p99", "p99.9", "max")
@@ -134,9 +136,9 @@ func writeExtras(p *printer, r *Run, s *metrics.Summary) {
 	}
 
 	p.printf("\n")
-	if !r.Goodput.Empty() {
+	if r.Goodput != nil {
 		p.printf("Goodput: %d of %d requests met the SLO (%s): %.2f req/s, %.2f tok/s\n",
-			s.GoodRequests, s.Completed, describeSLO(r.Goodput), s.RequestGoodput, s.TokenGoodput)
+			s.GoodRequests, s.Completed, describeSLO(*r.Goodput), s.RequestGoodput, s.TokenGoodput)
 	}
 	if s.ServerInputTokens > 0 && s.ServerInputTokens != s.TotalInputTokens {
 		p.printf("Input tokens: %d by the dataset's count (vLLM's figure, used above); the server counted %d (usage.prompt_tokens, chat template included)\n",
@@ -190,20 +192,20 @@ func count(n int, one, many string) string {
 }
 
 // describeSLO renders the set SLO fields, e.g. "ttft <= 200ms, itl <= 50ms".
-func describeSLO(slo metrics.SLO) string {
+func describeSLO(slo SLOms) string {
 	var parts []string
 	for _, f := range []struct {
 		name  string
-		limit time.Duration
+		limit float64
 	}{{"ttft", slo.TTFT}, {"tpot", slo.TPOT}, {"itl", slo.ITL}, {"e2el", slo.E2EL}} {
 		if f.limit > 0 {
-			parts = append(parts, f.name+" <= "+f.limit.String())
+			parts = append(parts, f.name+" <= "+time.Duration(f.limit*float64(time.Millisecond)).String())
 		}
 	}
 	return strings.Join(parts, ", ")
 }
 
-func writeStages(p *printer, stages []Stage) {
+func writeStages(p *printer, stages []Stage, capacity *Capacity) {
 	if len(stages) == 0 {
 		return
 	}
@@ -218,28 +220,23 @@ func writeStages(p *printer, stages []Stage) {
 		p.printf("  %s", "sla")
 	}
 	p.printf("\n")
-	best := -1
-	for i, st := range stages {
+	for _, st := range stages {
 		s := st.Summary
 		if s == nil {
 			s = &metrics.Summary{}
 		}
 		if s.Completed+s.Failed == 0 {
 			// The run ended (duration, requests, Ctrl-C) before this stage.
-			p.printf("%5d %6d   not run\n", st.Index+1, st.Users)
+			p.printf("%5d %6d   not run\n", st.Stage, st.Users)
 			continue
 		}
 		p.printf("%5d %6d %9.1f %8.2f %10.2f %10.2f %10.2f %9.2f %9.2f %7d",
-			st.Index+1, st.Users, st.Duration, s.RequestThroughput, s.OutputThroughput,
+			st.Stage, st.Users, st.Duration, s.RequestThroughput, s.OutputThroughput,
 			s.TTFT.P50, s.TTFT.P99, s.ITL.P50, s.ITL.P99, s.Failed)
 		if checked {
-			switch {
-			case len(st.SLAFailed) == 0:
+			if len(st.SLAFailed) == 0 {
 				p.printf("  ok")
-				if best < 0 || st.Users > stages[best].Users {
-					best = i
-				}
-			default:
+			} else {
 				p.printf("  FAIL %s", strings.Join(st.SLAFailed, ", "))
 			}
 		}
@@ -247,12 +244,40 @@ func writeStages(p *printer, stages []Stage) {
 	}
 	p.printf("(latencies in ms)\n")
 	if checked {
-		if best >= 0 {
-			p.printf("Most users meeting every sla check on their own: %d (stage %d)\n", stages[best].Users, stages[best].Index+1)
+		if capacity != nil {
+			p.printf("Most users meeting every sla check on their own: %d (stage %d)\n", capacity.Users, capacity.Stage)
 		} else {
 			p.printf("No stage met every sla check on its own.\n")
 		}
 	}
+}
+
+// Threshold renders an sla check's bound: "<= 500 ms".
+func (c *Check) ThresholdText() string {
+	if c.Threshold == nil {
+		return ""
+	}
+	return c.Op + " " + metrics.Format(c.Metric, c.Stat, *c.Threshold)
+}
+
+// MeasuredText renders the measured value: "612.3 ms" for an sla, the
+// referenced metrics for an assert, "no samples" when there were none.
+func (c *Check) MeasuredText() string {
+	if c.Kind == "assert" || c.Metric == "" {
+		var parts []string
+		for _, r := range c.Refs {
+			v := "null (no samples)"
+			if r.Value != nil {
+				v = strconv.FormatFloat(*r.Value, 'g', 6, 64)
+			}
+			parts = append(parts, r.Ref+" = "+v)
+		}
+		return strings.Join(parts, ", ")
+	}
+	if c.Value == nil {
+		return "no samples"
+	}
+	return metrics.Format(c.Metric, c.Stat, *c.Value)
 }
 
 func writeChecks(p *printer, checks []Check) {
@@ -262,7 +287,7 @@ func writeChecks(p *printer, checks []Check) {
 	nameW, thrW := len("check"), len("threshold")
 	for _, c := range checks {
 		nameW = max(nameW, len(c.Name))
-		thrW = max(thrW, len(c.Threshold))
+		thrW = max(thrW, len(c.ThresholdText()))
 	}
 	passed := 0
 	for _, c := range checks {
@@ -277,7 +302,21 @@ func writeChecks(p *printer, checks []Check) {
 		if c.Passed {
 			verdict = "PASS"
 		}
-		p.printf("  %-6s %-*s %-*s %s\n", verdict, nameW, c.Name, thrW, c.Threshold, c.Measured)
+		if c.Kind == "assert" {
+			// An assert's condition and values do not fit the columns: they
+			// go on lines of their own.
+			p.printf("  %-6s %-*s %s\n", verdict, nameW, c.Name, "(assert)")
+			p.printf("         condition: %s\n", c.Description)
+			if m := c.MeasuredText(); m != "" {
+				p.printf("         values:    %s\n", m)
+			}
+			continue
+		}
+		measured := c.MeasuredText()
+		if c.Samples > 0 && c.Stat != "" {
+			measured += fmt.Sprintf(" (n=%d)", c.Samples)
+		}
+		p.printf("  %-6s %-*s %-*s %s\n", verdict, nameW, c.Name, thrW, c.ThresholdText(), measured)
 	}
 	for _, c := range checks {
 		if !c.Passed && c.Message != "" {

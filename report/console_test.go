@@ -13,7 +13,7 @@ func TestWriteConsoleGolden(t *testing.T) {
 	for _, tt := range runs {
 		t.Run(tt.name, func(t *testing.T) {
 			var buf bytes.Buffer
-			if err := WriteConsole(&buf, tt.run()); err != nil {
+			if err := WriteConsole(&buf, result(t, tt.run())); err != nil {
 				t.Fatal(err)
 			}
 			golden(t, tt.name+".console.golden", buf.Bytes())
@@ -27,13 +27,13 @@ func TestWriteConsoleGolden(t *testing.T) {
 func TestVLLMBlock(t *testing.T) {
 	lat := func(mean, p50, p99 float64) metrics.Latency { return metrics.Latency{Mean: mean, P50: p50, P99: p99} }
 	run := &Run{
-		MaxConcurrency: 32, RequestRate: 4,
+		MaxConcurrency: 32, RequestRate: 4, Scenario: "x",
 		Goodput: metrics.SLO{TTFT: 1},
 		Overall: &metrics.Summary{
 			Completed: 32, Failed: 1, Duration: 150.8749,
 			TotalInputTokens: 65536, TotalOutputTokens: 65536,
 			RequestThroughput: 0.2121, RequestGoodput: 0.125, OutputThroughput: 434.4049, TotalTokenThroughput: 868.8,
-			PeakConcurrency: 32,
+			PeakConcurrency: 32, PeakOutputThroughput: 511,
 			TTFT:            lat(7279.554, 7099.88, 10999.46),
 			TPOT:            lat(70.14, 70.23, 72.63),
 			ITL:             lat(70.14, 68.15, 72.47),
@@ -52,7 +52,7 @@ func TestVLLMBlock(t *testing.T) {
 		"Request throughput (req/s):              0.21      ",
 		"Request goodput (req/s):                 0.12      ",
 		"Output token throughput (tok/s):         434.40    ",
-		"Peak output token throughput (tok/s):    0.00      ",
+		"Peak output token throughput (tok/s):    511.00    ",
 		"Peak concurrent requests:                32.00     ",
 		"Total token throughput (tok/s):          868.80    ",
 		"---------------Time to First Token----------------",
@@ -75,7 +75,7 @@ func TestVLLMBlock(t *testing.T) {
 		"",
 	}, "\n")
 	var buf bytes.Buffer
-	writeVLLMBlock(&printer{w: &buf}, run, run.Overall)
+	writeVLLMBlock(&printer{w: &buf}, result(t, run), run.Overall)
 	if diff := cmp.Diff(want, buf.String()); diff != "" {
 		t.Errorf("vLLM block mismatch (-want +got):\n%s", diff)
 	}
@@ -98,7 +98,7 @@ func TestVLLMBlockOptionalLines(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var buf bytes.Buffer
-			if err := WriteConsole(&buf, &tt.run); err != nil {
+			if err := WriteConsole(&buf, result(t, &tt.run)); err != nil {
 				t.Fatal(err)
 			}
 			for _, s := range tt.present {
@@ -137,7 +137,7 @@ func (f *failWriter) Write(p []byte) (int, error) {
 }
 
 func TestWriteConsoleReportsWriteErrors(t *testing.T) {
-	if err := WriteConsole(&failWriter{n: 3}, openLoopRun()); err != errShort {
+	if err := WriteConsole(&failWriter{n: 3}, result(t, openLoopRun())); err != errShort {
 		t.Errorf("WriteConsole error = %v, want %v", err, errShort)
 	}
 }

@@ -43,7 +43,7 @@ func request(id int64, intended, lag, queue, ttft time.Duration, gaps ...time.Du
 	return &metrics.Request{
 		ID: id, DatasetIndex: int(id), RequestID: "req-" + string(rune('a'+id%26)),
 		Intended: intended, Dispatched: intended + lag, Sent: intended + queue,
-		TTFT: ttft, ITL: gaps, E2E: e2e,
+		TTFT: ttft, ITL: gaps, E2E: e2e, End: intended + queue + e2e,
 		PromptTokens: 20 + int(id), PromptTokensSource: metrics.SourceUsage, DatasetPromptTokens: 18 + int(id),
 		OutputTokens: len(gaps) + 1, OutputTokensSource: metrics.SourceUsage, OutputEvents: len(gaps) + 1,
 		MaxTokens: 64, FinishReason: "stop",
@@ -63,10 +63,30 @@ type secretConfig struct {
 
 const secret = "sk-live-THIS-MUST-NOT-LEAK-1234"
 
-// openLoopRun is a small open-loop run with failures, truncation, warmup,
-// goodput, a schedule warning and one failed check.
-func openLoopRun() *Run {
-	reqs := []*metrics.Request{
+// zero is the fixtures' time zero.
+var zero = time.Date(2026, 11, 29, 15, 4, 5, 0, time.UTC)
+
+// record feeds reqs to a recorder and a series recorder with the fixtures'
+// time zero.
+func record(opts metrics.Options, reqs []*metrics.Request, conc func(i int) int) (*metrics.Recorder, *metrics.Series) {
+	opts.Base = zero
+	opts.LateThreshold = 10 * msec
+	rec := metrics.NewRecorder(opts)
+	ser := metrics.NewSeriesRecorder(zero, time.Second)
+	for i, r := range reqs {
+		rec.Add(r)
+		ser.Add(r)
+		if conc != nil {
+			rec.ObserveConcurrency(conc(i))
+			ser.Observe(r.Sent, conc(i), 0)
+		}
+	}
+	return rec, ser.Series()
+}
+
+// openLoopRequests are the requests of openLoopRun.
+func openLoopRequests() []*metrics.Request {
+	return []*metrics.Request{
 		func() *metrics.Request {
 			r := request(0, 0, 0, 0, 90*msec, 20*msec)
 			r.Warmup = true
@@ -86,114 +106,137 @@ func openLoopRun() *Run {
 			r.FinishReason = ""
 			return r
 		}(),
-		{ID: 6, Intended: 500 * msec, Dispatched: 500 * msec, Sent: 501 * msec, StatusCode: 503,
+		{ID: 6, Intended: 500 * msec, Dispatched: 500 * msec, Sent: 501 * msec, End: 510 * msec, StatusCode: 503,
 			Error: metrics.ErrHTTPStatus, ErrorMessage: "503 Service Unavailable: overloaded"},
-		{ID: 7, Intended: 600 * msec, Dispatched: 600 * msec, Sent: 601 * msec, TTFT: 100 * msec,
+		{ID: 7, Intended: 600 * msec, Dispatched: 600 * msec, Sent: 601 * msec, End: 1400 * msec, TTFT: 100 * msec,
 			OutputEvents: 3, Error: metrics.ErrStall, ErrorMessage: "no bytes for 30s"},
 	}
+}
+
+// openLoopRun is a small open-loop run with failures, truncation, warmup,
+// goodput, a schedule warning and one failed check.
+func openLoopRun() *Run {
+	reqs := openLoopRequests()
 	slo := metrics.SLO{TTFT: 200 * msec, ITL: 50 * msec}
-	rec := metrics.NewRecorder(metrics.Options{Goodput: slo})
-	for i, r := range reqs {
-		rec.Add(r)
-		rec.ObserveConcurrency(min(i+1, 3))
-	}
-	s := rec.Summary(1500 * msec)
+	rec, series := record(metrics.Options{Goodput: slo, Scheduled: true}, reqs, func(i int) int { return min(i+1, 3) })
+	s := rec.SummaryOver(1500 * msec)
+	s.Series = series
+	s.PeakOutputThroughput = series.PeakOutput()
 
 	cfg := secretConfig{Name: "chat-smoke", Rate: 10}
 	cfg.Target.URL = "http://127.0.0.1:8000"
 	cfg.Target.APIKey = secret
 
 	return &Run{
-		Scenario: "chat-smoke", ToolVersion: "v0.0.0-test",
+		Scenario: "chat-smoke", ToolVersion: "v0.0.0-test", RunID: "run-1", Fingerprint: "f1", TimeZero: zero,
 		StartedAt: time.Date(2026, 11, 29, 15, 4, 5, 0, time.UTC),
 		EndedAt:   time.Date(2026, 11, 29, 15, 4, 7, 0, time.UTC),
 		TargetURL: "http://127.0.0.1:8000", API: "openai-chat", Model: "llama-3-8b", Tokenizer: "llama3",
 		Config:         cfg,
 		Dataset:        map[string]any{"name": "sharegpt", "requests": 8, "mean_prompt_tokens": 23.5},
 		MaxConcurrency: 3, RequestRate: 10, Burstiness: 1,
-		Goodput:  slo,
-		Overall:  s,
-		Schedule: ScheduleOf(10, reqs, s.Lag, 10*time.Millisecond),
+		Goodput: slo,
+		Overall: s,
 		Checks: []Check{
-			{Name: "ttft_p99", Kind: "sla", Threshold: "< 500 ms", Measured: "399.99 ms", Passed: true},
-			{Name: "itl_p99", Kind: "sla", Description: "smooth streaming", Threshold: "< 50 ms", Measured: "60.00 ms",
+			{Name: "ttft_p99", Kind: "sla", Metric: "ttft", Stat: "p99", Op: "<=", Threshold: num(500), Unit: "ms", Value: num(399.99), Samples: 5, Verdict: Pass, Passed: true},
+			{Name: "itl_p99", Kind: "sla", Description: "smooth streaming", Metric: "itl", Stat: "p99", Op: "<=", Threshold: num(50), Unit: "ms", Value: num(60), Samples: 13, Verdict: Fail,
 				Message: "metrics.itl.p99 is 60.00, over 50"},
-			{Name: "no_errors", Kind: "assert", Threshold: "error_rate == 0", Measured: "0.2857", Message: "error rate must be zero\nwith metrics.error_rate as 0.2857"},
+			{Name: "no_errors", Kind: "assert", Description: "metrics.error_rate == 0", Refs: []Ref{{Ref: "metrics.error_rate", Value: num(0.2857)}}, Verdict: Fail,
+				Message: "error rate must be zero\nwith metrics.error_rate as 0.2857"},
 		},
-		Requests: reqs,
 	}
 }
+
+func num(v float64) *float64 { return &v }
 
 // closedLoopRun is a two-stage closed-loop run with no goodput SLO whose
 // second stage breaks an sla check.
 func closedLoopRun() *Run {
-	overall := metrics.NewRecorder(metrics.Options{})
 	var stages []Stage
-	var all []*metrics.Request
+	all := closedLoopRequests()
 	for i, users := range []int{1, 4} {
-		rec := metrics.NewRecorder(metrics.Options{})
-		for j := range 4 {
-			id := int64(i*10 + j)
-			start := time.Duration(i)*2*time.Second + time.Duration(j)*300*msec
-			ttft := time.Duration(100+i*150+j*10) * msec
-			r := request(id, start, 50*time.Microsecond, 0, ttft, 20*msec, time.Duration(20+i*15)*msec)
-			r.Stage = i
-			rec.Add(r)
-			overall.Add(r)
-			all = append(all, r)
-		}
+		rec, _ := record(metrics.Options{}, all[i*4:i*4+4], nil)
 		rec.ObserveConcurrency(users)
-		overall.ObserveConcurrency(users)
-		st := Stage{Index: i, Users: users, Duration: 2, Summary: rec.Summary(2 * time.Second), SLAChecked: true}
+		st := Stage{Stage: i + 1, Users: users, Duration: 2, Summary: rec.SummaryOver(2 * time.Second), SLAChecked: true}
 		if i == 1 { // the second stage breaks the scenario's TTFT sla
 			st.SLAFailed = []string{"ttft_p99"}
 		}
 		stages = append(stages, st)
 	}
 	// A third stage the run ended before.
-	stages = append(stages, Stage{Index: 2, Users: 8, Summary: metrics.NewRecorder(metrics.Options{}).Summary(0)})
-	s := overall.Summary(4 * time.Second)
+	empty, _ := record(metrics.Options{}, nil, nil)
+	stages = append(stages, Stage{Stage: 3, Users: 8, Summary: empty.SummaryOver(0)})
+	overall, series := record(metrics.Options{}, all, func(i int) int { return 1 + 3*(i/4) })
+	s := overall.SummaryOver(4 * time.Second)
+	s.Series = series
+	s.PeakOutputThroughput = series.PeakOutput()
 	return &Run{
-		Scenario: "knee", ToolVersion: "v0.0.0-test",
+		Scenario: "knee", ToolVersion: "v0.0.0-test", RunID: "run-2", Fingerprint: "f2", TimeZero: zero,
 		StartedAt: time.Date(2026, 11, 29, 16, 0, 0, 0, time.UTC),
 		EndedAt:   time.Date(2026, 11, 29, 16, 0, 4, 0, time.UTC),
 		TargetURL: "http://127.0.0.1:8000", API: "openai", Model: "qwen3",
 		TokenizerApproximate: true,
 		Overall:              s, Stages: stages,
-		Schedule: ScheduleOf(0, all, s.Lag, 10*time.Millisecond),
-		Requests: all,
+	}
+}
+
+// closedLoopRequests are the requests of closedLoopRun: four in each of
+// two stages.
+func closedLoopRequests() []*metrics.Request {
+	var all []*metrics.Request
+	for i := range 2 {
+		for j := range 4 {
+			id := int64(i*10 + j)
+			start := time.Duration(i)*2*time.Second + time.Duration(j)*300*msec
+			ttft := time.Duration(100+i*150+j*10) * msec
+			r := request(id, start, 50*time.Microsecond, 0, ttft, 20*msec, time.Duration(20+i*15)*msec)
+			r.Stage = i
+			all = append(all, r)
+		}
+	}
+	return all
+}
+
+// emptyRequests are the requests of emptyRun.
+func emptyRequests() []*metrics.Request {
+	return []*metrics.Request{
+		{ID: 1, End: msec, Error: metrics.ErrConnect, ErrorMessage: "dial tcp 127.0.0.1:9: connection refused"},
+		{ID: 2, End: msec, Error: metrics.ErrConnect, ErrorMessage: "dial tcp 127.0.0.1:9: connection refused"},
 	}
 }
 
 // emptyRun is a run in which every request failed, at rate inf.
 func emptyRun() *Run {
-	rec := metrics.NewRecorder(metrics.Options{})
-	reqs := []*metrics.Request{
-		{ID: 1, Error: metrics.ErrConnect, ErrorMessage: "dial tcp 127.0.0.1:9: connection refused"},
-		{ID: 2, Error: metrics.ErrConnect, ErrorMessage: "dial tcp 127.0.0.1:9: connection refused"},
-	}
-	for _, r := range reqs {
-		rec.Add(r)
-	}
-	s := rec.Summary(10 * msec)
+	rec, series := record(metrics.Options{}, emptyRequests(), nil)
+	s := rec.SummaryOver(10 * msec)
+	s.Series = series
 	return &Run{
-		Scenario: "down", ToolVersion: "v0.0.0-test",
+		Scenario: "down", ToolVersion: "v0.0.0-test", RunID: "run-3", Fingerprint: "f3", TimeZero: zero,
 		StartedAt: time.Date(2026, 11, 29, 16, 30, 0, 0, time.UTC),
 		EndedAt:   time.Date(2026, 11, 29, 16, 30, 0, 10_000_000, time.UTC),
 		TargetURL: "http://127.0.0.1:9", API: "openai", Model: "m",
 		RequestRate: math.Inf(1), Burstiness: 1,
 		Overall:     s,
-		Schedule:    ScheduleOf(math.Inf(1), reqs, s.Lag, 10*time.Millisecond),
 		Interrupted: true,
-		Requests:    reqs,
 	}
 }
 
 var runs = []struct {
-	name string
-	run  func() *Run
+	name     string
+	run      func() *Run
+	requests func() []*metrics.Request
 }{
-	{"open_loop", openLoopRun},
-	{"closed_loop", closedLoopRun},
-	{"all_failed", emptyRun},
+	{"open_loop", openLoopRun, openLoopRequests},
+	{"closed_loop", closedLoopRun, closedLoopRequests},
+	{"all_failed", emptyRun, emptyRequests},
+}
+
+// result builds a run's result file content.
+func result(t *testing.T, r *Run) *Result {
+	t.Helper()
+	res, err := NewResult(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
 }

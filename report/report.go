@@ -1,43 +1,98 @@
-// Package report renders a finished run: the console summary (vLLM's block
-// first, then ours), the <scenario>.json result file with vLLM's keys and
-// units, and the per-request <scenario>.requests.jsonl. It imports only
-// metrics: every figure it prints was computed before it is called.
+// Package report renders finished runs and owns the result files: the
+// <scenario>.json result with vLLM's keys and units, the per-request
+// <scenario>.requests.jsonl written as requests finish, the console report,
+// the progress line, and the merge of several result files. It imports only
+// metrics: every figure it prints was computed before it is called, and the
+// console renders from the same Result that is written to disk, so a saved
+// result renders as the live one did.
 package report
 
 import (
 	"fmt"
 	"math"
-	"sort"
 	"time"
 
 	"github.com/llmload/llmload/metrics"
 )
 
-// Check is the outcome of one sla or assert check, as rendered.
+// Verdicts of a check.
+const (
+	Pass = "pass"
+	Fail = "fail"
+)
+
+// Check is the outcome of one sla or assert check, as data: numbers, not
+// display strings.
 type Check struct {
-	Name        string `json:"name"`
-	Kind        string `json:"kind"` // "sla" or "assert"
+	Name string `json:"name"`
+	Kind string `json:"kind"` // "sla" or "assert"
+	// Description is the check in words ("P99 TTFT <= 500 ms") for an sla,
+	// the condition as written for an assert.
 	Description string `json:"description,omitempty"`
-	Threshold   string `json:"threshold"` // e.g. "< 500 ms"
-	Measured    string `json:"measured"`  // e.g. "412.30 ms"
-	Passed      bool   `json:"passed"`
-	Message     string `json:"message,omitempty"` // why it failed
+	// Metric, Stat, Op, Threshold and Unit say what an sla bounds:
+	// metric "ttft", stat "p99", op "<=", threshold 500, unit "ms". Empty
+	// (and threshold null) for an assert, whose condition is free-form.
+	Metric    string   `json:"metric,omitempty"`
+	Stat      string   `json:"stat,omitempty"`
+	Op        string   `json:"op,omitempty"`
+	Threshold *float64 `json:"threshold"`
+	Unit      string   `json:"unit,omitempty"`
+	// Value is the measured figure (null when there was nothing to
+	// measure); Samples is how many samples it rests on (requests for a
+	// run-wide figure).
+	Value   *float64 `json:"value"`
+	Samples int64    `json:"samples"`
+	// Refs are the metrics an assert's condition refers to, with their
+	// values (null for no samples).
+	Refs    []Ref  `json:"refs,omitempty"`
+	Verdict string `json:"verdict"` // Pass or Fail
+	Passed  bool   `json:"passed"`
+	Message string `json:"message,omitempty"` // why it failed
+}
+
+// Ref is one metric reference of an assert condition and its value.
+type Ref struct {
+	Ref   string   `json:"ref"` // "metrics.ttft.p99"
+	Value *float64 `json:"value"`
 }
 
 // Stage is one closed-loop stage's figures.
 type Stage struct {
-	Index    int              `json:"index"` // from 0; printed from 1
+	Stage    int              `json:"stage"` // from 1, as the console and the requests file number them
 	Users    int              `json:"users"`
 	Duration float64          `json:"duration"` // seconds
 	Summary  *metrics.Summary `json:"summary"`
-	// SLAFailed names the scenario's sla checks that this stage alone
-	// breaks; SLAChecked says whether they were evaluated at all (a
-	// scenario without sla checks has nothing to evaluate).
+	// Checks are the scenario's sla checks evaluated on this stage alone;
+	// SLAChecked says whether there were any (and the stage ran).
 	SLAChecked bool     `json:"sla_checked"`
 	SLAFailed  []string `json:"sla_failed,omitempty"`
+	Checks     []Check  `json:"checks,omitempty"`
 }
 
-// Schedule is how well the client kept to its dispatch schedule.
+// Capacity names the stage with the most users that met every sla check on
+// its own: the knee of a closed loop's stages.
+type Capacity struct {
+	Stage int `json:"stage"`
+	Users int `json:"users"`
+}
+
+// capacityOf returns the stage with the most users meeting every sla
+// check, nil when no stage was checked or none met them.
+func CapacityOf(stages []Stage) *Capacity {
+	var best *Capacity
+	for _, st := range stages {
+		if !st.SLAChecked || len(st.SLAFailed) > 0 {
+			continue
+		}
+		if best == nil || st.Users > best.Users {
+			best = &Capacity{Stage: st.Stage, Users: st.Users}
+		}
+	}
+	return best
+}
+
+// Schedule is how well the client kept to its dispatch schedule, from the
+// summary's figures.
 type Schedule struct {
 	ConfiguredRate float64 `json:"configured_rate"` // req/s; +Inf for "inf"; 0 for closed loop
 	AchievedRate   float64 `json:"achieved_rate"`   // req/s of dispatches
@@ -53,62 +108,46 @@ type Schedule struct {
 	Warning        string  `json:"warning,omitempty"` // set when the client could not keep up
 }
 
-// ScheduleOf computes the schedule figures of the measured (non-warmup)
-// requests. A dispatch is late when it left more than late after its
-// intended time. Rates are (n-1) over the span from the first to the last
-// dispatch (or intended send). The warning is set when any dispatch was
-// late, or when an open-loop run achieved less than 95% of its own
-// schedule's rate.
-func ScheduleOf(configuredRate float64, requests []*metrics.Request, lag metrics.Latency, late time.Duration) Schedule {
-	s := Schedule{
+// ScheduleOf reads the schedule figures of a summary. Lateness is judged
+// only against a real schedule (an open loop at a finite rate): at rate inf
+// or in a closed loop there is no intended time to be late against. The
+// warning is set when a dispatch was late, or when an open loop at a
+// finite rate achieved less than 95% of its own schedule's rate.
+func ScheduleOf(configuredRate float64, s *metrics.Summary) Schedule {
+	sch := Schedule{
 		ConfiguredRate: configuredRate,
-		LateThreshold:  float64(late) / float64(time.Millisecond),
-		LagP50:         lag.P50, LagP99: lag.P99, LagMax: lag.Max,
+		AchievedRate:   s.AchievedRate,
+		ScheduledRate:  s.ScheduledRate,
+		LateThreshold:  s.LateThreshold,
+		LateDispatches: s.LateDispatches,
+		LagP50:         s.Lag.P50, LagP99: s.Lag.P99, LagMax: s.Lag.Max,
 	}
-	var dispatched, intended []time.Duration
-	for _, r := range requests {
-		if r.Warmup {
-			continue
-		}
-		dispatched = append(dispatched, r.Dispatched)
-		intended = append(intended, r.Intended)
-		if r.Lag() > late {
-			s.LateDispatches++
-		}
-	}
-	s.AchievedRate = spanRate(dispatched)
-	s.ScheduledRate = spanRate(intended)
 	finite := configuredRate > 0 && !math.IsInf(configuredRate, 1)
 	switch {
-	case s.LateDispatches > 0:
-		s.Warning = fmt.Sprintf("the client could not keep to the schedule: %d of %d dispatches left more than %v late, so the offered load was lower than configured; latencies from the intended send time show the effect",
-			s.LateDispatches, len(dispatched), late)
-	case finite && s.ScheduledRate > 0 && s.AchievedRate < 0.95*s.ScheduledRate:
-		s.Warning = fmt.Sprintf("the achieved request rate (%.2f req/s) is under 95%% of the schedule's (%.2f req/s)", s.AchievedRate, s.ScheduledRate)
+	case sch.LateDispatches > 0:
+		sch.Warning = fmt.Sprintf("the client could not keep to the schedule: %d of %d dispatches left more than %g ms late, so the offered load was lower than configured; latencies from the intended send time show the effect",
+			sch.LateDispatches, s.Dispatches, sch.LateThreshold)
+	case finite && sch.ScheduledRate > 0 && sch.AchievedRate < 0.95*sch.ScheduledRate:
+		sch.Warning = fmt.Sprintf("the achieved request rate (%.2f req/s) is under 95%% of the schedule's (%.2f req/s)", sch.AchievedRate, sch.ScheduledRate)
 	}
-	return s
+	return sch
 }
 
-// spanRate is (n-1) events over the span from the first to the last; 0
-// when there is no span.
-func spanRate(at []time.Duration) float64 {
-	if len(at) < 2 {
-		return 0
-	}
-	sort.Slice(at, func(i, j int) bool { return at[i] < at[j] })
-	span := at[len(at)-1] - at[0]
-	if span <= 0 {
-		return 0 // everything at once: no rate to speak of (and JSON has no Inf)
-	}
-	return float64(len(at)-1) / span.Seconds()
-}
-
-// Run is everything a finished scenario run reports.
+// Run is everything a finished scenario run reports; NewResult turns it
+// into the result file's content, which every renderer reads.
 type Run struct {
 	Scenario    string
 	ToolVersion string
+	// RunID identifies this run (shards and repeats of one run will share
+	// it); Fingerprint identifies its configuration: the resolved
+	// scenario, the sampled dataset and the tool version.
+	RunID       string
+	Fingerprint string
 	StartedAt   time.Time
 	EndedAt     time.Time
+	// TimeZero is the wall-clock time of the run's time zero, the instant
+	// every offset in the requests file counts from.
+	TimeZero time.Time
 
 	TargetURL, API, Model string // never the API key
 	// Tokenizer names the tokenizer used for token counts ("" for none).
@@ -131,52 +170,22 @@ type Run struct {
 	// vLLM.
 	Goodput metrics.SLO
 
-	Overall  *metrics.Summary
-	Stages   []Stage
-	Schedule Schedule
+	Overall *metrics.Summary
+	Stages  []Stage
 
 	Checks      []Check
 	Interrupted bool
 
-	Requests []*metrics.Request // measured and warmup, for <scenario>.requests.jsonl
+	// Parts lists the results a merged result was made of.
+	Parts []Part
 }
 
-// successful returns the successful non-warmup requests.
-func (r *Run) successful() []*metrics.Request {
-	var out []*metrics.Request
-	for _, req := range r.Requests {
-		if !req.Warmup && req.OK() {
-			out = append(out, req)
-		}
-	}
-	return out
-}
-
-// peakOutputPerSecond is vLLM's "peak output token throughput": the most
-// output-carrying events in one whole-second bucket counted from the first
-// successful request's send time. Each event counts as one token, as in
-// vLLM.
-func peakOutputPerSecond(reqs []*metrics.Request) float64 {
-	if len(reqs) == 0 {
-		return 0
-	}
-	start := reqs[0].Sent
-	for _, r := range reqs {
-		start = min(start, r.Sent)
-	}
-	buckets := map[int64]int{}
-	best := 0
-	for _, r := range reqs {
-		t := r.Sent + r.TTFT
-		for i := 0; ; i++ {
-			b := int64((t - start) / time.Second)
-			buckets[b]++
-			best = max(best, buckets[b])
-			if i == len(r.ITL) {
-				break
-			}
-			t += r.ITL[i]
-		}
-	}
-	return float64(best)
+// Part is one result file of a merged result.
+type Part struct {
+	RunID        string    `json:"run_id"`
+	StartedAt    time.Time `json:"started_at"`
+	Completed    int       `json:"completed"`
+	Failed       int       `json:"failed"`
+	AchievedRate float64   `json:"achieved_rate"`
+	LagP99       float64   `json:"lag_p99_ms"`
 }

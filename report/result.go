@@ -127,10 +127,17 @@ type VLLMKeys struct {
 
 // Extras are llmload's own keys of a result file.
 type Extras struct {
-	Scenario             string           `json:"scenario"`
-	ToolVersion          string           `json:"tool_version"`
-	StartedAt            time.Time        `json:"started_at"`
-	EndedAt              time.Time        `json:"ended_at"`
+	Scenario    string `json:"scenario"`
+	ToolVersion string `json:"tool_version"`
+	RunID       string `json:"run_id"`
+	// Fingerprint identifies the configuration (resolved scenario, sampled
+	// dataset, tool version): only results with equal fingerprints merge.
+	Fingerprint string    `json:"fingerprint"`
+	StartedAt   time.Time `json:"started_at"`
+	EndedAt     time.Time `json:"ended_at"`
+	// TimeZero is the wall-clock instant the run's monotonic offsets (the
+	// requests file's *_ms fields) count from.
+	TimeZero             time.Time        `json:"time_zero"`
 	TargetURL            string           `json:"target_url"`
 	API                  string           `json:"api"`
 	Interrupted          bool             `json:"interrupted"`
@@ -138,8 +145,10 @@ type Extras struct {
 	Goodput              *SLOms           `json:"goodput_slo"` // null without a goodput SLO
 	Summary              *metrics.Summary `json:"summary"`
 	Stages               []Stage          `json:"stages"`
+	Capacity             *Capacity        `json:"capacity,omitempty"`
 	Schedule             Schedule         `json:"schedule"`
 	Checks               []Check          `json:"checks"`
+	Parts                []Part           `json:"parts,omitempty"`
 	Config               json.RawMessage  `json:"config"`
 	Dataset              json.RawMessage  `json:"dataset"`
 	Simulator            json.RawMessage  `json:"simulator,omitempty"`
@@ -207,23 +216,28 @@ func NewResult(r *Run) (*Result, error) {
 			RequestThroughput:     s.RequestThroughput,
 			OutputThroughput:      s.OutputThroughput,
 			TotalTokenThroughput:  s.TotalTokenThroughput,
-			MaxOutputTokensPerS:   peakOutputPerSecond(r.successful()),
+			MaxOutputTokensPerS:   s.PeakOutputThroughput,
 			MaxConcurrentRequests: s.PeakConcurrency,
 		},
 		VLLMLatencies: map[string]float64{},
 		Extras: Extras{
 			Scenario:             r.Scenario,
 			ToolVersion:          r.ToolVersion,
+			RunID:                r.RunID,
+			Fingerprint:          r.Fingerprint,
 			StartedAt:            r.StartedAt,
 			EndedAt:              r.EndedAt,
+			TimeZero:             r.TimeZero,
 			TargetURL:            r.TargetURL,
 			API:                  r.API,
 			Interrupted:          r.Interrupted,
 			TokenizerApproximate: r.TokenizerApproximate,
 			Summary:              s,
 			Stages:               r.Stages,
-			Schedule:             r.Schedule,
+			Capacity:             CapacityOf(r.Stages),
+			Schedule:             ScheduleOf(r.RequestRate, s),
 			Checks:               r.Checks,
+			Parts:                r.Parts,
 		},
 	}
 	if r.Tokenizer != "" {
@@ -309,107 +323,49 @@ func (res *Result) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// RequestLine is one line of <scenario>.requests.jsonl. Offsets are
-// milliseconds since the run's start; latencies are milliseconds and null
-// when the request failed.
-type RequestLine struct {
-	ID            int64             `json:"id"`
-	Stage         int               `json:"stage"`
-	Warmup        bool              `json:"warmup"`
-	DatasetIndex  int               `json:"dataset_index"`
-	RequestID     string            `json:"request_id,omitempty"`
-	IntendedMs    float64           `json:"intended_ms"`
-	DispatchedMs  float64           `json:"dispatched_ms"`
-	SentMs        float64           `json:"sent_ms"`
-	QueueMs       float64           `json:"queue_ms"`
-	LagMs         float64           `json:"lag_ms"`
-	TTFTMs        *float64          `json:"ttft_ms"`
-	ITLMs         []float64         `json:"itl_ms"`
-	E2ELMs        *float64          `json:"e2el_ms"`
-	PromptTokens  int               `json:"prompt_tokens"`
-	PromptSource  string            `json:"prompt_tokens_source"`
-	DatasetPrompt int               `json:"dataset_prompt_tokens"`
-	OutputTokens  int               `json:"output_tokens"`
-	OutputSource  string            `json:"output_tokens_source"`
-	OutputEvents  int               `json:"output_events"`
-	MaxTokens     int               `json:"max_tokens"`
-	IgnoreEOS     bool              `json:"ignore_eos"`
-	FinishReason  string            `json:"finish_reason"`
-	Truncated     bool              `json:"truncated"`
-	Status        int               `json:"status_code,omitempty"`
-	Error         metrics.ErrorKind `json:"error,omitempty"`
-	ErrorMessage  string            `json:"error_message,omitempty"`
-}
-
-// NewRequestLine converts a request for the jsonl file.
-func NewRequestLine(r *metrics.Request) RequestLine {
-	l := RequestLine{
-		ID: r.ID, Stage: r.Stage, Warmup: r.Warmup, DatasetIndex: r.DatasetIndex, RequestID: r.RequestID,
-		IntendedMs: ms(r.Intended), DispatchedMs: ms(r.Dispatched), SentMs: ms(r.Sent),
-		QueueMs: ms(r.Queue()), LagMs: ms(r.Lag()),
-		ITLMs:        make([]float64, len(r.ITL)),
-		PromptTokens: r.PromptTokens, PromptSource: r.PromptTokensSource, DatasetPrompt: r.DatasetPromptTokens,
-		OutputTokens: r.OutputTokens, OutputSource: r.OutputTokensSource, OutputEvents: r.OutputEvents,
-		MaxTokens: r.MaxTokens, IgnoreEOS: r.IgnoreEOS, FinishReason: r.FinishReason, Truncated: r.Truncated(),
-		Status: r.StatusCode, Error: r.Error, ErrorMessage: r.ErrorMessage,
-	}
-	for i, g := range r.ITL {
-		l.ITLMs[i] = ms(g)
-	}
-	if r.OK() {
-		ttft, e2e := ms(r.TTFT), ms(r.E2E)
-		l.TTFTMs, l.E2ELMs = &ttft, &e2e
-	}
-	return l
-}
-
-// WriteFiles writes <dir>/<scenario>.json and <dir>/<scenario>.requests.jsonl,
-// each atomically (a temporary file in dir renamed into place), creating
-// dir when needed. It returns the paths written.
-func WriteFiles(dir string, r *Run) ([]string, error) {
-	if r.Scenario == "" || strings.ContainsAny(r.Scenario, `/\`) || r.Scenario == "." || r.Scenario == ".." {
-		return nil, fmt.Errorf("scenario name %q cannot name a result file", r.Scenario)
-	}
-	res, err := NewResult(r)
-	if err != nil {
-		return nil, err
+// WriteResult writes <dir>/<scenario>.json atomically (a temporary file in
+// dir renamed into place), creating dir when needed, and returns its path.
+func WriteResult(dir string, res *Result) (string, error) {
+	if err := checkName(res.Scenario); err != nil {
+		return "", err
 	}
 	var body bytes.Buffer
 	enc := json.NewEncoder(&body)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(res); err != nil {
-		return nil, fmt.Errorf("encoding the result: %w", err)
+		return "", fmt.Errorf("encoding the result: %w", err)
 	}
-
-	var lines bytes.Buffer
-	enc = json.NewEncoder(&lines)
-	enc.SetEscapeHTML(false)
-	for _, req := range r.Requests {
-		if err := enc.Encode(NewRequestLine(req)); err != nil {
-			return nil, fmt.Errorf("encoding request %d: %w", req.ID, err)
-		}
-	}
-
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
+		return "", err
 	}
-	files := []struct {
-		name string
-		data []byte
-	}{
-		{r.Scenario + ".json", body.Bytes()},
-		{r.Scenario + ".requests.jsonl", lines.Bytes()},
+	path := filepath.Join(dir, res.Scenario+".json")
+	return path, writeAtomic(path, body.Bytes())
+}
+
+// WriteResultFile writes res to path atomically.
+func WriteResultFile(path string, res *Result) error {
+	var body bytes.Buffer
+	enc := json.NewEncoder(&body)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(res); err != nil {
+		return fmt.Errorf("encoding the result: %w", err)
 	}
-	var paths []string
-	for _, f := range files {
-		path := filepath.Join(dir, f.name)
-		if err := writeAtomic(path, f.data); err != nil {
-			return paths, err
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
 		}
-		paths = append(paths, path)
 	}
-	return paths, nil
+	return writeAtomic(path, body.Bytes())
+}
+
+// checkName refuses scenario names that cannot name a file.
+func checkName(name string) error {
+	if name == "" || strings.ContainsAny(name, `/\`) || name == "." || name == ".." {
+		return fmt.Errorf("scenario name %q cannot name a result file", name)
+	}
+	return nil
 }
 
 // writeAtomic writes data to a temporary file beside path and renames it

@@ -19,15 +19,33 @@ var errShort = errors.New("short write")
 
 func inf() float64 { return math.Inf(1) }
 
+// writeFiles writes a run's result and its requests file as run does.
+func writeFiles(t *testing.T, dir string, run *Run, reqs []*metrics.Request) []string {
+	t.Helper()
+	rw, err := CreateRequests(dir, run.Scenario, len(run.Stages) > 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rw.Start(run.TimeZero)
+	for _, r := range reqs {
+		rw.Result(r)
+	}
+	if err := rw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	p, err := WriteResult(dir, result(t, run))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []string{p, rw.Path()}
+}
+
 func TestWriteFilesGolden(t *testing.T) {
 	for _, tt := range runs {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "out")
 			run := tt.run()
-			paths, err := WriteFiles(dir, run)
-			if err != nil {
-				t.Fatal(err)
-			}
+			paths := writeFiles(t, dir, run, tt.requests())
 			want := []string{filepath.Join(dir, run.Scenario+".json"), filepath.Join(dir, run.Scenario+".requests.jsonl")}
 			if diff := cmp.Diff(want, paths); diff != "" {
 				t.Fatalf("paths (-want +got):\n%s", diff)
@@ -53,10 +71,7 @@ func TestWriteFilesGolden(t *testing.T) {
 func TestReadResultRoundTrip(t *testing.T) {
 	run := openLoopRun()
 	dir := t.TempDir()
-	paths, err := WriteFiles(dir, run)
-	if err != nil {
-		t.Fatal(err)
-	}
+	paths := writeFiles(t, dir, run, openLoopRequests())
 	got, err := ReadResult(paths[0])
 	if err != nil {
 		t.Fatal(err)
@@ -156,12 +171,9 @@ func TestAPIKeyNeverWritten(t *testing.T) {
 		t.Fatal("fixture lost its secret")
 	}
 	dir := t.TempDir()
-	paths, err := WriteFiles(dir, run)
-	if err != nil {
-		t.Fatal(err)
-	}
+	paths := writeFiles(t, dir, run, openLoopRequests())
 	var console bytes.Buffer
-	if err := WriteConsole(&console, run); err != nil {
+	if err := WriteConsole(&console, result(t, run)); err != nil {
 		t.Fatal(err)
 	}
 	outputs := map[string][]byte{"console": console.Bytes()}
@@ -186,17 +198,15 @@ func TestAPIKeyNeverWritten(t *testing.T) {
 func TestRequestLines(t *testing.T) {
 	run := openLoopRun()
 	dir := t.TempDir()
-	paths, err := WriteFiles(dir, run)
-	if err != nil {
-		t.Fatal(err)
-	}
+	reqs := openLoopRequests()
+	paths := writeFiles(t, dir, run, reqs)
 	data, err := os.ReadFile(paths[1])
 	if err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
-	if len(lines) != len(run.Requests) {
-		t.Fatalf("%d lines, want %d", len(lines), len(run.Requests))
+	if len(lines) != len(reqs) {
+		t.Fatalf("%d lines, want %d", len(lines), len(reqs))
 	}
 	var got []RequestLine
 	for i, l := range lines {
@@ -211,7 +221,8 @@ func TestRequestLines(t *testing.T) {
 	ttft, e2e := 220.0, 327.0
 	want := RequestLine{
 		ID: 2, DatasetIndex: 2, RequestID: "req-c",
-		IntendedMs: 100, DispatchedMs: 103, SentMs: 104, QueueMs: 4, LagMs: 3,
+		SentAt:     zero.Add(104 * msec),
+		IntendedMs: 100, DispatchedMs: 103, SentMs: 104, EndMs: 431, QueueMs: 4, LagMs: 3,
 		TTFTMs: &ttft, ITLMs: []float64{22, 25, 60}, E2ELMs: &e2e,
 		PromptTokens: 22, PromptSource: "usage", DatasetPrompt: 20, OutputTokens: 4, OutputSource: "usage", OutputEvents: 4,
 		MaxTokens: 64, FinishReason: "stop",
@@ -232,22 +243,28 @@ func TestWriteFilesErrors(t *testing.T) {
 	for _, name := range []string{"", "../x", "a/b", ".."} {
 		run := openLoopRun()
 		run.Scenario = name
-		if _, err := WriteFiles(dir, run); err == nil {
-			t.Errorf("WriteFiles with scenario %q succeeded, want an error", name)
+		if _, err := WriteResult(dir, result(t, run)); err == nil {
+			t.Errorf("WriteResult with scenario %q succeeded, want an error", name)
+		}
+		if _, err := CreateRequests(dir, name, false); err == nil {
+			t.Errorf("CreateRequests with scenario %q succeeded, want an error", name)
 		}
 	}
 	run := openLoopRun()
 	run.Config = map[string]any{"bad": math.NaN()}
-	if _, err := WriteFiles(dir, run); err == nil || !strings.Contains(err.Error(), "resolved scenario") {
-		t.Errorf("WriteFiles with an unencodable config: %v, want an error naming the resolved scenario", err)
+	if _, err := NewResult(run); err == nil || !strings.Contains(err.Error(), "resolved scenario") {
+		t.Errorf("NewResult with an unencodable config: %v, want an error naming the resolved scenario", err)
 	}
-	// A file where the directory should be.
+	// A file where the directory should be: found before any load is sent.
 	file := filepath.Join(dir, "file")
 	if err := os.WriteFile(file, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := WriteFiles(file, openLoopRun()); err == nil {
-		t.Error("WriteFiles into a regular file succeeded, want an error")
+	if _, err := CreateRequests(file, "x", false); err == nil {
+		t.Error("CreateRequests into a regular file succeeded, want an error")
+	}
+	if _, err := WriteResult(file, result(t, openLoopRun())); err == nil {
+		t.Error("WriteResult into a regular file succeeded, want an error")
 	}
 }
 
@@ -298,7 +315,7 @@ func FuzzParseResult(f *testing.F) {
 
 func TestScheduleOf(t *testing.T) {
 	at := func(intended, dispatched float64) *metrics.Request {
-		return &metrics.Request{Intended: dur(intended), Dispatched: dur(dispatched)}
+		return &metrics.Request{Intended: dur(intended), Dispatched: dur(dispatched), Sent: dur(dispatched), End: dur(dispatched)}
 	}
 	ms := time.Millisecond
 	tests := []struct {
@@ -319,11 +336,17 @@ func TestScheduleOf(t *testing.T) {
 		{"sample slower than configured", 10, ms, []*metrics.Request{at(0, 0), at(150, 150), at(300, 300)}, 2 / 0.3, 2 / 0.3, 0, false},
 		{"warmup ignored", 0, ms, []*metrics.Request{{Warmup: true, Dispatched: dur(500), Intended: 0}, at(0, 0), at(1000, 1000)}, 1, 1, 0, false},
 		{"inf rate, one request", inf(), ms, []*metrics.Request{at(0, 0)}, 0, 0, 0, false},
-		{"inf rate, all at once", inf(), ms, []*metrics.Request{at(0, 0), at(0, 0.1)}, 1 / 0.0001, 0, 0, false},
+		// At rate inf there is no schedule to be late against, however long
+		// dispatching took.
+		{"inf rate, all at once", inf(), ms, []*metrics.Request{at(0, 0), at(0, 14.4)}, 1 / 0.0144, 0, 0, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := ScheduleOf(tt.rate, tt.reqs, metrics.Latency{}, tt.late)
+			rec := metrics.NewRecorder(metrics.Options{Scheduled: tt.rate > 0 && !math.IsInf(tt.rate, 1), LateThreshold: tt.late})
+			for _, r := range tt.reqs {
+				rec.Add(r)
+			}
+			s := ScheduleOf(tt.rate, rec.Summary())
 			if math.Abs(s.AchievedRate-tt.wantRate) > 1e-6 || math.Abs(s.ScheduledRate-tt.wantSched) > 1e-6 || s.LateDispatches != tt.wantLate || (s.Warning != "") != tt.wantWarning {
 				t.Errorf("ScheduleOf = %+v; want rate %v, scheduled %v, %d late, warning %v", s, tt.wantRate, tt.wantSched, tt.wantLate, tt.wantWarning)
 			}

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"net/url"
@@ -9,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
 )
 
 // Resolved returns a JSON-ready view of the scenario as it will run, for
@@ -128,4 +130,41 @@ func checkReadable(path string) error {
 		return fmt.Errorf("%s is not a regular file", path)
 	}
 	return nil
+}
+
+// ChecksFromResolved rebuilds a scenario's checks from the resolved view
+// that result files hold (Resolved's "sla" and "asserts"), so that checks
+// can be evaluated again on merged results without the scenario files. The
+// conditions are parsed from their source text; name says where they came
+// from in diagnostics.
+func ChecksFromResolved(name string, raw []byte) (*Scenario, hcl.Diagnostics) {
+	var v struct {
+		Name    string `json:"name"`
+		SLA     []SLA  `json:"sla"`
+		Asserts []struct {
+			Name         string `json:"name"`
+			Condition    string `json:"condition"`
+			ErrorMessage string `json:"error_message"`
+		} `json:"asserts"`
+	}
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Unreadable checks", Detail: fmt.Sprintf("%s: the result's config holds no readable checks: %v.", name, err)}}
+	}
+	s := &Scenario{Name: v.Name, SLA: v.SLA}
+	var diags hcl.Diagnostics
+	for i := range s.SLA {
+		if _, ok := slaKeyTable[s.SLA[i].Key]; !ok {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Unknown sla check", Detail: fmt.Sprintf("%s: sla %q is not a check this version of llmload knows.", name, s.SLA[i].Key)})
+		}
+	}
+	for _, a := range v.Asserts {
+		expr, d := hclsyntax.ParseExpression([]byte(a.Condition), name, hcl.InitialPos)
+		diags = append(diags, d...)
+		if d.HasErrors() {
+			continue
+		}
+		diags = append(diags, CheckCondition(expr)...)
+		s.Asserts = append(s.Asserts, &Assert{Name: a.Name, Condition: expr, Source: a.Condition, ErrorMessage: a.ErrorMessage})
+	}
+	return s, diags
 }

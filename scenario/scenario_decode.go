@@ -350,36 +350,31 @@ func (l *loader) decodeSLA(d dec, s *Scenario, b *hcl.Block) {
 	l.diags = append(l.diags, diags...)
 	for _, attr := range sortedAttrs(c.Attributes) {
 		sla := SLA{Key: attr.Name, Range: attr.Range}
-		if i := slices.IndexFunc(slaScalars, func(x slaScalar) bool { return x.key == attr.Name }); i >= 0 {
-			sc := slaScalars[i]
-			sla.Metric, sla.Upper = sc.metric, sc.upper
+		k := slaKeyTable[attr.Name]
+		sla.Metric, sla.Stat, sla.Upper = k.metric, k.stat, k.upper
+		if k.duration {
+			var dur time.Duration
+			if d.duration(c.Attributes, attr.Name, &dur, true) == nil {
+				continue
+			}
+			sla.Bound = float64(dur) / float64(time.Millisecond)
+		} else {
 			a := d.float(c.Attributes, attr.Name, &sla.Bound)
 			if a == nil {
 				continue
 			}
-			if sla.Metric == "error_rate" && (sla.Bound < 0 || sla.Bound > 1) {
-				d.invalid(a, "error_rate is a fraction from 0 to 1 (0.01 is 1%%), not %g.", sla.Bound)
+			if m, _ := metrics.Lookup(sla.Metric); m.Unit == "fraction" && (sla.Bound < 0 || sla.Bound > 1) {
+				d.invalid(a, "%s is a fraction from 0 to 1 (0.01 is 1%%), not %g.", attr.Name, sla.Bound)
 				continue
 			}
 			if sla.Bound < 0 {
 				d.invalid(a, "%s may not be negative.", attr.Name)
 				continue
 			}
-			if sla.Metric == "request_goodput" && s.Goodput.IsZero() {
-				d.invalid(a, "min_goodput needs a goodput block saying which requests are good.")
+			if (sla.Metric == "request_goodput" || sla.Metric == "token_goodput") && s.Goodput.IsZero() {
+				d.invalid(a, "%s needs a goodput block saying which requests are good.", attr.Name)
 				continue
 			}
-		} else {
-			i := len(attr.Name) - 1
-			for attr.Name[i] != '_' {
-				i--
-			}
-			sla.Metric, sla.Stat, sla.Upper = attr.Name[:i], attr.Name[i+1:], true
-			var dur time.Duration
-			if d.duration(c.Attributes, attr.Name, &dur, true) == nil {
-				continue
-			}
-			sla.Bound = float64(dur) / float64(time.Millisecond)
 		}
 		s.SLA = append(s.SLA, sla)
 	}
@@ -452,20 +447,7 @@ func CheckCondition(expr hcl.Expression) hcl.Diagnostics {
 }
 
 // metricsPlaceholder has the catalogue's shape with unknown values.
-var metricsPlaceholder = func() cty.Value {
-	attrs := map[string]cty.Value{}
-	for _, m := range metrics.LatencyMetrics {
-		stats := map[string]cty.Value{}
-		for _, s := range metrics.LatencyStats {
-			stats[s] = cty.UnknownVal(cty.Number)
-		}
-		attrs[m] = cty.ObjectVal(stats)
-	}
-	for _, s := range metrics.Scalars {
-		attrs[s] = cty.UnknownVal(cty.Number)
-	}
-	return cty.ObjectVal(attrs)
-}()
+var metricsPlaceholder = MetricsObject(nil)
 
 // checkMetricRef checks one reference of a condition against the catalogue.
 func checkMetricRef(tr hcl.Traversal) *hcl.Diagnostic {
@@ -483,13 +465,14 @@ func checkMetricRef(tr hcl.Traversal) *hcl.Diagnostic {
 	if !ok {
 		return nil
 	}
-	all := append(slices.Clone(metrics.LatencyMetrics), metrics.Scalars...)
-	if !slices.Contains(all, name) {
+	m, known := metrics.Lookup(name)
+	if !known {
+		all := metrics.Names()
 		detail := fmt.Sprintf("There is no metric named %q.", name)
 		if s := suggest(name, all); s != "" {
 			detail += fmt.Sprintf(" Did you mean metrics.%s?", s)
 		}
-		detail += " Metrics are " + quoteList(all) + "."
+		detail += " docs/metrics.md lists every metric."
 		return bad(tr[1].SourceRange(), "Unknown metric", detail)
 	}
 	if len(tr) < 3 {
@@ -499,16 +482,22 @@ func checkMetricRef(tr hcl.Traversal) *hcl.Diagnostic {
 	if !ok {
 		return nil
 	}
-	if !slices.Contains(metrics.LatencyMetrics, name) {
+	var keys []string
+	switch m.Kind {
+	case metrics.Scalar:
 		return bad(tr[2].SourceRange(), "Unknown metric",
-			fmt.Sprintf("metrics.%s is a number (%s); it has no %q.", name, metrics.ScalarUnit[name], stat))
+			fmt.Sprintf("metrics.%s is a number (%s); it has no %q.", name, m.Unit, stat))
+	case metrics.Distribution:
+		keys = metrics.Stats
+	case metrics.Counts:
+		keys = metrics.CountKeys()
 	}
-	if !slices.Contains(metrics.LatencyStats, stat) {
-		detail := fmt.Sprintf("metrics.%s has no statistic %q.", name, stat)
-		if s := suggest(stat, metrics.LatencyStats); s != "" {
+	if !slices.Contains(keys, stat) {
+		detail := fmt.Sprintf("metrics.%s has no %q.", name, stat)
+		if s := suggest(stat, keys); s != "" {
 			detail += fmt.Sprintf(" Did you mean metrics.%s.%s?", name, s)
 		}
-		detail += " Statistics are " + quoteList(metrics.LatencyStats) + "."
+		detail += " It has " + quoteList(keys) + "."
 		return bad(tr[2].SourceRange(), "Unknown metric", detail)
 	}
 	return nil

@@ -2,11 +2,10 @@ package scenario
 
 import (
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/llmload/llmload/metrics"
+	"github.com/zclconf/go-cty/cty"
 )
 
 // SLA is one named bound from a scenario's sla block.
@@ -15,9 +14,8 @@ type SLA struct {
 	// "min_output_throughput".
 	Key string `json:"key"`
 	// Metric and Stat name the figure in the metric catalogue: "ttft" and
-	// "p99" for latencies; for scalars Metric is the scalar's name
-	// ("error_rate", "request_throughput", "output_throughput",
-	// "request_goodput") and Stat is "".
+	// "p99" for a distribution; for a scalar Metric is its name
+	// ("error_rate", "output_throughput") and Stat is "".
 	Metric string `json:"metric"`
 	Stat   string `json:"stat,omitempty"`
 	// Bound is in the metric's unit: milliseconds for latencies, a
@@ -33,94 +31,97 @@ type SLA struct {
 // poor service levels and are left to asserts).
 var slaStats = []string{"mean", "p50", "p90", "p95", "p99", "p999", "max"}
 
-type slaScalar struct {
-	key, metric string
-	upper       bool
+// slaKey is what one sla attribute name means.
+type slaKey struct {
+	metric, stat string
+	upper        bool
+	duration     bool // the bound is written as a duration ("500ms")
 }
 
-// slaScalars maps the scalar sla keys to their catalogue metric and
-// direction.
-var slaScalars = []slaScalar{
-	{"error_rate", "error_rate", true},
-	{"min_request_throughput", "request_throughput", false},
-	{"min_output_throughput", "output_throughput", false},
-	{"min_goodput", "request_goodput", false},
-}
-
-// slaKeys lists every valid sla attribute name.
-func slaKeys() []string {
-	var keys []string
-	for _, m := range metrics.LatencyMetrics {
-		for _, s := range slaStats {
-			keys = append(keys, m+"_"+s)
+// slaKeyTable maps every valid sla attribute name to its metric, built
+// from the catalogue: a distribution that should be low gives
+// <name>_<stat> (an upper bound, a duration when in ms), one that should be
+// high min_<name>_<stat>; a scalar that should be low gives <name>, one
+// that should be high min_<name>. min_goodput stays as the short name of
+// min_request_goodput.
+var slaKeyTable, slaKeyNames = func() (map[string]slaKey, []string) {
+	table := map[string]slaKey{}
+	var names []string
+	add := func(name string, k slaKey) {
+		table[name] = k
+		names = append(names, name)
+	}
+	for _, m := range metrics.Catalogue {
+		switch {
+		case m.Kind == metrics.Distribution && m.Better == metrics.LowerIsBetter:
+			for _, s := range slaStats {
+				add(m.Name+"_"+s, slaKey{m.Name, s, true, m.Unit == "ms"})
+			}
+		case m.Kind == metrics.Distribution && m.Better == metrics.HigherIsBetter:
+			for _, s := range slaStats {
+				add("min_"+m.Name+"_"+s, slaKey{m.Name, s, false, m.Unit == "ms"})
+			}
+		case m.Kind == metrics.Scalar && m.Better == metrics.LowerIsBetter:
+			add(m.Name, slaKey{m.Name, "", true, false})
+		case m.Kind == metrics.Scalar && m.Better == metrics.HigherIsBetter:
+			add("min_"+m.Name, slaKey{m.Name, "", false, false})
 		}
 	}
-	for _, s := range slaScalars {
-		keys = append(keys, s.key)
-	}
-	return keys
-}
+	add("min_goodput", slaKey{"request_goodput", "", false, false})
+	return table, names
+}()
 
-var latencyNames = map[string]string{
-	"ttft": "TTFT", "itl": "ITL", "tpot": "TPOT", "e2el": "E2EL", "queue": "queue time",
-}
+// slaKeys lists every valid sla attribute name.
+func slaKeys() []string { return slaKeyNames }
 
-// StatName renders a statistic for people: "P99", "P99.9", "mean".
-func StatName(stat string) string {
-	switch stat {
-	case "p999":
-		return "P99.9"
-	case "mean", "max", "min", "stddev":
-		return stat
+// Op is the comparison the check makes: "<=" or ">=".
+func (s SLA) Op() string {
+	if s.Upper {
+		return "<="
 	}
-	return strings.ToUpper(stat)
-}
-
-// MetricName renders a catalogue metric for people: "TTFT", "error rate",
-// "output throughput".
-func MetricName(metric string) string {
-	if n, ok := latencyNames[metric]; ok {
-		return n
-	}
-	if metric == "request_goodput" {
-		return "goodput"
-	}
-	return strings.ReplaceAll(metric, "_", " ")
-}
-
-// FormatValue renders a value of the given metric with its unit:
-// "612.3 ms", "1.5%", "2500 tok/s".
-func FormatValue(metric string, v float64) string {
-	num := func(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
-	if _, ok := latencyNames[metric]; ok {
-		return num(round(v, 3)) + " ms"
-	}
-	switch unit := metrics.ScalarUnit[metric]; unit {
-	case "fraction":
-		return num(round(v*100, 4)) + "%"
-	case "":
-		return num(round(v, 3))
-	default:
-		return num(round(v, 3)) + " " + unit
-	}
-}
-
-func round(v float64, digits int) float64 {
-	s := strconv.FormatFloat(v, 'f', digits, 64)
-	f, _ := strconv.ParseFloat(s, 64)
-	return f
+	return ">="
 }
 
 // Describe renders the check in words: "P99 TTFT <= 500 ms",
 // "error rate <= 1%", "output throughput >= 2500 tok/s".
 func (s SLA) Describe() string {
-	op := ">="
-	if s.Upper {
-		op = "<="
+	return fmt.Sprintf("%s %s %s", metrics.Title(s.Metric, s.Stat), s.Op(), metrics.Format(s.Metric, s.Stat, s.Bound))
+}
+
+// MetricsObject builds the `metrics` object conditions read, with the
+// catalogue's shape: metrics.<distribution>.<stat>, metrics.<scalar> and
+// metrics.errors.<kind>. value gives each figure; a false ok makes it null
+// (a statistic of no samples). With value nil every figure is unknown: the
+// placeholder that conditions are type-checked against before a run.
+func MetricsObject(value func(name, stat string) (float64, bool)) cty.Value {
+	num := func(name, stat string) cty.Value {
+		if value == nil {
+			return cty.UnknownVal(cty.Number)
+		}
+		v, ok := value(name, stat)
+		if !ok {
+			return cty.NullVal(cty.Number)
+		}
+		return cty.NumberFloatVal(v)
 	}
-	name := MetricName(s.Metric)
-	if s.Stat != "" {
-		name = StatName(s.Stat) + " " + name
+	attrs := map[string]cty.Value{}
+	for _, m := range metrics.Catalogue {
+		switch m.Kind {
+		case metrics.Distribution:
+			stats := map[string]cty.Value{}
+			for _, s := range metrics.Stats {
+				stats[s] = num(m.Name, s)
+			}
+			attrs[m.Name] = cty.ObjectVal(stats)
+		case metrics.Scalar:
+			attrs[m.Name] = num(m.Name, "")
+		case metrics.Counts:
+			keys := map[string]cty.Value{}
+			for _, k := range metrics.CountKeys() {
+				keys[k] = num(m.Name, k)
+			}
+			attrs[m.Name] = cty.ObjectVal(keys)
+		}
 	}
-	return fmt.Sprintf("%s %s %s", name, op, FormatValue(s.Metric, s.Bound))
+	return cty.ObjectVal(attrs)
 }

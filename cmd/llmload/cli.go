@@ -34,6 +34,7 @@ func commands() []command {
 		{"fmt", "rewrite scenario files in canonical format", cmdFmt},
 		{"sim", "serve the built-in simulated inference engine", cmdSim},
 		{"tokenize", "print the token ids (or count) of text read on stdin", cmdTokenize},
+		{"merge", "merge result files of one scenario (shards, machines) and judge the checks", cmdMerge},
 		{"dataset", "dataset tools: 'dataset dump' writes the sampled requests", cmdDataset},
 		{"version", "print the version", cmdVersion},
 	}

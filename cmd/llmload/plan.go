@@ -56,7 +56,10 @@ func writePlan(w io.Writer, cfg *scenario.Config, s *scenario.Scenario, ds *data
 	}
 	fmt.Fprintf(w, "           timeout %v, stall timeout %v, ignore_eos %v\n", t.Timeout, t.StallTimeout, t.IgnoreEOS)
 	writeDatasetPlan(w, s.Dataset, ds)
-	writeLoadPlan(w, s, len(ds.Requests))
+	// The arrivals come from the function the run dispatches from, so plan
+	// and run agree on every request.
+	arrivals := executor.Arrivals(executorPlan(s, &liveTarget{target: executorTarget(t)}, ds, nil))
+	writeLoadPlan(w, s, len(ds.Requests), arrivals)
 	writeChecksPlan(w, cfg, s)
 }
 
@@ -100,12 +103,11 @@ func writeDatasetPlan(w io.Writer, d *scenario.Dataset, ds *dataset.Dataset) {
 	}
 }
 
-func writeLoadPlan(w io.Writer, s *scenario.Scenario, nPrompts int) {
+func writeLoadPlan(w io.Writer, s *scenario.Scenario, nPrompts int, sched []time.Duration) {
 	if s.Warmup > 0 {
 		fmt.Fprintf(w, "  Warmup:  %d requests first, not measured\n", s.Warmup)
 	}
 	if o := s.OpenLoop; o != nil {
-		n := openLoopRequests(s, nPrompts)
 		fmt.Fprintf(w, "  Load:    open loop, %s arrivals", o.Arrival)
 		if math.IsInf(o.Rate, 1) {
 			fmt.Fprint(w, ", all at once (rate inf)")
@@ -119,15 +121,7 @@ func writeLoadPlan(w io.Writer, s *scenario.Scenario, nPrompts int) {
 			fmt.Fprintf(w, ", at most %d in flight", o.MaxConcurrency)
 		}
 		fmt.Fprintln(w)
-		sched := executor.Schedule(executor.OpenLoop{Rate: o.Rate, Arrival: o.Arrival, Burstiness: o.Burstiness, MaxConcurrency: o.MaxConcurrency}, n, s.Seed)
 		if s.Duration > 0 {
-			kept := 0
-			for _, at := range sched {
-				if at <= s.Duration {
-					kept++
-				}
-			}
-			sched = sched[:kept]
 			fmt.Fprintf(w, "           stops dispatching after %v\n", s.Duration)
 		}
 		last := time.Duration(0)

@@ -87,20 +87,39 @@ func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.S
 	}
 
 	plan := executorPlan(s, lt, ds, tok)
-	if !opts.quiet && isTerminal(e.stderr) {
-		plan.Progress = e.stderr
+	// The requests file is opened before any load is sent: an unwritable
+	// output directory fails now, not after the run.
+	var reqs *report.RequestWriter
+	if opts.out != "" {
+		if reqs, err = report.CreateRequests(opts.out, s.Name, plan.Closed != nil); err != nil {
+			fmt.Fprintf(e.stderr, "llmload: cannot write results to %s: %v\n", opts.out, err)
+			return exitInvalid
+		}
+		plan.Observers = append(plan.Observers, reqs)
+	}
+	if !opts.quiet {
+		plan.Observers = append(plan.Observers, report.NewProgress(e.stderr, isTerminal(e.stderr)))
 	}
 	started := time.Now()
 	outcome, err := executor.Run(ctx, plan)
 	ended := time.Now()
 	if err != nil {
+		if reqs != nil {
+			reqs.Close()
+			os.Remove(reqs.Path())
+		}
 		fmt.Fprintf(e.stderr, "llmload: %v\n", err)
 		return exitInvalid
 	}
 
 	outs := assert.Evaluate(s, outcome.Overall)
 	rep := buildReport(s, lt, ds, tok, outcome, outs, started, ended)
-	if err := report.WriteConsole(e.stdout, rep); err != nil {
+	res, err := report.NewResult(rep)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "llmload: %v\n", err)
+		return exitNoResult
+	}
+	if err := report.WriteConsole(e.stdout, res); err != nil {
 		fmt.Fprintf(e.stderr, "llmload: writing the report: %v\n", err)
 	}
 	for _, o := range outs {
@@ -108,23 +127,21 @@ func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.S
 			writeDiags(e, cfg, hcl.Diagnostics{o.Diagnostic})
 		}
 	}
-	code := exitOK
-	switch {
-	case outcome.Interrupted:
-		fmt.Fprintln(e.stderr, "llmload: interrupted; partial results above")
-		code = exitInterrupted
-	case outcome.Overall.Completed == 0:
-		fmt.Fprintln(e.stderr, "llmload: no request completed: no valid result")
-		code = exitNoResult
-	case !assert.Passed(outs):
-		code = exitCheckFailed
-	}
+	code := verdict(e, outcome.Interrupted, outcome.Overall, outs)
 	if opts.out != "" {
-		paths, err := report.WriteFiles(opts.out, rep)
-		if err != nil {
+		var paths []string
+		werr := reqs.Close()
+		if werr == nil {
+			paths = append(paths, reqs.Path())
+			var p string
+			if p, werr = report.WriteResult(opts.out, res); werr == nil {
+				paths = append([]string{p}, paths...)
+			}
+		}
+		if werr != nil {
 			// The verdict above stands; losing the files is worth a code
 			// only when there was none worse.
-			fmt.Fprintf(e.stderr, "llmload: writing results: %v\n", err)
+			fmt.Fprintf(e.stderr, "llmload: writing results: %v\n", werr)
 			code = worse(code, exitNoResult)
 		}
 		for _, p := range paths {
@@ -134,12 +151,30 @@ func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.S
 	return code
 }
 
+// verdict is the exit code of a finished (or merged) run.
+func verdict(e env, interrupted bool, overall *metrics.Summary, outs []assert.Outcome) int {
+	switch {
+	case interrupted:
+		fmt.Fprintln(e.stderr, "llmload: interrupted; partial results above")
+		return exitInterrupted
+	case overall.Completed == 0:
+		fmt.Fprintln(e.stderr, "llmload: no request completed: no valid result")
+		return exitNoResult
+	case !assert.Passed(outs):
+		return exitCheckFailed
+	}
+	return exitOK
+}
+
 func buildReport(s *scenario.Scenario, lt *liveTarget, ds *dataset.Dataset, tok tokenizer.Tokenizer, o *executor.Outcome, outs []assert.Outcome, started, ended time.Time) *report.Run {
 	r := &report.Run{
 		Scenario:             s.Name,
 		ToolVersion:          version,
+		RunID:                newRunID(),
+		Fingerprint:          fingerprint(s, ds),
 		StartedAt:            started,
 		EndedAt:              ended,
+		TimeZero:             o.Started.Round(0).UTC(),
 		TargetURL:            redactURL(s.Target.BaseURL),
 		API:                  s.Target.API,
 		Model:                s.Target.Model,
@@ -152,32 +187,44 @@ func buildReport(s *scenario.Scenario, lt *liveTarget, ds *dataset.Dataset, tok 
 		Overall:              o.Overall,
 		Checks:               reportChecks(outs),
 		Interrupted:          o.Interrupted,
-		Requests:             o.Results,
 	}
 	if ol := s.OpenLoop; ol != nil {
 		r.RequestRate = ol.Rate
 		r.Burstiness = ol.Burstiness
 		r.MaxConcurrency = ol.MaxConcurrency
 	}
-	// Each stage is judged by the sla checks alone (asserts may speak of
-	// the whole run), so the report can name the most users that still
-	// meet them: the knee.
+	r.Stages = stageReports(s, o.Stages)
+	return r
+}
+
+// stageReports judges each closed-loop stage by the sla checks alone
+// (asserts may speak of the whole run), so the report can name the most
+// users that still meet them: the knee.
+func stageReports(s *scenario.Scenario, stages []executor.StageOutcome) []report.Stage {
+	var out []report.Stage
+	for _, st := range stages {
+		out = append(out, judgeStage(s, report.Stage{Stage: st.Index + 1, Users: st.Users, Duration: st.Duration.Seconds(), Summary: st.Summary}))
+	}
+	return out
+}
+
+// judgeStage evaluates the scenario's sla checks on one stage.
+func judgeStage(s *scenario.Scenario, rs report.Stage) report.Stage {
+	rs.SLAChecked, rs.SLAFailed, rs.Checks = false, nil, nil
+	if len(s.SLA) == 0 || rs.Summary == nil || rs.Summary.Completed+rs.Summary.Failed == 0 {
+		return rs
+	}
 	slaOnly := *s
 	slaOnly.Asserts = nil
-	for _, st := range o.Stages {
-		rs := report.Stage{Index: st.Index, Users: st.Users, Duration: st.Duration.Seconds(), Summary: st.Summary}
-		if len(s.SLA) > 0 && st.Summary != nil && st.Summary.Completed+st.Summary.Failed > 0 {
-			rs.SLAChecked = true
-			for _, c := range assert.Evaluate(&slaOnly, st.Summary) {
-				if !c.Passed {
-					rs.SLAFailed = append(rs.SLAFailed, c.Name)
-				}
-			}
+	rs.SLAChecked = true
+	outs := assert.Evaluate(&slaOnly, rs.Summary)
+	rs.Checks = reportChecks(outs)
+	for _, c := range outs {
+		if !c.Passed {
+			rs.SLAFailed = append(rs.SLAFailed, c.Name)
 		}
-		r.Stages = append(r.Stages, rs)
 	}
-	r.Schedule = report.ScheduleOf(o.ConfiguredRate, o.Results, o.Overall.Lag, executor.LateThreshold)
-	return r
+	return rs
 }
 
 // isTerminal reports whether w is a terminal (for the progress line).

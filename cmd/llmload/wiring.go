@@ -4,6 +4,11 @@ package main
 // packages below take. Each package owns its own types; cmd maps them.
 
 import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
 	"math"
 	"net/url"
 	"slices"
@@ -267,17 +272,52 @@ func executorPlan(s *scenario.Scenario, lt *liveTarget, ds *dataset.Dataset, tok
 func reportChecks(outs []assert.Outcome) []report.Check {
 	checks := make([]report.Check, 0, len(outs))
 	for _, o := range outs {
-		checks = append(checks, report.Check{
+		c := report.Check{
 			Name:        o.Name,
 			Kind:        o.Kind,
 			Description: o.Description,
+			Metric:      o.Metric,
+			Stat:        o.Stat,
+			Op:          o.Op,
 			Threshold:   o.Threshold,
-			Measured:    o.Measured,
+			Unit:        o.Unit,
+			Value:       o.Value,
+			Samples:     o.Samples,
+			Verdict:     report.Fail,
 			Passed:      o.Passed,
 			Message:     o.Message,
-		})
+		}
+		if o.Passed {
+			c.Verdict = report.Pass
+		}
+		for _, r := range o.Refs {
+			c.Refs = append(c.Refs, report.Ref{Ref: r.Ref, Value: r.Value})
+		}
+		checks = append(checks, c)
 	}
 	return checks
+}
+
+// newRunID returns a random identifier for a run.
+func newRunID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// fingerprint identifies a run's configuration: the resolved scenario, the
+// sampled requests (prompts and output lengths, in order) and the tool
+// version. Results merge only when their fingerprints are equal.
+func fingerprint(s *scenario.Scenario, ds *dataset.Dataset) string {
+	h := sha256.New()
+	cfg, _ := json.Marshal(s.Resolved())
+	h.Write(cfg)
+	enc := json.NewEncoder(h)
+	for _, r := range ds.Requests {
+		_ = enc.Encode([]any{r.Prompt, r.Messages, r.OutputLen, r.IgnoreEOS})
+	}
+	fmt.Fprintf(h, "llmload %s", version)
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 func sortedKeys[V any](m map[string]V) []string {

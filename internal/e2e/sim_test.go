@@ -51,8 +51,9 @@ func TestSaturationThroughRealClient(t *testing.T) {
 	r := startSim(t, nil)
 	const outputLen = 32
 	plan := executor.Plan{
-		Target:   executor.Target{BaseURL: r.URL, API: executor.APICompletions, Model: "sim-tiny", Timeout: 20 * time.Second},
-		Requests: prompts(64, outputLen),
+		KeepResults: true,
+		Target:      executor.Target{BaseURL: r.URL, API: executor.APICompletions, Model: "sim-tiny", Timeout: 20 * time.Second},
+		Requests:    prompts(64, outputLen),
 		Closed: &executor.ClosedLoop{Stages: []executor.Stage{
 			{Users: 4, Duration: 1500 * time.Millisecond},
 			{Users: 16, Duration: 1500 * time.Millisecond},
@@ -115,9 +116,10 @@ func TestFaultRatesThroughRealClient(t *testing.T) {
 		"fault_malformed": "0.1",
 	})
 	out, err := executor.Run(context.Background(), executor.Plan{
-		Target:   executor.Target{BaseURL: r.URL, API: executor.APIChat, Model: "sim-tiny", Timeout: 20 * time.Second},
-		Requests: prompts(n, 8),
-		Open:     &executor.OpenLoop{Rate: math.Inf(1), MaxConcurrency: 16},
+		KeepResults: true,
+		Target:      executor.Target{BaseURL: r.URL, API: executor.APIChat, Model: "sim-tiny", Timeout: 20 * time.Second},
+		Requests:    prompts(n, 8),
+		Open:        &executor.OpenLoop{Rate: math.Inf(1), MaxConcurrency: 16},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/llmload/llmload/assert"
+	"github.com/llmload/llmload/report"
+	"github.com/llmload/llmload/scenario"
+)
+
+// cmdMerge combines result files of one scenario into one result and
+// judges it by the scenario's checks, as a run would.
+func cmdMerge(_ context.Context, e env, args []string) int {
+	fs := newFlags(e, "merge", "RESULT.json...")
+	var out string
+	fs.StringVar(&out, "o", "", "write the merged result to this `file` (default: print only)")
+	fs.StringVar(&out, "out", "", "same as -o")
+	quiet := fs.Bool("quiet", false, "print no report, only errors")
+	paths, code, ok := parseInterspersed(fs, args)
+	if !ok {
+		return code
+	}
+	if len(paths) == 0 {
+		fmt.Fprintln(e.stderr, "llmload merge: no result file given")
+		return exitInvalid
+	}
+	var parts []*report.Result
+	for _, p := range paths {
+		r, err := report.ReadResult(p)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "llmload merge: %v\n", err)
+			return exitInvalid
+		}
+		parts = append(parts, r)
+	}
+	res, err := report.MergeResults(parts)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "llmload merge: %v\n", err)
+		return exitInvalid
+	}
+	// The checks are the scenario's own, as the result files recorded them,
+	// evaluated once on the merged figures.
+	sc, diags := scenario.ChecksFromResolved(paths[0], res.Config)
+	if diags.HasErrors() {
+		writeDiags(e, nil, diags)
+		return exitInvalid
+	}
+	outs := assert.Evaluate(sc, res.Summary)
+	res.Checks = reportChecks(outs)
+	for i := range res.Stages {
+		res.Stages[i] = judgeStage(sc, res.Stages[i])
+	}
+	res.Capacity = report.CapacityOf(res.Stages)
+	if !*quiet {
+		fmt.Fprintf(e.stdout, "Merged %d results of scenario %q\n", len(paths), res.Scenario)
+		if err := report.WriteConsole(e.stdout, res); err != nil {
+			fmt.Fprintf(e.stderr, "llmload merge: writing the report: %v\n", err)
+		}
+	}
+	code = verdict(e, res.Interrupted, res.Summary, outs)
+	if out != "" {
+		if err := report.WriteResultFile(out, res); err != nil {
+			fmt.Fprintf(e.stderr, "llmload merge: %v\n", err)
+			return worse(code, exitNoResult)
+		}
+		fmt.Fprintf(e.stderr, "llmload: wrote %s\n", out)
+	}
+	return code
+}

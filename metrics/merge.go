@@ -1,0 +1,142 @@
+package metrics
+
+import (
+	"fmt"
+	"time"
+)
+
+// MergeSummaries combines the whole-run summaries of several runs or
+// shards of one scenario into the summary of all their requests: counters
+// add up, histograms merge exactly (so percentiles equal those of one
+// recorder fed every request), the measured span is the union of the
+// parts' wall-clock spans, and throughputs and rates are recomputed over
+// it. Time series merge window by window on wall-clock time; the peak
+// output throughput and, for more than one part, the peak concurrency come
+// from the merged series (the most requests in flight in one window,
+// summed over the parts).
+func MergeSummaries(parts ...*Summary) (*Summary, error) {
+	s, err := merge(parts)
+	if err != nil {
+		return nil, err
+	}
+	var d time.Duration
+	if !s.SpanStart.IsZero() {
+		d = s.SpanEnd.Sub(s.SpanStart)
+	}
+	s.Duration = d.Seconds()
+	s.fillRates(d)
+	return s, nil
+}
+
+// MergeStageSummaries combines one closed-loop stage's summaries from
+// several parts; throughputs divide by duration, the stage's length.
+func MergeStageSummaries(duration time.Duration, parts ...*Summary) (*Summary, error) {
+	s, err := merge(parts)
+	if err != nil {
+		return nil, err
+	}
+	s.Duration = duration.Seconds()
+	s.fillRates(duration)
+	return s, nil
+}
+
+func merge(parts []*Summary) (*Summary, error) {
+	s := &Summary{Errors: map[ErrorKind]int{}}
+	first := true
+	var series []*Series
+	for _, p := range parts {
+		if p == nil {
+			continue
+		}
+		if first {
+			s.LateThreshold, s.Scheduled = p.LateThreshold, p.Scheduled
+		} else if p.LateThreshold != s.LateThreshold || p.Scheduled != s.Scheduled {
+			return nil, fmt.Errorf("summaries with different schedules (late threshold %g ms vs %g ms) cannot be merged", s.LateThreshold, p.LateThreshold)
+		}
+		s.Completed += p.Completed
+		s.Failed += p.Failed
+		for k, n := range p.Errors {
+			s.Errors[k] += n
+		}
+		s.Canceled += p.Canceled
+		s.Truncated += p.Truncated
+		s.TotalInputTokens += p.TotalInputTokens
+		s.ServerInputTokens += p.ServerInputTokens
+		s.TotalOutputTokens += p.TotalOutputTokens
+		s.ApproxOutputCounts += p.ApproxOutputCounts
+		s.GoodRequests += p.GoodRequests
+		s.GoodOutputTokens += p.GoodOutputTokens
+		s.PeakConcurrency = max(s.PeakConcurrency, p.PeakConcurrency)
+		s.PeakOutputThroughput = max(s.PeakOutputThroughput, p.PeakOutputThroughput)
+		s.LateDispatches += p.LateDispatches
+		s.SpanStart, s.SpanEnd = unionSpan(s.SpanStart, s.SpanEnd, p.SpanStart, p.SpanEnd)
+		if p.Dispatches > 0 {
+			s.FirstDispatch, s.LastDispatch = unionSpan(s.FirstDispatch, s.LastDispatch, p.FirstDispatch, p.LastDispatch)
+			s.FirstIntended, s.LastIntended = unionSpan(s.FirstIntended, s.LastIntended, p.FirstIntended, p.LastIntended)
+			s.Dispatches += p.Dispatches
+		}
+		for _, m := range Catalogue {
+			if m.Kind != Distribution {
+				continue
+			}
+			merged, err := MergeLatency(*m.Dist(s), *m.Dist(p))
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", m.Name, err)
+			}
+			*m.Dist(s) = merged
+		}
+		if p.Series != nil {
+			series = append(series, p.Series)
+		}
+		first = false
+	}
+	if len(series) > 0 {
+		merged, err := MergeSeries(series...)
+		if err != nil {
+			return nil, err
+		}
+		s.Series = merged
+		s.PeakOutputThroughput = merged.PeakOutput()
+		if len(series) > 1 {
+			s.PeakConcurrency = max(merged.PeakInFlight(), s.PeakConcurrency)
+		}
+	}
+	if s.Dispatches > 0 {
+		s.AchievedRate = spanRate(s.Dispatches, s.LastDispatch.Sub(s.FirstDispatch))
+		s.ScheduledRate = spanRate(s.Dispatches, s.LastIntended.Sub(s.FirstIntended))
+	}
+	return s, nil
+}
+
+// unionSpan is the smallest span holding both [a0, a1] and [b0, b1]; a zero
+// start means an empty span.
+func unionSpan(a0, a1, b0, b1 time.Time) (time.Time, time.Time) {
+	switch {
+	case b0.IsZero():
+		return a0, a1
+	case a0.IsZero():
+		return b0, b1
+	}
+	if b0.Before(a0) {
+		a0 = b0
+	}
+	if b1.After(a1) {
+		a1 = b1
+	}
+	return a0, a1
+}
+
+// fillRates sets the throughputs over d.
+func (s *Summary) fillRates(d time.Duration) {
+	s.RequestThroughput, s.OutputThroughput, s.TotalTokenThroughput = 0, 0, 0
+	s.RequestGoodput, s.TokenGoodput = 0, 0
+	secs := d.Seconds()
+	if secs <= 0 {
+		return
+	}
+	s.RequestThroughput = float64(s.Completed) / secs
+	s.OutputThroughput = float64(s.TotalOutputTokens) / secs
+	s.TotalTokenThroughput = float64(s.TotalInputTokens+s.TotalOutputTokens) / secs
+	s.RequestGoodput = float64(s.GoodRequests) / secs
+	s.TokenGoodput = float64(s.GoodOutputTokens) / secs
+}

@@ -1,0 +1,126 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/llmload/llmload/metrics"
+)
+
+// MergeResults combines result files of one scenario and configuration
+// (several machines, or several runs of the same thing) into one result,
+// as if one client had sent every request: counters add up, histograms
+// merge exactly, the time window is the union of the parts', throughputs
+// and rates are recomputed over it, and time series line up on wall-clock
+// time. It refuses results of different scenarios or configurations (their
+// fingerprints differ) and the same result twice. Checks are left empty:
+// the caller evaluates the scenario's checks on the merged figures.
+func MergeResults(parts []*Result) (*Result, error) {
+	if len(parts) == 0 {
+		return nil, errors.New("nothing to merge")
+	}
+	first := parts[0]
+	seen := map[string]int{}
+	for i, p := range parts {
+		if p.Scenario != first.Scenario {
+			return nil, fmt.Errorf("result %d is of scenario %q, result 1 of %q: only results of one scenario merge", i+1, p.Scenario, first.Scenario)
+		}
+		if p.Fingerprint == "" {
+			return nil, fmt.Errorf("result %d has no configuration fingerprint (written by an older llmload): it cannot be shown to match the others", i+1)
+		}
+		if p.Fingerprint != first.Fingerprint {
+			return nil, fmt.Errorf("result %d was made with a different configuration than result 1 (fingerprint %.12s vs %.12s: the resolved scenario, the sampled dataset or the llmload version differ)", i+1, p.Fingerprint, first.Fingerprint)
+		}
+		ids := []string{p.RunID}
+		if len(p.Parts) > 0 {
+			ids = ids[:0]
+			for _, part := range p.Parts {
+				ids = append(ids, part.RunID)
+			}
+		}
+		for _, id := range ids {
+			if j, dup := seen[id]; dup {
+				return nil, fmt.Errorf("results %d and %d both hold run %s: the same requests would be counted twice", j+1, i+1, id)
+			}
+			seen[id] = i
+		}
+	}
+
+	var sums []*metrics.Summary
+	run := &Run{
+		Scenario: first.Scenario, ToolVersion: first.ToolVersion,
+		RunID: first.RunID, Fingerprint: first.Fingerprint,
+		StartedAt: first.StartedAt, EndedAt: first.EndedAt, TimeZero: first.TimeZero,
+		TargetURL: first.TargetURL, API: first.API, Model: first.ModelID,
+		Config: first.Config, Dataset: first.Dataset,
+		TokenizerApproximate: first.TokenizerApproximate,
+		RequestRate:          float64(first.RequestRate), Burstiness: first.Burstiness,
+	}
+	if first.TokenizerID != nil {
+		run.Tokenizer = *first.TokenizerID
+	}
+	if first.MaxConcurrency != nil {
+		run.MaxConcurrency = *first.MaxConcurrency
+	}
+	if g := first.Goodput; g != nil {
+		run.Goodput = metrics.SLO{TTFT: fromMs(g.TTFT), TPOT: fromMs(g.TPOT), ITL: fromMs(g.ITL), E2EL: fromMs(g.E2EL)}
+	}
+	for _, p := range parts {
+		sums = append(sums, p.Summary)
+		if p.StartedAt.Before(run.StartedAt) {
+			run.StartedAt = p.StartedAt
+		}
+		if p.EndedAt.After(run.EndedAt) {
+			run.EndedAt = p.EndedAt
+		}
+		if p.TimeZero.Before(run.TimeZero) {
+			run.TimeZero = p.TimeZero
+		}
+		run.Interrupted = run.Interrupted || p.Interrupted
+		if len(p.Parts) > 0 {
+			run.Parts = append(run.Parts, p.Parts...)
+		} else {
+			run.Parts = append(run.Parts, Part{
+				RunID: p.RunID, StartedAt: p.StartedAt, Completed: p.Summary.Completed, Failed: p.Summary.Failed,
+				AchievedRate: p.Summary.AchievedRate, LagP99: p.Summary.Lag.P99,
+			})
+		}
+	}
+	overall, err := metrics.MergeSummaries(sums...)
+	if err != nil {
+		return nil, err
+	}
+	run.Overall = overall
+	for i := range first.Stages {
+		st := Stage{Stage: first.Stages[i].Stage, Users: 0}
+		var stageSums []*metrics.Summary
+		for j, p := range parts {
+			if len(p.Stages) != len(first.Stages) {
+				return nil, fmt.Errorf("result %d has %d stages, result 1 has %d", j+1, len(p.Stages), len(first.Stages))
+			}
+			ps := p.Stages[i]
+			st.Users += ps.Users
+			st.Duration = max(st.Duration, ps.Duration)
+			stageSums = append(stageSums, ps.Summary)
+		}
+		if st.Summary, err = metrics.MergeStageSummaries(time.Duration(st.Duration*float64(time.Second)), stageSums...); err != nil {
+			return nil, fmt.Errorf("stage %d: %w", st.Stage, err)
+		}
+		run.Stages = append(run.Stages, st)
+	}
+	res, err := NewResult(run)
+	if err != nil {
+		return nil, err
+	}
+	res.NumPrompts = 0
+	for _, p := range parts {
+		res.NumPrompts += p.NumPrompts
+	}
+	return res, nil
+}
+
+func fromMs(v float64) time.Duration {
+	return time.Duration(math.Round(v * float64(time.Millisecond)))
+}

@@ -1,0 +1,174 @@
+package report
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/llmload/llmload/metrics"
+)
+
+// RequestLine is one line of <scenario>.requests.jsonl. Offsets are
+// milliseconds since the run's time zero (the result's time_zero); sent_at
+// is the wall-clock send time, so that requests line up with server logs.
+// Latencies are milliseconds and null when the request failed.
+type RequestLine struct {
+	ID            int64             `json:"id"`
+	Stage         int               `json:"stage"` // closed-loop stage from 1; 0 for an open loop
+	Warmup        bool              `json:"warmup"`
+	DatasetIndex  int               `json:"dataset_index"`
+	RequestID     string            `json:"request_id,omitempty"`
+	SentAt        time.Time         `json:"sent_at"`
+	IntendedMs    float64           `json:"intended_ms"`
+	DispatchedMs  float64           `json:"dispatched_ms"`
+	SentMs        float64           `json:"sent_ms"`
+	EndMs         float64           `json:"end_ms"`
+	QueueMs       float64           `json:"queue_ms"`
+	LagMs         float64           `json:"lag_ms"`
+	TTFTMs        *float64          `json:"ttft_ms"`
+	ITLMs         []float64         `json:"itl_ms"`
+	E2ELMs        *float64          `json:"e2el_ms"`
+	PromptTokens  int               `json:"prompt_tokens"`
+	PromptSource  string            `json:"prompt_tokens_source"`
+	DatasetPrompt int               `json:"dataset_prompt_tokens"`
+	OutputTokens  int               `json:"output_tokens"`
+	OutputSource  string            `json:"output_tokens_source"`
+	OutputEvents  int               `json:"output_events"`
+	MaxTokens     int               `json:"max_tokens"`
+	IgnoreEOS     bool              `json:"ignore_eos"`
+	FinishReason  string            `json:"finish_reason"`
+	Truncated     bool              `json:"truncated"`
+	Status        int               `json:"status_code,omitempty"`
+	Error         metrics.ErrorKind `json:"error,omitempty"`
+	ErrorMessage  string            `json:"error_message,omitempty"`
+}
+
+// NewRequestLine converts a request for the jsonl file. zero is the run's
+// time zero (wall clock); stages says whether the run has closed-loop
+// stages.
+func NewRequestLine(r *metrics.Request, zero time.Time, stages bool) RequestLine {
+	l := RequestLine{
+		ID: r.ID, Warmup: r.Warmup, DatasetIndex: r.DatasetIndex, RequestID: r.RequestID,
+		IntendedMs: ms(r.Intended), DispatchedMs: ms(r.Dispatched), SentMs: ms(r.Sent), EndMs: ms(r.End),
+		QueueMs: ms(r.Queue()), LagMs: ms(r.Lag()),
+		ITLMs:        make([]float64, len(r.ITL)),
+		PromptTokens: r.PromptTokens, PromptSource: r.PromptTokensSource, DatasetPrompt: r.DatasetPromptTokens,
+		OutputTokens: r.OutputTokens, OutputSource: r.OutputTokensSource, OutputEvents: r.OutputEvents,
+		MaxTokens: r.MaxTokens, IgnoreEOS: r.IgnoreEOS, FinishReason: r.FinishReason, Truncated: r.Truncated(),
+		Status: r.StatusCode, Error: r.Error, ErrorMessage: r.ErrorMessage,
+	}
+	if !zero.IsZero() {
+		l.SentAt = zero.Add(r.Sent).Round(0).UTC()
+	}
+	if stages && !r.Warmup {
+		l.Stage = r.Stage + 1
+	}
+	for i, g := range r.ITL {
+		l.ITLMs[i] = ms(g)
+	}
+	if r.OK() {
+		ttft, e2e := ms(r.TTFT), ms(r.E2E)
+		l.TTFTMs, l.E2ELMs = &ttft, &e2e
+	}
+	return l
+}
+
+// RequestWriter streams <scenario>.requests.jsonl: each finished request is
+// encoded and appended as it arrives (through a buffer flushed on every
+// snapshot and at the end), then forgotten. It writes to a temporary file
+// beside the final path and renames it into place on Close, so a reader
+// never sees a half-written file under the final name. It is an executor
+// Observer.
+type RequestWriter struct {
+	path, tmp string
+	f         *os.File
+	w         *bufio.Writer
+	enc       *json.Encoder
+	zero      time.Time
+	stages    bool
+	lines     int
+	err       error
+}
+
+// CreateRequests opens <dir>/<scenario>.requests.jsonl for streaming,
+// creating dir. It fails before any load is sent when the file cannot be
+// written. stages says whether the run has closed-loop stages (numbered
+// from 1 in the file).
+func CreateRequests(dir, scenario string, stages bool) (*RequestWriter, error) {
+	if err := checkName(scenario); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	path := filepath.Join(dir, scenario+".requests.jsonl")
+	f, err := os.CreateTemp(dir, "."+scenario+".requests.jsonl.tmp-*")
+	if err != nil {
+		return nil, err
+	}
+	w := bufio.NewWriterSize(f, 256<<10)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return &RequestWriter{path: path, tmp: f.Name(), f: f, w: w, enc: enc, stages: stages}, nil
+}
+
+// Start sets the run's time zero, for sent_at (executor.Starter).
+func (rw *RequestWriter) Start(zero time.Time) { rw.zero = zero }
+
+// Result appends one request.
+func (rw *RequestWriter) Result(r *metrics.Request) {
+	if rw.err != nil {
+		return
+	}
+	if err := rw.enc.Encode(NewRequestLine(r, rw.zero, rw.stages)); err != nil {
+		rw.err = fmt.Errorf("writing %s: %w", rw.path, err)
+		return
+	}
+	rw.lines++
+}
+
+// Flush writes the buffered lines to the file.
+func (rw *RequestWriter) Flush() {
+	if rw.err == nil {
+		if err := rw.w.Flush(); err != nil {
+			rw.err = fmt.Errorf("writing %s: %w", rw.path, err)
+		}
+	}
+}
+
+// Lines is the number of lines written.
+func (rw *RequestWriter) Lines() int { return rw.lines }
+
+// Path is the final path of the file.
+func (rw *RequestWriter) Path() string { return rw.path }
+
+// Close flushes, syncs and renames the file into place; on an earlier
+// write error it removes the temporary file and returns that error.
+func (rw *RequestWriter) Close() error {
+	rw.Flush()
+	if rw.err == nil {
+		if err := rw.f.Sync(); err != nil {
+			rw.err = fmt.Errorf("writing %s: %w", rw.path, err)
+		}
+	}
+	if err := rw.f.Close(); err != nil && rw.err == nil {
+		rw.err = fmt.Errorf("writing %s: %w", rw.path, err)
+	}
+	if rw.err == nil {
+		if err := os.Chmod(rw.tmp, 0o644); err != nil {
+			rw.err = err
+		} else if err := os.Rename(rw.tmp, rw.path); err != nil {
+			rw.err = err
+		}
+	}
+	if rw.err != nil {
+		os.Remove(rw.tmp)
+	}
+	return rw.err
+}
+
+// Snapshot flushes what has been written so far.
+func (rw *RequestWriter) Snapshot(metrics.Snapshot) { rw.Flush() }
