@@ -34,10 +34,10 @@ func TestVLLMBlock(t *testing.T) {
 			TotalInputTokens: 65536, TotalOutputTokens: 65536,
 			RequestThroughput: 0.2121, RequestGoodput: 0.125, OutputThroughput: 434.4049, TotalTokenThroughput: 868.8,
 			PeakConcurrency: 32, PeakOutputThroughput: 511,
-			TTFT:            lat(7279.554, 7099.88, 10999.46),
-			TPOT:            lat(70.14, 70.23, 72.63),
-			ITL:             lat(70.14, 68.15, 72.47),
-			E2EL:            lat(12345.678, 12000, 15000.001),
+			TTFT: lat(7279.554, 7099.88, 10999.46),
+			TPOT: lat(70.14, 70.23, 72.63),
+			ITL:  lat(70.14, 68.15, 72.47),
+			E2EL: lat(12345.678, 12000, 15000.001),
 		},
 	}
 	want := strings.Join([]string{
