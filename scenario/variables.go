@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -242,20 +243,42 @@ func (l *loader) setRaw(v *variable, raw, src, filename string) {
 		return
 	}
 	b := []byte(raw)
-	expr, diags := hclsyntax.ParseExpression(b, filename, hcl.InitialPos)
 	l.cfg.Files[filename] = &hcl.File{Bytes: b, Body: hcl.EmptyBody()}
-	l.diags = append(l.diags, diags...)
-	if diags.HasErrors() {
-		v.value = cty.DynamicVal
-		return
+	expr, diags := hclsyntax.ParseExpression(b, filename, hcl.InitialPos)
+	if !diags.HasErrors() {
+		var val cty.Value
+		if val, diags = expr.Value(nil); !diags.HasErrors() {
+			l.set(v, val, expr.Range(), src)
+			return
+		}
 	}
-	val, diags := expr.Value(nil)
-	l.diags = append(l.diags, diags...)
-	if diags.HasErrors() {
-		v.value = cty.DynamicVal
-		return
+	// Not a value at all (-var rate=abc reads as a reference to abc): say
+	// what the variable wants rather than what HCL saw.
+	rng := hcl.Range{Filename: filename, Start: hcl.InitialPos, End: hcl.Pos{Line: 1, Column: len(raw) + 1, Byte: len(raw)}}
+	l.diags = append(l.diags, &hcl.Diagnostic{
+		Severity: hcl.DiagError,
+		Summary:  "Invalid value for variable",
+		Detail:   fmt.Sprintf("variable %q: want %s, got %q (from %s).", v.decl.Name, wantType(v.ty), raw, src),
+		Subject:  &rng,
+	})
+	v.value = cty.DynamicVal
+}
+
+// wantType says in words what a value of type ty looks like.
+func wantType(ty cty.Type) string {
+	switch {
+	case ty == cty.Number:
+		return "a number"
+	case ty == cty.Bool:
+		return "true or false"
+	case ty == cty.String:
+		return "a string"
+	case ty.IsListType() || ty.IsSetType() || ty.IsTupleType():
+		return fmt.Sprintf("a list, as [1, 2] (type %s)", typeexpr.TypeString(ty))
+	case ty.IsMapType() || ty.IsObjectType():
+		return fmt.Sprintf(`an object, as { name = "value" } (type %s)`, typeexpr.TypeString(ty))
 	}
-	l.set(v, val, expr.Range(), src)
+	return "a value of type " + typeexpr.TypeString(ty)
 }
 
 // set converts val to the variable's type and stores it.
@@ -265,7 +288,7 @@ func (l *loader) set(v *variable, val cty.Value, rng hcl.Range, src string) {
 		l.diags = append(l.diags, &hcl.Diagnostic{
 			Severity: hcl.DiagError,
 			Summary:  "Invalid value for variable",
-			Detail:   fmt.Sprintf("The value for var.%s does not fit its type %s: %s.", v.decl.Name, v.decl.Type, err),
+			Detail:   convertDetail(v, val, err),
 			Subject:  rng.Ptr(),
 		})
 		v.value = cty.DynamicVal
@@ -350,4 +373,27 @@ func (l *loader) validate(v *variable) {
 			EvalContext: ctx,
 		})
 	}
+}
+
+// valueWords shows a value as a user wrote it, for messages.
+func valueWords(v cty.Value) string {
+	if !v.IsWhollyKnown() || v.IsNull() {
+		return "null"
+	}
+	var plain any
+	if toJSON(v, &plain) == nil {
+		if b, err := json.Marshal(plain); err == nil {
+			return string(b)
+		}
+	}
+	return v.Type().FriendlyName()
+}
+
+func convertDetail(v *variable, val cty.Value, err error) string {
+	d := fmt.Sprintf("variable %q: want %s, got %s", v.decl.Name, wantType(v.ty), valueWords(val))
+	if v.ty.IsPrimitiveType() {
+		return d + "."
+	}
+	// Which element or attribute does not fit.
+	return d + ": " + err.Error() + "."
 }

@@ -3,6 +3,7 @@ package scenario
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -240,6 +241,31 @@ scenario "closed" {
 		got := []any{cfg.Scenario("open").OpenLoop.Rate, cfg.Scenario("closed").ClosedLoop.Stages[0].Users}
 		if diff := cmp.Diff([]any{tt.wantRate, tt.wantUsers}, got); diff != "" {
 			t.Errorf("vars %v env %v: rate, users (-want +got):\n%s", tt.vars, tt.environ, diff)
+		}
+	}
+}
+
+// A value of the wrong type says what the variable wants, whatever the
+// value's form (HCL would say "Variables not allowed" of -var n=abc).
+func TestVariableTypeErrors(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "v.hcl")
+	if err := os.WriteFile(path, []byte(precedenceConfig), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		opts LoadOptions
+		want string
+	}{
+		{LoadOptions{Vars: []string{"req=x", "n=abc"}}, `variable "n": want a number, got "abc" (from -var).`},
+		{LoadOptions{Vars: []string{"req=x", "n=true"}}, `variable "n": want a number, got true.`},
+		{LoadOptions{Vars: []string{"req=x", "l=3"}}, `variable "l": want a list, as [1, 2] (type list(string)), got 3`},
+		{LoadOptions{Vars: []string{"req=x"}, Environ: []string{"LLMLOAD_VAR_n=ten"}}, `variable "n": want a number, got "ten" (from environment).`},
+	}
+	for _, tt := range tests {
+		_, diags := Load([]string{path}, tt.opts)
+		if len(diags) != 1 || !strings.HasPrefix(diags[0].Detail, tt.want) {
+			t.Errorf("%v: diagnostics %v, want one with detail %q", tt.opts, diags, tt.want)
 		}
 	}
 }

@@ -1,11 +1,13 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"os"
+	"strconv"
+	"strings"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
 
 	"github.com/llmload/llmload/scenario"
 )
@@ -16,15 +18,38 @@ type configFlags struct {
 	varFiles multiFlag
 }
 
-func (c *configFlags) register(fs *flag.FlagSet) {
+func (c *configFlags) register(fs *flagSet) {
 	fs.Var(&c.vars, "var", "set a variable, `name=value` (repeatable; beats -var-file and LLMLOAD_VAR_<name>)")
 	fs.Var(&c.varFiles, "var-file", "read variable values from an HCL `file` (repeatable)")
+	fs.BoolVar(&fs.e.diag.compact, "compact", false, "print problems as file:line:col lines only (the default when stderr is not a terminal)")
+	fs.BoolVar(&fs.e.diag.verbose, "verbose", false, "print problems both as file:line:col lines and with their source")
+}
+
+// diagOptions say how diagnostics are rendered: on a terminal, with their
+// source snippet; elsewhere (CI logs, editors), as one file:line:col line
+// each.
+type diagOptions struct {
+	terminal bool
+	compact  bool
+	verbose  bool
+}
+
+func (o *diagOptions) modes() (line, block bool) {
+	switch {
+	case o == nil:
+		return true, false
+	case o.verbose:
+		return true, true
+	case o.compact || !o.terminal:
+		return true, false
+	}
+	return false, true
 }
 
 // parseAndLoad parses a command's flags, wherever they stand among its
 // arguments, and loads the scenario files the arguments name. It returns
 // nil and an exit code when either fails.
-func parseAndLoad(e env, fs *flag.FlagSet, cf *configFlags, args []string) (*scenario.Config, int) {
+func parseAndLoad(e env, fs *flagSet, cf *configFlags, args []string) (*scenario.Config, int) {
 	paths, code, ok := parseInterspersed(fs, args)
 	if !ok {
 		return nil, code
@@ -61,17 +86,89 @@ func loadConfig(e env, paths []string, cf *configFlags) (*scenario.Config, int) 
 	return cfg, exitOK
 }
 
-// writeDiags renders diagnostics with source snippets when the files are
-// known, and plainly otherwise.
+// writeDiags renders diagnostics as -compact and -verbose say: one
+// file:line:col line each (summary and detail, for CI annotations and
+// editors), the full block with its source snippet (for people), or both.
 func writeDiags(e env, cfg *scenario.Config, diags hcl.Diagnostics) {
+	line, block := e.diag.modes()
+	var files map[string]*hcl.File
 	if cfg != nil {
-		if err := cfg.WriteDiagnostics(e.stderr, diags, false); err == nil {
-			return
+		files = cfg.Files
+	}
+	wr := hcl.NewDiagnosticTextWriter(e.stderr, files, 78, false)
+	for _, d := range diags {
+		if line {
+			fmt.Fprintln(e.stderr, compactDiag(d))
+		}
+		if block {
+			if err := wr.WriteDiagnostic(d); err != nil {
+				fmt.Fprintln(e.stderr, d.Error())
+			}
 		}
 	}
-	for _, d := range diags {
-		fmt.Fprintln(e.stderr, d.Error())
+}
+
+// compactDiag is a diagnostic on one line: file:line:col: error: Summary;
+// Detail.
+func compactDiag(d *hcl.Diagnostic) string {
+	sev := "error"
+	if d.Severity == hcl.DiagWarning {
+		sev = "warning"
 	}
+	s := sev + ": " + d.Summary
+	if d.Subject != nil {
+		s = fmt.Sprintf("%s:%d:%d: %s", d.Subject.Filename, d.Subject.Start.Line, d.Subject.Start.Column, s)
+	}
+	if detail := strings.Join(strings.Fields(d.Detail), " "); detail != "" {
+		s += "; " + detail
+	}
+	// The values a failed condition saw, as the full block shows them.
+	if d.Expression != nil && d.EvalContext != nil {
+		var with []string
+		seen := map[string]bool{}
+		for _, tr := range d.Expression.Variables() {
+			v, diags := tr.TraverseAbs(d.EvalContext)
+			name := traversalString(tr)
+			if diags.HasErrors() || seen[name] || !v.IsWhollyKnown() {
+				continue
+			}
+			seen[name] = true
+			with = append(with, name+" = "+valueString(v))
+		}
+		if len(with) > 0 {
+			s += " (with " + strings.Join(with, ", ") + ")"
+		}
+	}
+	return s
+}
+
+func traversalString(tr hcl.Traversal) string {
+	var b strings.Builder
+	for _, step := range tr {
+		switch st := step.(type) {
+		case hcl.TraverseRoot:
+			b.WriteString(st.Name)
+		case hcl.TraverseAttr:
+			b.WriteString("." + st.Name)
+		case hcl.TraverseIndex:
+			b.WriteString("[" + valueString(st.Key) + "]")
+		}
+	}
+	return b.String()
+}
+
+func valueString(v cty.Value) string {
+	switch {
+	case v.IsNull():
+		return "null"
+	case v.Type() == cty.Number:
+		return v.AsBigFloat().Text('g', 6)
+	case v.Type() == cty.String:
+		return strconv.Quote(v.AsString())
+	case v.Type() == cty.Bool:
+		return strconv.FormatBool(v.True())
+	}
+	return v.Type().FriendlyName()
 }
 
 // selectScenarios returns the scenario called name, or all when name is empty.

@@ -36,9 +36,10 @@ func TestUsageAndUnknownCommand(t *testing.T) {
 		{[]string{"help"}, exitOK, "Commands:"},
 		{[]string{"--help"}, exitOK, "Commands:"},
 		{[]string{"nope"}, exitInvalid, `unknown command "nope"`},
+		{[]string{"help", "plan"}, exitOK, "Usage: llmload plan"},
 		{[]string{"version"}, exitOK, "llmload "},
 		{[]string{"run"}, exitInvalid, "no scenario file"},
-		{[]string{"run", "-no-such-flag", "x.hcl"}, exitInvalid, "flag provided but not defined"},
+		{[]string{"run", "-no-such-flag", "x.hcl"}, exitInvalid, "unknown flag -no-such-flag"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {

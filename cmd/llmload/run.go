@@ -29,12 +29,13 @@ func cmdRun(ctx context.Context, e env, args []string) int {
 	cf.register(fs)
 	name := fs.String("scenario", "", "run only the scenario with this `name`")
 	var opts runOptions
-	fs.StringVar(&opts.out, "out", "llmload-results", "`directory` for <scenario>.json and <scenario>.requests.jsonl (empty: write none)")
+	out := outFlag(fs, "llmload-results", "`directory` for <scenario>.json and <scenario>.requests.jsonl (empty: write none)")
 	fs.BoolVar(&opts.quiet, "quiet", false, "no progress line")
 	cfg, code := parseAndLoad(e, fs, &cf, args)
 	if cfg == nil {
 		return code
 	}
+	opts.out = *out
 	scenarios, code := selectScenarios(e, cfg, *name)
 	if scenarios == nil {
 		return code

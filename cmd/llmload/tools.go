@@ -23,20 +23,25 @@ func cmdSim(ctx context.Context, e env, args []string) int {
 	// Every engine parameter is a flag of its own; they are applied over
 	// the profile after parsing, in the order given.
 	base, _ := sim.LookupProfile(sim.Profiles()[0])
+	// Flags are kebab-case (-max-num-seqs, as vLLM's); the profile's own
+	// snake_case names (-max_num_seqs) are accepted but not listed.
 	var overrides [][2]string
 	for _, k := range base.Keys() {
-		fs.Func(k, "override the profile's "+k, func(v string) error {
+		name := strings.ReplaceAll(k, "_", "-")
+		fs.Func(name, "override the profile's "+k, func(v string) error {
 			overrides = append(overrides, [2]string{k, v})
 			return nil
 		})
+		if name != k {
+			fs.alias(k, name)
+		}
 	}
 	rest, code, ok := parseInterspersed(fs, args)
 	if !ok {
 		return code
 	}
 	if len(rest) > 0 {
-		fmt.Fprintf(e.stderr, "llmload sim: unexpected argument %q\n", rest[0])
-		return exitInvalid
+		return fs.usageError(fmt.Sprintf("unexpected argument %q", rest[0]))
 	}
 	p, err := sim.LookupProfile(*profileName)
 	if err != nil {
@@ -45,7 +50,7 @@ func cmdSim(ctx context.Context, e env, args []string) int {
 	}
 	for _, o := range overrides {
 		if err := p.Set(o[0], o[1]); err != nil {
-			fmt.Fprintf(e.stderr, "llmload sim: -%s: %v\n", o[0], err)
+			fmt.Fprintf(e.stderr, "llmload sim: -%s: %v\n", strings.ReplaceAll(o[0], "_", "-"), err)
 			return exitInvalid
 		}
 	}
@@ -80,9 +85,11 @@ func cmdTokenize(_ context.Context, e env, args []string) int {
 	if !ok {
 		return code
 	}
-	if *path == "" || len(rest) > 0 {
-		fs.Usage()
-		return exitInvalid
+	if *path == "" {
+		return fs.usageError("-tokenizer is required")
+	}
+	if len(rest) > 0 {
+		return fs.usageError(fmt.Sprintf("unexpected argument %q: the text is read from stdin", rest[0]))
 	}
 	tok, err := tokenizer.Load(*path)
 	if err != nil {
@@ -108,15 +115,27 @@ func cmdTokenize(_ context.Context, e env, args []string) int {
 }
 
 func cmdDataset(_ context.Context, e env, args []string) int {
-	if len(args) == 0 || args[0] != "dump" {
-		fmt.Fprintln(e.stderr, "Usage: llmload dataset dump SCENARIO_PATH... --dataset NAME [-o FILE.jsonl]")
+	const datasetUsage = "Usage: llmload dataset dump SCENARIO_PATH... [-dataset NAME] [-out FILE.jsonl]"
+	switch {
+	case len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help"):
+		fmt.Fprintf(e.stdout, "%s\n\nSubcommands:\n  dump  write the requests a dataset block samples, in order, as JSONL\n\nRun 'llmload dataset dump -h' for its flags.\n", datasetUsage)
+		return exitOK
+	case len(args) == 0 || args[0] != "dump":
+		msg := "llmload dataset: name a subcommand: dump"
+		if len(args) > 0 {
+			msg = fmt.Sprintf("llmload dataset: unknown subcommand %q", args[0])
+			if suggest(args[0], []string{"dump"}) != "" {
+				msg += `; did you mean "dump"?`
+			}
+		}
+		fmt.Fprintf(e.stderr, "%s\n%s\nRun 'llmload dataset -h' for more.\n", msg, datasetUsage)
 		return exitInvalid
 	}
 	fs := newFlags(e, "dataset dump", "SCENARIO_PATH...")
 	var cf configFlags
 	cf.register(fs)
 	name := fs.String("dataset", "", "`name` of the dataset block to sample (required when there are several)")
-	out := fs.String("o", "", "output `file` (default: stdout)")
+	out := outFlag(fs, "", "output `file` (default: stdout)")
 	cfg, code := parseAndLoad(e, fs, &cf, args[1:])
 	if cfg == nil {
 		return code

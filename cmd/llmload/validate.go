@@ -18,14 +18,23 @@ func cmdValidate(_ context.Context, e env, args []string) int {
 	fs := newFlags(e, "validate", "PATH...")
 	var cf configFlags
 	cf.register(fs)
+	name := fs.String("scenario", "", "check only what the scenario with this `name` uses (the files are checked whole)")
 	cfg, code := parseAndLoad(e, fs, &cf, args)
 	if cfg == nil {
 		return code
 	}
+	targets, datasets := cfg.Targets, cfg.Datasets
+	if *name != "" {
+		scenarios, code := selectScenarios(e, cfg, *name)
+		if scenarios == nil {
+			return code
+		}
+		targets, datasets = []*scenario.Target{scenarios[0].Target}, []*scenario.Dataset{scenarios[0].Dataset}
+	}
 	// Beyond the language: load what a run would load, sending nothing, so
 	// that validate is a CI gate a run cannot fail later on bad input.
 	bad := false
-	for _, t := range cfg.Targets {
+	for _, t := range targets {
 		if strings.HasPrefix(t.BaseURL, simScheme) {
 			continue
 		}
@@ -34,7 +43,7 @@ func cmdValidate(_ context.Context, e env, args []string) int {
 			bad = true
 		}
 	}
-	for _, d := range cfg.Datasets {
+	for _, d := range datasets {
 		if _, _, err := loadDataset(d, nil, true); err != nil {
 			fmt.Fprintf(e.stderr, "llmload: dataset %q: %v\n", d.Name, err)
 			bad = true
@@ -64,6 +73,7 @@ func checkSimTargets(cfg *scenario.Config) hcl.Diagnostics {
 func cmdFmt(_ context.Context, e env, args []string) int {
 	fs := newFlags(e, "fmt", "PATH...")
 	check := fs.Bool("check", false, "change nothing; exit 1 and list the files that are not formatted")
+	diff := fs.Bool("diff", false, "print the changes as a unified diff")
 	paths, code, ok := parseInterspersed(fs, args)
 	if !ok {
 		return code
@@ -95,6 +105,9 @@ func cmdFmt(_ context.Context, e env, args []string) int {
 		}
 		unformatted++
 		fmt.Fprintln(e.stdout, f)
+		if *diff {
+			writeUnifiedDiff(e.stdout, f, src, out)
+		}
 		if *check {
 			continue
 		}

@@ -1,0 +1,739 @@
+// Package vllmimport translates a vLLM benchmark command line
+// (benchmarks/benchmark_serving.py, or vllm bench serve) into an
+// equivalent llmload scenario file.
+//
+// It is pure: arguments in, HCL text and the list of arguments it could
+// not translate out. Nothing is read or sent; the scenario names the
+// dataset files the command named, which need not exist yet.
+package vllmimport
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/hashicorp/hcl/v2/hclwrite"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// Untranslated is an argument the scenario does not carry, and why.
+type Untranslated struct {
+	Arg    string // as written, with its values: "--percentile-metrics ttft,tpot"
+	Reason string
+}
+
+func (u Untranslated) String() string { return u.Arg + ": " + u.Reason }
+
+// Result is a translation.
+type Result struct {
+	// HCL is the scenario file, canonically formatted. It starts with a
+	// comment holding the command line and every untranslated argument.
+	HCL []byte
+	// Untranslated lists, in command-line order, the arguments the
+	// scenario does not carry.
+	Untranslated []Untranslated
+}
+
+// Names of the blocks the scenario declares.
+const (
+	TargetName   = "server"
+	ScenarioName = "benchmark_serving"
+)
+
+// settings are the benchmark's options after parsing, with vLLM's
+// defaults.
+type settings struct {
+	backend, backendArg string
+	baseURL, host, port string
+	endpoint            string
+	model, servedName   string
+	tokenizer           string
+	datasetName         string
+	datasetPath         string
+	numPrompts          int64
+	rate                string
+	burstiness          float64
+	maxConcurrency      int64
+	seed                *int64
+	ignoreEOS           bool
+	goodput             [][2]string // metric, duration
+	extraBody           [][2]string // field, HCL literal
+	headers             [][2]string
+	warmups             int64
+	sharegptOutputLen   int64
+	randomInputLen      int64
+	randomOutputLen     int64
+	randomRangeRatio    string
+	randomPrefixLen     int64
+	customOutputLen     int64
+	noOversample        bool
+	disableShuffle      bool
+	skipChatTemplate    bool
+
+	datasetOpts []option // dataset-specific options, checked once the dataset is known
+	out         []Untranslated
+}
+
+func (s *settings) skip(o option, reason string) {
+	s.out = append(s.out, Untranslated{o.text(), reason})
+}
+
+// Translate turns a benchmark command line into a scenario. The program
+// words before the first option (python3 benchmark_serving.py, vllm bench
+// serve) are optional; they only choose the default dataset, which is
+// sharegpt for benchmark_serving.py and random for vllm bench serve.
+//
+// An argument Translate cannot express is listed in the result, never
+// dropped. It returns an error only when no scenario can be written: the
+// model is missing, as vLLM's benchmark_serving.py requires it.
+func Translate(args []string) (*Result, error) {
+	program, opts, stray := parse(args)
+	s := &settings{
+		backend: "vllm", host: "127.0.0.1", port: "8000",
+		datasetName: "random", numPrompts: 1000, rate: "inf", burstiness: 1,
+		randomInputLen: 1024, randomOutputLen: 128, customOutputLen: 256,
+	}
+	for _, w := range program {
+		if strings.Contains(w, "benchmark_serving") {
+			s.datasetName = "sharegpt" // that script's default
+		}
+	}
+	for _, o := range opts {
+		s.apply(o)
+	}
+	for _, w := range stray {
+		s.out = append(s.out, Untranslated{w, "unexpected argument: vLLM's benchmark takes no positional arguments"})
+	}
+	if s.servedName == "" && s.model == "" {
+		return nil, errors.New("the command has no --model: llmload sends the model name in every request, so give --model NAME")
+	}
+	s.checkDataset()
+	f, err := s.file(args)
+	if err != nil {
+		return nil, err
+	}
+	return &Result{HCL: f, Untranslated: s.out}, nil
+}
+
+// apply reads one option into the settings.
+func (s *settings) apply(o option) {
+	one := func() (string, bool) {
+		if len(o.vals) != 1 {
+			s.skip(o, fmt.Sprintf("takes one value, got %d", len(o.vals)))
+			return "", false
+		}
+		return o.vals[0], true
+	}
+	switch0 := func() bool {
+		if len(o.vals) != 0 {
+			s.skip(o, "takes no value")
+			return false
+		}
+		return true
+	}
+	integer := func(min int64, dst *int64) {
+		if v, ok := one(); ok {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || n < min {
+				s.skip(o, fmt.Sprintf("want a whole number of at least %d, got %q", min, v))
+				return
+			}
+			*dst = n
+		}
+	}
+	switch o.name {
+	case "backend", "endpoint-type":
+		if v, ok := one(); ok {
+			s.backend, s.backendArg = v, o.text()
+		}
+	case "base-url":
+		if v, ok := one(); ok {
+			s.baseURL = v
+		}
+	case "host":
+		if v, ok := one(); ok {
+			s.host = v
+		}
+	case "port":
+		if v, ok := one(); ok {
+			s.port = v
+		}
+	case "endpoint":
+		if v, ok := one(); ok {
+			s.endpoint = v
+		}
+	case "model":
+		if v, ok := one(); ok {
+			s.model = v
+		}
+	case "served-model-name":
+		if v, ok := one(); ok {
+			s.servedName = v
+		}
+	case "tokenizer":
+		if v, ok := one(); ok {
+			s.tokenizer = v
+		}
+	case "dataset-name":
+		if v, ok := one(); ok {
+			s.datasetName = v
+		}
+	case "dataset-path":
+		if v, ok := one(); ok {
+			s.datasetPath = v
+		}
+	case "dataset": // benchmark_serving.py's old spelling of a ShareGPT path
+		if v, ok := one(); ok {
+			s.datasetName, s.datasetPath = "sharegpt", v
+		}
+	case "num-prompts":
+		integer(1, &s.numPrompts)
+	case "request-rate":
+		if v, ok := one(); ok {
+			if f, err := strconv.ParseFloat(v, 64); err == nil && f > 0 && !isInf(v) {
+				s.rate = v
+			} else if isInf(v) {
+				s.rate = "inf"
+			} else {
+				s.skip(o, fmt.Sprintf(`want a number of requests per second above 0, or inf, got %q`, v))
+			}
+		}
+	case "burstiness":
+		if v, ok := one(); ok {
+			if f, err := strconv.ParseFloat(v, 64); err == nil && f > 0 {
+				s.burstiness = f
+			} else {
+				s.skip(o, fmt.Sprintf("want a number above 0, got %q", v))
+			}
+		}
+	case "max-concurrency":
+		integer(1, &s.maxConcurrency)
+	case "seed":
+		if v, ok := one(); ok {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				s.skip(o, fmt.Sprintf("want a whole number, got %q", v))
+				return
+			}
+			s.seed = &n
+		}
+	case "ignore-eos":
+		if switch0() {
+			s.ignoreEOS = true
+		}
+	case "goodput":
+		s.goodputs(o)
+	case "temperature", "top-p", "min-p", "repetition-penalty", "frequency-penalty", "presence-penalty":
+		if v, ok := one(); ok {
+			if _, err := strconv.ParseFloat(v, 64); err != nil {
+				s.skip(o, fmt.Sprintf("want a number, got %q", v))
+				return
+			}
+			s.extraBody = append(s.extraBody, [2]string{strings.ReplaceAll(o.name, "-", "_"), v})
+		}
+	case "top-k", "logprobs":
+		if v, ok := one(); ok {
+			if _, err := strconv.ParseInt(v, 10, 64); err != nil {
+				s.skip(o, fmt.Sprintf("want a whole number, got %q", v))
+				return
+			}
+			s.extraBody = append(s.extraBody, [2]string{strings.ReplaceAll(o.name, "-", "_"), v})
+		}
+	case "header":
+		for _, kv := range o.vals {
+			k, v, ok := strings.Cut(kv, "=")
+			if !ok || k == "" {
+				s.skip(o, fmt.Sprintf("want KEY=VALUE, got %q", kv))
+				continue
+			}
+			s.headers = append(s.headers, [2]string{k, v})
+			if credential(k) {
+				s.out = append(s.out, Untranslated{"--header " + k + "=<redacted>",
+					fmt.Sprintf("a credential is not written into the file: the scenario reads it from $%s", envName(k))})
+			}
+		}
+	case "num-warmups":
+		integer(0, &s.warmups)
+	case "sharegpt-output-len", "random-input-len", "random-output-len", "random-range-ratio",
+		"random-prefix-len", "custom-output-len":
+		s.datasetOpts = append(s.datasetOpts, o)
+	case "no-oversample":
+		if switch0() {
+			s.noOversample = true
+		}
+	case "disable-shuffle":
+		if switch0() {
+			s.disableShuffle = true
+		}
+	case "custom-skip-chat-template", "skip-chat-template":
+		if switch0() {
+			s.skipChatTemplate = true
+		}
+	default:
+		s.skip(o, reasonFor(o.name))
+	}
+}
+
+func isInf(v string) bool {
+	v = strings.ToLower(v)
+	return v == "inf" || v == "+inf" || v == "infinity"
+}
+
+// reasons explains the options llmload knows but does not translate.
+var reasons = map[string]string{
+	"percentile-metrics":      "llmload has no equivalent yet: its vLLM block shows Mean, Median and P99 of TTFT, TPOT, ITL and E2EL, and the result JSON holds every percentile",
+	"metric-percentiles":      "llmload has no equivalent yet: its vLLM block shows Mean, Median and P99, and the result JSON holds p50, p90, p95, p99 and p99.9 of every latency",
+	"save-result":             "llmload always writes the result JSON: llmload run -out DIR writes DIR/<scenario>.json (default llmload-results/)",
+	"save-detailed":           "llmload writes every request to DIR/<scenario>.requests.jsonl rather than into the result JSON",
+	"result-dir":              "a run flag in llmload: llmload run -out DIR",
+	"result-filename":         "llmload has no equivalent yet: results are named after the scenario, <scenario>.json",
+	"append-result":           "llmload has no equivalent: each run writes its own result file",
+	"metadata":                "llmload has no equivalent yet: the result JSON records the resolved scenario instead",
+	"label":                   "llmload has no equivalent: results are named after the scenario",
+	"disable-tqdm":            "a run flag in llmload: llmload run -quiet",
+	"profile":                 "llmload does not drive vLLM's profiler",
+	"trust-remote-code":       "llmload runs no model code; nothing to trust",
+	"tokenizer-mode":          "llmload reads a tokenizer.json (or asks the server); it has no tokenizer modes",
+	"use-beam-search":         "llmload has no equivalent: add the server's beam-search fields to extra_body",
+	"ready-check-timeout-sec": "llmload does not wait for the server to come up: start the run once it answers",
+	"ramp-up-strategy":        "llmload has no request-rate ramp for open loops yet (closed_loop stages ramp users)",
+	"ramp-up-start-rps":       "llmload has no request-rate ramp for open loops yet (closed_loop stages ramp users)",
+	"ramp-up-end-rps":         "llmload has no request-rate ramp for open loops yet (closed_loop stages ramp users)",
+	"no-stream":               "llmload reads dataset files whole; there is no streaming mode to turn off",
+}
+
+func reasonFor(name string) string {
+	if r, ok := reasons[name]; ok {
+		return r
+	}
+	for _, p := range []string{"hf-", "sonnet-", "burstgpt-", "random-mm-", "prefix-repetition-", "spec-bench-", "lora-"} {
+		if strings.HasPrefix(name, p) {
+			return "belongs to a dataset or feature llmload does not have"
+		}
+	}
+	return "unknown option: not one of vLLM's benchmark options that llmload knows"
+}
+
+// goodputs reads --goodput ttft:500 tpot:50 (milliseconds).
+func (s *settings) goodputs(o option) {
+	if len(o.vals) == 0 {
+		s.skip(o, "takes one or more KEY:MILLISECONDS values")
+		return
+	}
+	for _, kv := range o.vals {
+		k, v, ok := strings.Cut(kv, ":")
+		f, err := strconv.ParseFloat(v, 64)
+		switch {
+		case !ok || err != nil || f < 0:
+			s.out = append(s.out, Untranslated{"--goodput " + kv, "want KEY:MILLISECONDS, as ttft:500"})
+		case k != "ttft" && k != "tpot" && k != "e2el":
+			s.out = append(s.out, Untranslated{"--goodput " + kv, fmt.Sprintf("vLLM's goodput keys are ttft, tpot and e2el, not %q", k)})
+		default:
+			s.goodput = append(s.goodput, [2]string{k, v + "ms"})
+		}
+	}
+}
+
+// checkDataset applies the dataset-specific options that fit the dataset
+// and lists the others.
+func (s *settings) checkDataset() {
+	fits := map[string]string{
+		"sharegpt-output-len": "sharegpt", "random-input-len": "random", "random-output-len": "random",
+		"random-range-ratio": "random", "random-prefix-len": "random", "custom-output-len": "custom",
+	}
+	for _, o := range s.datasetOpts {
+		if fits[o.name] != s.datasetName {
+			s.skip(o, fmt.Sprintf("applies to --dataset-name %s, and the command uses %s", fits[o.name], s.datasetName))
+			continue
+		}
+		if len(o.vals) != 1 {
+			s.skip(o, fmt.Sprintf("takes one value, got %d", len(o.vals)))
+			continue
+		}
+		v := o.vals[0]
+		if o.name == "random-range-ratio" {
+			if f, err := strconv.ParseFloat(v, 64); err != nil || f < 0 || f >= 1 {
+				s.skip(o, fmt.Sprintf("llmload's range_ratio is in [0, 1) (lengths uniform in [L(1-r), L(1+r)], as vLLM 0.9 and later), got %q", v))
+			} else {
+				s.randomRangeRatio = v
+			}
+			continue
+		}
+		min := int64(1)
+		if o.name == "random-prefix-len" {
+			min = 0
+		}
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < min {
+			s.skip(o, fmt.Sprintf("want a whole number of at least %d, got %q", min, v))
+			continue
+		}
+		switch o.name {
+		case "sharegpt-output-len":
+			s.sharegptOutputLen = n
+		case "random-input-len":
+			s.randomInputLen = n
+		case "random-output-len":
+			s.randomOutputLen = n
+		case "random-prefix-len":
+			s.randomPrefixLen = n
+		case "custom-output-len":
+			s.customOutputLen = n
+		}
+	}
+}
+
+// api returns llmload's api for the backend and endpoint, and the base
+// URL (the endpoint's URL without /v1/completions or
+// /v1/chat/completions).
+func (s *settings) api() (api, base string) {
+	switch s.backend {
+	case "openai-chat":
+		api = "openai-chat"
+	case "vllm", "openai", "sglang", "lmdeploy", "scalellm", "llama.cpp":
+		// These use vLLM's OpenAI completions client.
+		api = "openai"
+	default:
+		s.out = append(s.out, Untranslated{s.backendArg, "llmload speaks the OpenAI completions (\"openai\") and chat (\"openai-chat\") APIs only; the scenario uses \"openai\""})
+		api = "openai"
+	}
+	endpoint := s.endpoint
+	if endpoint == "" {
+		endpoint = "/v1/completions"
+		if api == "openai-chat" {
+			endpoint = "/v1/chat/completions"
+		}
+	}
+	root := s.baseURL
+	if root == "" {
+		root = "http://" + s.host + ":" + s.port
+	}
+	full := strings.TrimRight(root, "/") + "/" + strings.TrimLeft(endpoint, "/")
+	switch {
+	case strings.HasSuffix(full, "/v1/chat/completions"):
+		base = strings.TrimSuffix(full, "/v1/chat/completions")
+		if api != "openai-chat" {
+			s.out = append(s.out, Untranslated{"--endpoint " + endpoint, "the chat endpoint needs the chat API: the scenario uses api = \"openai-chat\" (vLLM would send a completions body there)"})
+			api = "openai-chat"
+		}
+	case strings.HasSuffix(full, "/v1/completions"):
+		base = strings.TrimSuffix(full, "/v1/completions")
+		if api == "openai-chat" {
+			s.out = append(s.out, Untranslated{"--endpoint " + endpoint, "openai-chat needs /v1/chat/completions: the scenario uses api = \"openai-chat\" on that path"})
+		}
+	default:
+		base = strings.TrimSuffix(root, "/")
+		s.out = append(s.out, Untranslated{"--endpoint " + endpoint, fmt.Sprintf("llmload posts to <base_url>/v1/completions or /v1/chat/completions; the scenario uses %s", base)})
+	}
+	if u, err := url.Parse(base); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		s.out = append(s.out, Untranslated{"--base-url " + root, fmt.Sprintf("not an http(s) URL; the scenario uses it as written (%q) and llmload validate will say what is wrong", base)})
+	}
+	return api, base
+}
+
+// file writes the scenario.
+func (s *settings) file(args []string) ([]byte, error) {
+	api, base := s.api()
+	f := hclwrite.NewEmptyFile()
+	root := f.Body()
+
+	// target
+	t := root.AppendNewBlock("target", []string{TargetName}).Body()
+	t.SetAttributeValue("base_url", cty.StringVal(base))
+	t.SetAttributeValue("api", cty.StringVal(api))
+	model := s.model
+	if s.servedName != "" {
+		model = s.servedName // what vLLM puts in the request's model field
+	}
+	t.SetAttributeValue("model", cty.StringVal(model))
+	comment(t, "vLLM's client sends $OPENAI_API_KEY as a Bearer token when it is set.")
+	t.SetAttributeRaw("api_key", hclwrite.TokensForFunctionCall("env",
+		hclwrite.TokensForValue(cty.StringVal("OPENAI_API_KEY")), hclwrite.TokensForValue(cty.StringVal(""))))
+	if len(s.headers) > 0 {
+		var attrs []hclwrite.ObjectAttrTokens
+		for _, h := range dedupe(s.headers) {
+			value := hclwrite.TokensForValue(cty.StringVal(h[1]))
+			if credential(h[0]) {
+				// A secret stays out of the file: it is read from the
+				// environment, as api_key is.
+				name := envName(h[0])
+				value = hclwrite.TokensForFunctionCall("env",
+					hclwrite.TokensForValue(cty.StringVal(name)), hclwrite.TokensForValue(cty.StringVal("")))
+			}
+			attrs = append(attrs, hclwrite.ObjectAttrTokens{Name: hclwrite.TokensForValue(cty.StringVal(h[0])), Value: value})
+		}
+		t.SetAttributeRaw("headers", hclwrite.TokensForObject(attrs))
+	}
+	if s.ignoreEOS {
+		t.SetAttributeValue("ignore_eos", cty.True)
+	}
+	if len(s.extraBody) > 0 {
+		var attrs []hclwrite.ObjectAttrTokens
+		for _, kv := range dedupe(s.extraBody) {
+			n, err := cty.ParseNumberVal(kv[1])
+			if err != nil {
+				return nil, err
+			}
+			attrs = append(attrs, hclwrite.ObjectAttrTokens{Name: hclwrite.TokensForIdentifier(kv[0]), Value: hclwrite.TokensForValue(n)})
+		}
+		t.SetAttributeRaw("extra_body", hclwrite.TokensForObject(attrs))
+	}
+	root.AppendNewline()
+
+	// dataset
+	dsName := s.datasetBlockName()
+	d := root.AppendNewBlock("dataset", []string{dsName}).Body()
+	s.datasetSource(d)
+	tokenizerRef := s.tokenizer
+	if tokenizerRef == "" {
+		tokenizerRef = s.model
+	}
+	if strings.HasSuffix(tokenizerRef, "tokenizer.json") {
+		d.SetAttributeValue("tokenizer", cty.StringVal(tokenizerRef))
+	} else {
+		comment(d, fmt.Sprintf("vLLM counts tokens with the tokenizer of %s.", tokenizerRef))
+		comment(d, "\"server\" asks the target's /tokenize, which uses the same one;")
+		comment(d, "a path to a tokenizer.json works offline.")
+		d.SetAttributeValue("tokenizer", cty.StringVal("server"))
+	}
+	root.AppendNewline()
+
+	// scenario
+	sc := root.AppendNewBlock("scenario", []string{ScenarioName}).Body()
+	sc.SetAttributeTraversal("target", hcl.Traversal{hcl.TraverseRoot{Name: "target"}, hcl.TraverseAttr{Name: TargetName}})
+	sc.SetAttributeTraversal("dataset", hcl.Traversal{hcl.TraverseRoot{Name: "dataset"}, hcl.TraverseAttr{Name: dsName}})
+	if s.seed != nil {
+		comment(sc, "vLLM's --seed seeds both the prompts and the arrival times.")
+		sc.SetAttributeValue("seed", cty.NumberIntVal(*s.seed))
+	}
+	sc.SetAttributeValue("requests", cty.NumberIntVal(s.numPrompts))
+	sc.AppendNewline()
+	ol := sc.AppendNewBlock("open_loop", nil).Body()
+	if s.rate == "inf" {
+		ol.SetAttributeValue("rate", cty.StringVal("inf"))
+	} else {
+		n, err := cty.ParseNumberVal(s.rate)
+		if err != nil {
+			return nil, err
+		}
+		ol.SetAttributeValue("rate", n)
+	}
+	if s.burstiness != 1 {
+		ol.SetAttributeValue("arrival", cty.StringVal("gamma"))
+		ol.SetAttributeValue("burstiness", cty.NumberFloatVal(s.burstiness))
+	} else {
+		ol.SetAttributeValue("arrival", cty.StringVal("poisson"))
+	}
+	if s.maxConcurrency > 0 {
+		ol.SetAttributeValue("max_concurrency", cty.NumberIntVal(s.maxConcurrency))
+	}
+	if s.warmups > 0 {
+		sc.AppendNewline()
+		w := sc.AppendNewBlock("warmup", nil).Body()
+		w.SetAttributeValue("requests", cty.NumberIntVal(s.warmups))
+	}
+	if len(s.goodput) > 0 {
+		sc.AppendNewline()
+		g := sc.AppendNewBlock("goodput", nil).Body()
+		for _, kv := range dedupe(s.goodput) {
+			g.SetAttributeValue(kv[0], cty.StringVal(kv[1]))
+		}
+	}
+
+	var b strings.Builder
+	b.WriteString("# Translated by llmload import vllm from:\n#\n")
+	for _, line := range commandLines(args) {
+		b.WriteString("#   " + line + "\n")
+	}
+	if len(s.out) > 0 {
+		b.WriteString("#\n# Not translated:\n#\n")
+		for _, u := range s.out {
+			b.WriteString("#   " + u.String() + "\n")
+		}
+	}
+	b.WriteString("\n")
+	b.Write(hclwrite.Format(f.Bytes()))
+	return []byte(b.String()), nil
+}
+
+func (s *settings) datasetBlockName() string {
+	switch s.datasetName {
+	case "sharegpt", "random", "custom":
+		return s.datasetName
+	}
+	return "random"
+}
+
+// datasetSource writes the dataset's source block.
+func (s *settings) datasetSource(d *hclwrite.Body) {
+	name := s.datasetName
+	switch name {
+	case "sharegpt", "custom":
+	case "random":
+	default:
+		s.out = append(s.out, Untranslated{"--dataset-name " + name,
+			"llmload reads sharegpt, random and custom (JSONL) datasets; the scenario uses a random dataset in its place"})
+		name = "random"
+	}
+	path := s.datasetPath
+	if (name == "sharegpt" || name == "custom") && path == "" {
+		path = "ShareGPT_V3_unfiltered_cleaned_split.json"
+		if name == "custom" {
+			path = "data.jsonl"
+		}
+		s.out = append(s.out, Untranslated{"--dataset-name " + name, fmt.Sprintf("the command names no --dataset-path; the scenario reads %q", path)})
+	}
+	if name == "random" && s.datasetPath != "" {
+		reason := "a random dataset reads no file"
+		if s.datasetName != "random" {
+			reason = "the file of the " + s.datasetName + " dataset, which llmload does not read"
+		}
+		s.out = append(s.out, Untranslated{"--dataset-path " + s.datasetPath, reason})
+	}
+	if s.disableShuffle && name != "custom" {
+		s.out = append(s.out, Untranslated{"--disable-shuffle", "llmload samples " + name + " datasets in vLLM's shuffled order; only custom (JSONL) datasets can keep the file's order"})
+	}
+	if s.noOversample && name != "sharegpt" {
+		s.out = append(s.out, Untranslated{"--no-oversample", "applies to sharegpt datasets only"})
+	}
+	switch name {
+	case "sharegpt":
+		b := d.AppendNewBlock("sharegpt", nil).Body()
+		b.SetAttributeValue("path", cty.StringVal(path))
+		b.SetAttributeValue("num_prompts", cty.NumberIntVal(s.numPrompts))
+		s.datasetSeed(b)
+		if s.sharegptOutputLen > 0 {
+			b.SetAttributeValue("output_len", cty.NumberIntVal(s.sharegptOutputLen))
+		}
+		if s.noOversample {
+			b.SetAttributeValue("oversample", cty.False)
+		}
+	case "random":
+		b := d.AppendNewBlock("random", nil).Body()
+		b.SetAttributeValue("input_len", cty.NumberIntVal(s.randomInputLen))
+		b.SetAttributeValue("output_len", cty.NumberIntVal(s.randomOutputLen))
+		if s.randomRangeRatio != "" {
+			n, _ := cty.ParseNumberVal(s.randomRangeRatio)
+			b.SetAttributeValue("range_ratio", n)
+		}
+		if s.randomPrefixLen > 0 {
+			b.SetAttributeValue("prefix_len", cty.NumberIntVal(s.randomPrefixLen))
+		}
+		b.SetAttributeValue("num_prompts", cty.NumberIntVal(s.numPrompts))
+		s.datasetSeed(b)
+	case "custom":
+		b := d.AppendNewBlock("jsonl", nil).Body()
+		b.SetAttributeValue("path", cty.StringVal(path))
+		b.SetAttributeValue("output_len", cty.NumberIntVal(s.customOutputLen))
+		b.SetAttributeValue("num_prompts", cty.NumberIntVal(s.numPrompts))
+		s.datasetSeed(b)
+		if s.disableShuffle {
+			b.SetAttributeValue("shuffle", cty.False)
+		}
+		if !s.skipChatTemplate && s.backend != "openai-chat" {
+			s.out = append(s.out, Untranslated{"--dataset-name custom", "vLLM applies the model's chat template to each prompt unless --custom-skip-chat-template is given; llmload sends prompts as written"})
+		}
+	}
+}
+
+func (s *settings) datasetSeed(b *hclwrite.Body) {
+	if s.seed != nil {
+		b.SetAttributeValue("seed", cty.NumberIntVal(*s.seed))
+	}
+}
+
+// comment appends a whole-line comment to a body.
+func comment(b *hclwrite.Body, text string) {
+	b.AppendUnstructuredTokens(hclwrite.Tokens{{Type: hclsyntax.TokenComment, Bytes: []byte("# " + text + "\n")}})
+}
+
+// dedupe keeps the last value of each key, in the order keys first appear
+// (argparse keeps the last of a repeated option).
+func dedupe(kvs [][2]string) [][2]string {
+	last := map[string]string{}
+	var order []string
+	for _, kv := range kvs {
+		if _, ok := last[kv[0]]; !ok {
+			order = append(order, kv[0])
+		}
+		last[kv[0]] = kv[1]
+	}
+	out := make([][2]string, len(order))
+	for i, k := range order {
+		out[i] = [2]string{k, last[k]}
+	}
+	return out
+}
+
+// commandLines renders the command one option per line, as a shell
+// continuation, with header values that look like credentials redacted.
+func commandLines(args []string) []string {
+	program, opts, stray := parse(args)
+	var lines []string
+	head := strings.Join(quoteAll(program), " ")
+	for _, o := range opts {
+		if o.name == "header" {
+			o.vals = redactHeaders(o.vals)
+		}
+		lines = append(lines, o.text())
+	}
+	lines = append(lines, quoteAll(stray)...)
+	if head != "" {
+		lines = append([]string{head}, lines...)
+	}
+	for i := range lines {
+		if i > 0 {
+			lines[i] = "  " + lines[i]
+		}
+		if i < len(lines)-1 {
+			lines[i] += " \\"
+		}
+	}
+	return lines
+}
+
+func quoteAll(ws []string) []string {
+	out := make([]string, len(ws))
+	for i, w := range ws {
+		out[i] = shellQuote(w)
+	}
+	return out
+}
+
+func redactHeaders(kvs []string) []string {
+	out := make([]string, len(kvs))
+	for i, kv := range kvs {
+		if k, _, ok := strings.Cut(kv, "="); ok && credential(k) {
+			kv = k + "=<redacted>"
+		}
+		out[i] = kv
+	}
+	return out
+}
+
+// credential reports whether a header's value is a secret, by the rule
+// result files use to redact headers.
+func credential(header string) bool {
+	h := strings.ToLower(header)
+	for _, w := range []string{"authorization", "key", "token", "secret", "cookie", "password"} {
+		if strings.Contains(h, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// envName is the environment variable a credential header is read from:
+// X-Api-Key -> X_API_KEY.
+func envName(header string) string {
+	return strings.ToUpper(strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+			return r
+		}
+		return '_'
+	}, header))
+}
