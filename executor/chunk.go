@@ -25,16 +25,16 @@ type chunk struct {
 
 var errNotObject = errors.New("data is not a JSON object")
 
-// choiceField reads one field of an element of choices into c, for the
-// fields an API has of its own (text, delta, ...).
-type choiceField func(c *chunk, key string, v gjson.Result, keepText bool)
+// choiceReader reads one element of choices into c: the fields an API has
+// of its own (text, delta, ...), and finish_reason with c.finishReason.
+type choiceReader func(c *chunk, choice gjson.Result, keepText bool)
 
 // parseOpenAI reads one data payload of an OpenAI-style stream into c,
 // which it resets first: "[DONE]" ends the stream; otherwise the payload
 // must be a JSON object. The envelope is shared: usage, an error object
-// ({"error": ...} or vLLM's {"object": "error", ...}) and each choice's
-// finish_reason; every other field of a choice goes to field.
-func parseOpenAI(data []byte, c *chunk, keepText bool, field choiceField) error {
+// ({"error": ...} or vLLM's {"object": "error", ...}) and choices, an
+// array whose elements go to choice.
+func parseOpenAI(data []byte, c *chunk, keepText bool, choice choiceReader) error {
 	*c = chunk{text: c.text[:0]}
 	if string(bytes.TrimSpace(data)) == openaiwire.Done {
 		c.done = true
@@ -60,15 +60,8 @@ func parseOpenAI(data []byte, c *chunk, keepText bool, field choiceField) error 
 				}
 				return bad == nil
 			}
-			v.ForEach(func(_, choice gjson.Result) bool {
-				choice.ForEach(func(key, v gjson.Result) bool {
-					if key.Str == "finish_reason" {
-						c.finishReason(v)
-					} else {
-						field(c, key.Str, v, keepText)
-					}
-					return true
-				})
+			v.ForEach(func(_, v gjson.Result) bool {
+				choice(c, v, keepText)
 				return true
 			})
 		case "usage":
@@ -91,7 +84,7 @@ func parseOpenAI(data []byte, c *chunk, keepText bool, field choiceField) error 
 	return bad
 }
 
-// finishReason notes a finish reason; "" and null are none.
+// finishReason notes a choice's finish_reason; "" and null are none.
 func (c *chunk) finishReason(v gjson.Result) {
 	if v.Type == gjson.String && v.Str != "" {
 		c.finish = strings.Clone(v.Str)

@@ -37,22 +37,27 @@ func (chat) Parse(data []byte, c *chunk, keepText bool) error {
 	return parseOpenAI(data, c, keepText, chatChoice)
 }
 
-// chatChoice reads one field of a chat choice.
-func chatChoice(c *chunk, key string, v gjson.Result, keepText bool) {
-	if key != "delta" {
-		return
-	}
-	v.ForEach(func(key, v gjson.Result) bool {
+// chatChoice reads one chat choice: delta, finish_reason.
+func chatChoice(c *chunk, choice gjson.Result, keepText bool) {
+	choice.ForEach(func(key, v gjson.Result) bool {
 		switch key.Str {
-		case "content", "reasoning_content", "reasoning":
-			c.content(v, keepText)
-		case "tool_calls":
-			if v.IsArray() {
-				v.ForEach(func(_, _ gjson.Result) bool {
-					c.output = true
-					return false
-				})
-			}
+		case "delta":
+			v.ForEach(func(key, v gjson.Result) bool {
+				switch key.Str {
+				case "content", "reasoning_content", "reasoning":
+					c.content(v, keepText)
+				case "tool_calls":
+					if v.IsArray() {
+						v.ForEach(func(_, _ gjson.Result) bool {
+							c.output = true
+							return false
+						})
+					}
+				}
+				return true
+			})
+		case "finish_reason":
+			c.finishReason(v)
 		}
 		return true
 	})

@@ -28,9 +28,15 @@ func (completions) Parse(data []byte, c *chunk, keepText bool) error {
 	return parseOpenAI(data, c, keepText, completionsChoice)
 }
 
-// completionsChoice reads one field of a completions choice.
-func completionsChoice(c *chunk, key string, v gjson.Result, keepText bool) {
-	if key == "text" {
-		c.content(v, keepText)
-	}
+// completionsChoice reads one completions choice: text, finish_reason.
+func completionsChoice(c *chunk, choice gjson.Result, keepText bool) {
+	choice.ForEach(func(key, v gjson.Result) bool {
+		switch key.Str {
+		case "text":
+			c.content(v, keepText)
+		case "finish_reason":
+			c.finishReason(v)
+		}
+		return true
+	})
 }
