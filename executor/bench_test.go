@@ -47,6 +47,7 @@ func BenchmarkSSEParse(b *testing.B) {
 			rd := bytes.NewReader(stream)
 			br := bufio.NewReaderSize(rd, 16<<10)
 			sr := newSSEReader(br)
+			proto := protocols[api]
 			var c chunk
 			events := 0
 			b.SetBytes(int64(len(stream)))
@@ -68,7 +69,7 @@ func BenchmarkSSEParse(b *testing.B) {
 					if string(data) == "[DONE]" {
 						continue
 					}
-					if err := parseChunk(data, &c, false); err != nil {
+					if err := proto.Parse(data, &c, false); err != nil {
 						b.Fatal(err)
 					}
 				}

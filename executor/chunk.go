@@ -1,36 +1,45 @@
 package executor
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strings"
 	"unsafe"
 
+	"github.com/llmload/llmload/internal/openaiwire"
 	"github.com/tidwall/gjson"
 )
 
-// chunk is what one SSE data payload of an OpenAI-style stream says.
+// chunk is what one SSE data payload of a stream says, whatever the API.
 type chunk struct {
 	output           bool   // it carries generated output (a token)
 	text             []byte // the generated text, appended when asked for
-	finish           string // choices[].finish_reason, when set
+	finish           string // the finish reason, when set
 	hasUsage         bool
 	promptTokens     int
 	completionTokens int
 	errMsg           string // the server reported an error in the stream
+	done             bool   // the stream's end marker: nothing more to read
 }
 
 var errNotObject = errors.New("data is not a JSON object")
 
-// parseChunk reads one data payload (not "[DONE]") into c, which it resets
-// first. Generated text is appended to c.text only when keepText is set. An
-// error means the payload is not the JSON we expect (a malformed event).
-//
-// Output is a non-empty choices[].text (completions) or a non-empty
-// delta.content, delta.reasoning_content, delta.reasoning or delta.tool_calls
-// (chat); a chunk that only names the role carries no output.
-func parseChunk(data []byte, c *chunk, keepText bool) error {
+// choiceReader reads one element of choices into c: the fields an API has
+// of its own (text, delta, ...), and finish_reason with c.finishReason.
+type choiceReader func(c *chunk, choice gjson.Result, keepText bool)
+
+// parseOpenAI reads one data payload of an OpenAI-style stream into c,
+// which it resets first: "[DONE]" ends the stream; otherwise the payload
+// must be a JSON object. The envelope is shared: usage, an error object
+// ({"error": ...} or vLLM's {"object": "error", ...}) and choices, an
+// array whose elements go to choice.
+func parseOpenAI(data []byte, c *chunk, keepText bool, choice choiceReader) error {
 	*c = chunk{text: c.text[:0]}
+	if string(bytes.TrimSpace(data)) == openaiwire.Done {
+		c.done = true
+		return nil
+	}
 	// The payload is only read while data is unchanged; strings kept past
 	// this call are copied.
 	s := unsafe.String(unsafe.SliceData(data), len(data))
@@ -51,8 +60,8 @@ func parseChunk(data []byte, c *chunk, keepText bool) error {
 				}
 				return bad == nil
 			}
-			v.ForEach(func(_, choice gjson.Result) bool {
-				c.choice(choice, keepText)
+			v.ForEach(func(_, v gjson.Result) bool {
+				choice(c, v, keepText)
 				return true
 			})
 		case "usage":
@@ -66,7 +75,7 @@ func parseChunk(data []byte, c *chunk, keepText bool) error {
 				c.errMsg = errorMessage(v)
 			}
 		case "object":
-			if v.Str == "error" {
+			if v.Str == openaiwire.ObjectError {
 				c.errMsg = errorMessage(root)
 			}
 		}
@@ -75,34 +84,11 @@ func parseChunk(data []byte, c *chunk, keepText bool) error {
 	return bad
 }
 
-// choice reads one element of choices.
-func (c *chunk) choice(choice gjson.Result, keepText bool) {
-	choice.ForEach(func(key, v gjson.Result) bool {
-		switch key.Str {
-		case "text":
-			c.content(v, keepText)
-		case "delta":
-			v.ForEach(func(key, v gjson.Result) bool {
-				switch key.Str {
-				case "content", "reasoning_content", "reasoning":
-					c.content(v, keepText)
-				case "tool_calls":
-					if v.IsArray() {
-						v.ForEach(func(_, _ gjson.Result) bool {
-							c.output = true
-							return false
-						})
-					}
-				}
-				return true
-			})
-		case "finish_reason":
-			if v.Type == gjson.String && v.Str != "" {
-				c.finish = strings.Clone(v.Str)
-			}
-		}
-		return true
-	})
+// finishReason notes a choice's finish_reason; "" and null are none.
+func (c *chunk) finishReason(v gjson.Result) {
+	if v.Type == gjson.String && v.Str != "" {
+		c.finish = strings.Clone(v.Str)
+	}
 }
 
 // content notes a generated string; "" and null carry no output.

@@ -25,12 +25,6 @@ import (
 	"github.com/llmload/llmload/tokenizer"
 )
 
-// The APIs a Target can speak.
-const (
-	APICompletions = "openai"      // POST /v1/completions
-	APIChat        = "openai-chat" // POST /v1/chat/completions
-)
-
 // Causes of a request's context ending, told apart by context.Cause.
 var (
 	errStall   = errors.New("stall timeout: no bytes from the server")
@@ -56,6 +50,7 @@ type client struct {
 	timeout time.Duration
 	stall   time.Duration
 	tok     tokenizer.Tokenizer
+	proto   protocol
 }
 
 // newClient validates the target and builds the one HTTP client of a run,
@@ -63,14 +58,9 @@ type client struct {
 // of Target.HTTPClient; the target's headers are set on each request with
 // the defaults, before the clock starts, rather than by its RoundTripper.
 func newClient(t Target, conns int, tok tokenizer.Tokenizer) (*client, error) {
-	path := ""
-	switch t.API {
-	case APICompletions, "":
-		path = "/v1/completions"
-	case APIChat:
-		path = "/v1/chat/completions"
-	default:
-		return nil, fmt.Errorf("target api %q: want %q or %q", t.API, APICompletions, APIChat)
+	proto, err := protocolFor(t.API)
+	if err != nil {
+		return nil, err
 	}
 	hc, err := t.HTTPClient(conns)
 	if err != nil {
@@ -84,12 +74,13 @@ func newClient(t Target, conns int, tok tokenizer.Tokenizer) (*client, error) {
 	maps.Copy(h, ht.header) // the target's headers may override the defaults
 	return &client{
 		http:    &http.Client{Transport: ht.base},
-		url:     strings.TrimSuffix(u.String(), "/") + path,
+		url:     strings.TrimSuffix(u.String(), "/") + proto.Path(),
 		header:  h,
 		apiKey:  t.APIKey,
 		timeout: t.Timeout,
 		stall:   t.StallTimeout,
 		tok:     tok,
+		proto:   proto,
 	}, nil
 }
 
@@ -167,33 +158,20 @@ func (h *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 // CloseIdleConnections closes the idle connections of the transport.
 func (h *headerTransport) CloseIdleConnections() { h.base.CloseIdleConnections() }
 
-// prepare builds the JSON body of every dataset entry.
+// prepare builds the JSON body of every dataset entry in the target's API.
 func prepare(t Target, reqs []dataset.Request) ([]prepared, error) {
+	proto, err := protocolFor(t.API)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]prepared, len(reqs))
 	for i, r := range reqs {
-		body := map[string]any{
-			"model":          t.Model,
-			"max_tokens":     r.OutputLen,
-			"stream":         true,
-			"stream_options": map[string]any{"include_usage": true},
-		}
-		if t.API == APIChat {
-			msgs := r.Messages
-			if len(msgs) == 0 {
-				msgs = []dataset.Message{{Role: "user", Content: r.Prompt}}
-			}
-			body["messages"] = msgs
-			body["max_completion_tokens"] = r.OutputLen
-		} else {
-			body["prompt"] = r.Prompt
-		}
+		body := proto.Body(t, r)
 		ignoreEOS := t.IgnoreEOS || r.IgnoreEOS
 		if ignoreEOS {
 			body["ignore_eos"] = true
 		}
-		for k, v := range t.ExtraBody {
-			body[k] = v
-		}
+		maps.Copy(body, t.ExtraBody)
 		b, err := json.Marshal(body)
 		if err != nil {
 			return nil, fmt.Errorf("request %d (dataset index %d): %w", i, r.Index, err)
@@ -213,7 +191,15 @@ func (p *prepared) describe(res *metrics.Request) {
 	res.OutputTokensSource = metrics.SourceEvents // until a stream says more
 }
 
-var readers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 16<<10) }}
+// reading is the state of reading one stream, reused across requests. The
+// chunk lives here rather than on read's stack: a protocol's Parse is an
+// interface call, through which it would escape once per request.
+type reading struct {
+	br *bufio.Reader
+	ch chunk
+}
+
+var readings = sync.Pool{New: func() any { return &reading{br: bufio.NewReaderSize(nil, 16<<10)} }}
 
 // do sends p, reads the whole stream and fills res (whose identity and
 // schedule fields the caller has set). start is the run's time zero. A
@@ -256,17 +242,17 @@ func (c *client) do(ctx context.Context, start time.Time, p *prepared, res *metr
 		tr.stall = time.AfterFunc(c.stall, func() { cancel(errStall) })
 		defer tr.stall.Stop()
 	}
-	br := readers.Get().(*bufio.Reader)
-	br.Reset(tr)
-	defer func() { br.Reset(nil); readers.Put(br) }()
-	c.read(ctx, newSSEReader(br), tr, t0, res)
+	rd := readings.Get().(*reading)
+	rd.br.Reset(tr)
+	defer func() { rd.br.Reset(nil); readings.Put(rd) }()
+	c.read(ctx, newSSEReader(rd.br), tr, t0, &rd.ch, res)
 }
 
-// read consumes the event stream and fills the latency and token fields.
-func (c *client) read(ctx context.Context, sr *sseReader, tr *timedReader, t0 time.Time, res *metrics.Request) {
+// read consumes the event stream and fills the latency and token fields;
+// ch is scratch for the parsed events.
+func (c *client) read(ctx context.Context, sr *sseReader, tr *timedReader, t0 time.Time, ch *chunk, res *metrics.Request) {
 	keepText := c.tok != nil
 	var (
-		ch         chunk
 		first      time.Time
 		last       time.Time
 		usage      bool
@@ -289,13 +275,13 @@ func (c *client) read(ctx context.Context, sr *sseReader, tr *timedReader, t0 ti
 			c.fail(res, metrics.ErrStream, fmt.Errorf("error event: %s", excerpt(data)))
 			break
 		}
-		if string(bytes.TrimSpace(data)) == "[DONE]" {
-			// Let the connection be reused: the stream ends right after.
-			_, _ = io.CopyN(io.Discard, tr, 4<<10)
+		if err := c.proto.Parse(data, ch, keepText); err != nil {
+			c.fail(res, metrics.ErrMalformed, err)
 			break
 		}
-		if err := parseChunk(data, &ch, keepText); err != nil {
-			c.fail(res, metrics.ErrMalformed, err)
+		if ch.done {
+			// Let the connection be reused: the stream ends right after.
+			_, _ = io.CopyN(io.Discard, tr, 4<<10)
 			break
 		}
 		if ch.errMsg != "" {

@@ -204,7 +204,9 @@ func FuzzSSE(f *testing.F) {
 		}
 		var c chunk
 		for _, e := range got {
-			_ = parseChunk([]byte(e.Data), &c, true) // must not panic
+			for _, p := range protocols {
+				_ = p.Parse([]byte(e.Data), &c, true) // must not panic
+			}
 		}
 	})
 }

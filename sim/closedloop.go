@@ -5,6 +5,8 @@ import (
 	"math/rand"
 	"slices"
 	"time"
+
+	"github.com/llmload/llmload/internal/openaiwire"
 )
 
 // Work is one request for SimulateClosedLoop.
@@ -104,13 +106,13 @@ func SimulateClosedLoop(p Profile, reqs []Work, users int, total int, seed int64
 // comes before maxTokens.
 func outputLength(p Profile, maxTokens int, ignoreEOS bool, rng *rand.Rand) (int, string) {
 	if ignoreEOS {
-		return maxTokens, "length"
+		return maxTokens, openaiwire.FinishLength
 	}
 	natural := 1 + int(rng.ExpFloat64()*float64(p.EOSMeanTokens-1))
 	if natural < maxTokens {
-		return natural, "stop"
+		return natural, openaiwire.FinishStop
 	}
-	return maxTokens, "length"
+	return maxTokens, openaiwire.FinishLength
 }
 
 // percentile is the nearest-rank percentile of xs (sorted in place).

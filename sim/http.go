@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/llmload/llmload/internal/openaiwire"
 )
 
 // maxBody bounds a request body.
@@ -14,9 +16,9 @@ const maxBody = 16 << 20
 
 func (s *Server) routes() *http.ServeMux {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /v1/models", s.models)
-	mux.HandleFunc("POST /v1/completions", func(w http.ResponseWriter, r *http.Request) { s.complete(w, r, false) })
-	mux.HandleFunc("POST /v1/chat/completions", func(w http.ResponseWriter, r *http.Request) { s.complete(w, r, true) })
+	mux.HandleFunc("GET "+openaiwire.PathModels, s.models)
+	mux.HandleFunc("POST "+openaiwire.PathCompletions, func(w http.ResponseWriter, r *http.Request) { s.complete(w, r, false) })
+	mux.HandleFunc("POST "+openaiwire.PathChat, func(w http.ResponseWriter, r *http.Request) { s.complete(w, r, true) })
 	mux.HandleFunc("POST /tokenize", s.tokenize)
 	mux.HandleFunc("POST /detokenize", s.detokenize)
 	mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusOK) })
@@ -291,7 +293,7 @@ func (c *call) stream() {
 		buf = c.appendUsage(buf)
 		buf = append(buf, "}\n\n"...)
 	}
-	buf = append(buf, "data: [DONE]\n\n"...)
+	buf = append(buf, openaiwire.DoneEvent...)
 	_, _ = c.w.Write(buf)
 	_ = rc.Flush()
 }
@@ -319,9 +321,9 @@ func (c *call) inject(rc *http.ResponseController) bool {
 
 func (c *call) object() string {
 	if c.chat {
-		return "chat.completion.chunk"
+		return openaiwire.ObjectChatChunk
 	}
-	return "text_completion"
+	return openaiwire.ObjectCompletion
 }
 
 // appendIDs appends {"id":...,"object":...,"created":...,"model":..., (open object).
@@ -410,9 +412,9 @@ func (c *call) respond() {
 		return
 	}
 	choice := map[string]any{"index": 0, "logprobs": nil, "finish_reason": c.q.reason}
-	object := "text_completion"
+	object := openaiwire.ObjectCompletion
 	if c.chat {
-		object = "chat.completion"
+		object = openaiwire.ObjectChatCompletion
 		choice["message"] = map[string]any{"role": "assistant", "content": text.String()}
 	} else {
 		choice["text"] = text.String()

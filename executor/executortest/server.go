@@ -17,6 +17,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/llmload/llmload/internal/openaiwire"
 )
 
 // Config shapes the server's responses. The zero value streams, without
@@ -182,8 +184,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if cfg.Vary != nil {
 		cfg.Vary(i, &cfg)
 	}
-	chat := strings.HasSuffix(r.URL.Path, "/chat/completions")
-	if !chat && !strings.HasSuffix(r.URL.Path, "/completions") {
+	// The suffix, so that a BaseURL with a path prefix reaches it too.
+	chat := strings.HasSuffix(r.URL.Path, openaiwire.PathChat)
+	if !chat && !strings.HasSuffix(r.URL.Path, openaiwire.PathCompletions) {
 		http.NotFound(w, r)
 		return
 	}
@@ -210,9 +213,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	finish := cfg.FinishReason
 	if finish == "" {
-		finish = "stop"
+		finish = openaiwire.FinishStop
 		if hasMax && tokens >= maxTokens {
-			finish = "length"
+			finish = openaiwire.FinishLength
 		}
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
@@ -275,7 +278,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			st.id, prompt, tokens, prompt+tokens))
 	}
 	if !cfg.NoDone {
-		st.event("", "[DONE]")
+		st.event("", openaiwire.Done)
 	}
 }
 
@@ -302,13 +305,13 @@ func (st *stream) choice(role, content, finish string) string {
 	c, _ := json.Marshal(content)
 	switch {
 	case role != "" && st.chat:
-		return fmt.Sprintf(`{%s"id":%q,"object":"chat.completion.chunk","choices":[{"index":0,"delta":{%s},"finish_reason":null}]}`, pad, st.id, role)
+		return fmt.Sprintf(`{%s"id":%q,"object":%q,"choices":[{"index":0,"delta":{%s},"finish_reason":null}]}`, pad, st.id, openaiwire.ObjectChatChunk, role)
 	case role != "":
-		return fmt.Sprintf(`{%s"id":%q,"object":"text_completion","choices":[{"index":0,"text":"","finish_reason":null}]}`, pad, st.id)
+		return fmt.Sprintf(`{%s"id":%q,"object":%q,"choices":[{"index":0,"text":"","finish_reason":null}]}`, pad, st.id, openaiwire.ObjectCompletion)
 	case st.chat:
-		return fmt.Sprintf(`{%s"id":%q,"object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":%s},"finish_reason":%s}]}`, pad, st.id, c, fr)
+		return fmt.Sprintf(`{%s"id":%q,"object":%q,"choices":[{"index":0,"delta":{"content":%s},"finish_reason":%s}]}`, pad, st.id, openaiwire.ObjectChatChunk, c, fr)
 	default:
-		return fmt.Sprintf(`{%s"id":%q,"object":"text_completion","choices":[{"index":0,"text":%s,"finish_reason":%s}]}`, pad, st.id, c, fr)
+		return fmt.Sprintf(`{%s"id":%q,"object":%q,"choices":[{"index":0,"text":%s,"finish_reason":%s}]}`, pad, st.id, openaiwire.ObjectCompletion, c, fr)
 	}
 }
 
@@ -356,7 +359,7 @@ func (st *stream) fault(r *http.Request) {
 	case ErrorEvent:
 		st.event("error", `{"error":{"message":"engine died"}}`)
 	case ErrorObject:
-		st.event("", `{"object":"error","message":"engine died","type":"InternalServerError","code":500}`)
+		st.event("", `{"object":"`+openaiwire.ObjectError+`","message":"engine died","type":"InternalServerError","code":500}`)
 	case Malformed:
 		st.event("", `{"choices":[{"text":"unterminated`)
 	}

@@ -1,0 +1,71 @@
+package executor
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/llmload/llmload/dataset"
+)
+
+// protocol is one server API: where a request goes, what it says and how
+// the events of its stream read. Each API is one type in its own file
+// (protocol_*.go) and one line in protocols; the client and the run never
+// look at API names.
+type protocol interface {
+	// Path is the endpoint, appended to Target.BaseURL.
+	Path() string
+	// Body is the JSON body asking for a stream of r's output. prepare adds
+	// what every API shares: ignore_eos, then Target.ExtraBody over all.
+	Body(t Target, r dataset.Request) map[string]any
+	// Parse reads one SSE data payload into c, which it resets first, and
+	// appends the generated text to c.text only when keepText is set. An
+	// error means the payload is not what the API sends (a malformed
+	// event); a payload that ends the stream sets c.done.
+	Parse(data []byte, c *chunk, keepText bool) error
+}
+
+// protocols are the APIs a Target can speak, by the name Target.API gives.
+var protocols = map[string]protocol{
+	APICompletions: completions{},
+	APIChat:        chat{},
+}
+
+// APIs returns the names Target.API accepts, sorted ("" also means
+// APICompletions).
+func APIs() []string { return slices.Sorted(maps.Keys(protocols)) }
+
+// protocolFor returns the protocol named api; "" is APICompletions.
+func protocolFor(api string) (protocol, error) {
+	if api == "" {
+		api = APICompletions
+	}
+	if p, ok := protocols[api]; ok {
+		return p, nil
+	}
+	return nil, fmt.Errorf("target api %q: want %s", api, oneOf(APIs()))
+}
+
+// oneOf renders quoted names as `"a"`, `"a" or "b"`, `"a", "b" or "c"`.
+func oneOf(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	if len(q) < 2 {
+		return strings.Join(q, "")
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
+}
+
+// openAIStream is the part of a body that OpenAI-style streaming APIs
+// share: the model, and a stream whose last chunk carries the usage.
+func openAIStream(t Target) map[string]any {
+	return map[string]any{
+		"model":          t.Model,
+		"stream":         true,
+		"stream_options": map[string]any{"include_usage": true},
+	}
+}

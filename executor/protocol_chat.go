@@ -1,0 +1,64 @@
+package executor
+
+import (
+	"github.com/llmload/llmload/dataset"
+	"github.com/llmload/llmload/internal/openaiwire"
+	"github.com/tidwall/gjson"
+)
+
+// APIChat is the OpenAI chat completions API (POST /v1/chat/completions):
+// messages in, choices[].delta out.
+const APIChat = "openai-chat"
+
+// chat is the protocol of APIChat.
+type chat struct{}
+
+func (chat) Path() string { return openaiwire.PathChat }
+
+// Body sends the request's messages, or its prompt as one user message.
+// The output cap goes in both max_tokens (what vLLM and most servers read)
+// and max_completion_tokens (OpenAI's current name).
+func (chat) Body(t Target, r dataset.Request) map[string]any {
+	msgs := r.Messages
+	if len(msgs) == 0 {
+		msgs = []dataset.Message{{Role: "user", Content: r.Prompt}}
+	}
+	b := openAIStream(t)
+	b["messages"] = msgs
+	b["max_tokens"] = r.OutputLen
+	b["max_completion_tokens"] = r.OutputLen
+	return b
+}
+
+// Parse reads a chat.completion.chunk: output is a non-empty
+// delta.content, delta.reasoning_content, delta.reasoning or
+// delta.tool_calls; a chunk that only names the role carries none.
+func (chat) Parse(data []byte, c *chunk, keepText bool) error {
+	return parseOpenAI(data, c, keepText, chatChoice)
+}
+
+// chatChoice reads one chat choice: delta, finish_reason.
+func chatChoice(c *chunk, choice gjson.Result, keepText bool) {
+	choice.ForEach(func(key, v gjson.Result) bool {
+		switch key.Str {
+		case "delta":
+			v.ForEach(func(key, v gjson.Result) bool {
+				switch key.Str {
+				case "content", "reasoning_content", "reasoning":
+					c.content(v, keepText)
+				case "tool_calls":
+					if v.IsArray() {
+						v.ForEach(func(_, _ gjson.Result) bool {
+							c.output = true
+							return false
+						})
+					}
+				}
+				return true
+			})
+		case "finish_reason":
+			c.finishReason(v)
+		}
+		return true
+	})
+}

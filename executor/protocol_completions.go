@@ -1,0 +1,42 @@
+package executor
+
+import (
+	"github.com/llmload/llmload/dataset"
+	"github.com/llmload/llmload/internal/openaiwire"
+	"github.com/tidwall/gjson"
+)
+
+// APICompletions is the OpenAI completions API (POST /v1/completions): a
+// prompt in, choices[].text out. It is the default API.
+const APICompletions = "openai"
+
+// completions is the protocol of APICompletions.
+type completions struct{}
+
+func (completions) Path() string { return openaiwire.PathCompletions }
+
+func (completions) Body(t Target, r dataset.Request) map[string]any {
+	b := openAIStream(t)
+	b["prompt"] = r.Prompt
+	b["max_tokens"] = r.OutputLen
+	return b
+}
+
+// Parse reads a text_completion chunk: output is a non-empty
+// choices[].text.
+func (completions) Parse(data []byte, c *chunk, keepText bool) error {
+	return parseOpenAI(data, c, keepText, completionsChoice)
+}
+
+// completionsChoice reads one completions choice: text, finish_reason.
+func completionsChoice(c *chunk, choice gjson.Result, keepText bool) {
+	choice.ForEach(func(key, v gjson.Result) bool {
+		switch key.Str {
+		case "text":
+			c.content(v, keepText)
+		case "finish_reason":
+			c.finishReason(v)
+		}
+		return true
+	})
+}

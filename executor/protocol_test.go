@@ -1,0 +1,188 @@
+package executor
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/llmload/llmload/dataset"
+)
+
+// protocolRequests are the dataset entries whose bodies the golden files
+// hold: a bare prompt, a conversation, and ignore_eos from the dataset.
+var protocolRequests = []dataset.Request{
+	{Index: 0, Prompt: "Say hello.", PromptLen: 3, OutputLen: 16},
+	{Index: 1, Prompt: "flattened conversation", PromptLen: 9, OutputLen: 8, Messages: []dataset.Message{
+		{Role: "system", Content: "Be brief."},
+		{Role: "user", Content: "Say hello."},
+	}},
+	{Index: 2, Prompt: "Count to three.", PromptLen: 4, OutputLen: 3, IgnoreEOS: true},
+}
+
+// Every registered protocol builds the bodies in
+// testdata/protocol/<api>.body.json (go test -update rewrites them), with
+// the fields prepare adds for every API: ignore_eos and the extra body
+// over the defaults.
+func TestProtocolBodies(t *testing.T) {
+	target := Target{Model: "m", ExtraBody: map[string]any{"temperature": 0}}
+	for _, api := range APIs() {
+		t.Run(api, func(t *testing.T) {
+			target.API = api
+			preps, err := prepare(target, protocolRequests)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got bytes.Buffer
+			got.WriteString("[\n")
+			for i, p := range preps {
+				if i > 0 {
+					got.WriteString(",\n")
+				}
+				got.WriteString("  ")
+				if err := json.Indent(&got, p.body, "  ", "  "); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got.WriteString("\n]\n")
+			file := filepath.Join("testdata", "protocol", api+".body.json")
+			if *update {
+				if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(file, got.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatalf("%v (a new protocol needs its golden file: go test -update)", err)
+			}
+			if diff := cmp.Diff(string(want), got.String()); diff != "" {
+				t.Errorf("%s (-want +got):\n%s", file, diff)
+			}
+		})
+	}
+}
+
+// The payloads every OpenAI-style protocol reads alike: the end marker,
+// usage, errors, finish reasons and what is not a chunk at all.
+var sharedChunks = []chunkCase{
+	{in: `[DONE]`, want: chunk{done: true}},
+	{in: " [DONE]\n", want: chunk{done: true}},
+	{in: `{"choices":[],"usage":{"prompt_tokens":12,"completion_tokens":34,"total_tokens":46}}`,
+		want: chunk{hasUsage: true, promptTokens: 12, completionTokens: 34}},
+	{in: `{"choices":[{"index":0,"finish_reason":"stop"}]}`, want: chunk{finish: "stop"}},
+	{in: `{"choices":[{"index":0,"finish_reason":null}],"usage":null}`},
+	{in: `{"error":{"message":"out of memory","code":500}}`, want: chunk{errMsg: "server error: out of memory"}},
+	{in: `{"error":"plain"}`, want: chunk{errMsg: "server error: plain"}},
+	{in: `{"object":"error","message":"bad"}`, want: chunk{errMsg: "server error: bad"}},
+	{in: `{"id":"x"}`},
+	{in: `{"choices":null}`},
+	{in: `{"choices":"nope"}`, err: true},
+	{in: `[1,2]`, err: true},
+	{in: `{"choices":[{"text":"a"`, err: true},
+	{in: ``, err: true},
+}
+
+type chunkCase struct {
+	in   string
+	want chunk
+	err  bool
+}
+
+// Each protocol reads its own API's chunks, as vLLM sends them, and the
+// shared envelope; the other API's output fields are not output to it.
+func TestProtocolParse(t *testing.T) {
+	own := map[string][]chunkCase{
+		APICompletions: {
+			{in: `{"id":"cmpl-1","object":"text_completion","created":1,"model":"m","choices":[{"index":0,"text":" hi","logprobs":null,"finish_reason":null,"stop_reason":null}],"usage":null}`,
+				want: chunk{output: true, text: []byte(" hi")}},
+			{in: `{"choices":[{"text":"a","finish_reason":"length"}]}`, want: chunk{output: true, text: []byte("a"), finish: "length"}},
+			{in: `{"choices":[{"text":"","finish_reason":"stop"}]}`, want: chunk{finish: "stop"}},
+			{in: `{"choices":[{"text":null}]}`},
+			{in: `{"choices":[{"text":"a"},{"text":"b"}]}`, want: chunk{output: true, text: []byte("ab")}},
+			{in: `{"choices":[{"text":"x"}],"usage":{"prompt_tokens":1,"completion_tokens":2}}`,
+				want: chunk{output: true, text: []byte("x"), hasUsage: true, promptTokens: 1, completionTokens: 2}},
+			{in: `{"choices":[{"delta":{"content":"not ours"}}]}`},
+		},
+		APIChat: {
+			{in: `{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":" hi"},"logprobs":null,"finish_reason":null}]}`,
+				want: chunk{output: true, text: []byte(" hi")}},
+			{in: `{"choices":[{"delta":{"role":"assistant","content":""}}]}`},
+			{in: `{"choices":[{"delta":{"role":"assistant","content":null}}]}`},
+			{in: `{"choices":[{"delta":{"content":"h\u00e9\n"}}]}`, want: chunk{output: true, text: []byte("h\u00e9\n")}},
+			{in: `{"choices":[{"delta":{"reasoning_content":"hm"}}]}`, want: chunk{output: true, text: []byte("hm")}},
+			{in: `{"choices":[{"delta":{"reasoning":"hm"}}]}`, want: chunk{output: true, text: []byte("hm")}},
+			{in: `{"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{"}}]}}]}`, want: chunk{output: true}},
+			{in: `{"choices":[{"delta":{"tool_calls":[]}}]}`},
+			{in: `{"choices":[{"delta":{"content":"."},"finish_reason":"length"}]}`, want: chunk{output: true, text: []byte("."), finish: "length"}},
+			{in: `{"choices":[{"delta":{}}]}`},
+			{in: `{"choices":[{"text":"not ours"}]}`},
+		},
+	}
+	for _, api := range APIs() {
+		cases, ok := own[api]
+		if !ok {
+			t.Errorf("protocol %q has no chunk cases here", api)
+		}
+		p := protocols[api]
+		for _, tc := range append(slices.Clone(sharedChunks), cases...) {
+			for _, keepText := range []bool{true, false} {
+				c := chunk{text: []byte("left from the last chunk"), finish: "stop", done: true}
+				err := p.Parse([]byte(tc.in), &c, keepText)
+				if (err != nil) != tc.err {
+					t.Errorf("%s %s: error %v, want error %v", api, tc.in, err, tc.err)
+					continue
+				}
+				if err != nil {
+					continue
+				}
+				want := tc.want
+				if !keepText {
+					want.text = nil
+				}
+				if len(c.text) == 0 {
+					c.text = nil
+				}
+				if diff := cmp.Diff(want, c, cmp.AllowUnexported(chunk{})); diff != "" {
+					t.Errorf("%s %s (keepText %v) (-want +got):\n%s", api, tc.in, keepText, diff)
+				}
+			}
+		}
+	}
+}
+
+// The registered names, and an unknown one refused with all of them listed.
+func TestUnknownAPI(t *testing.T) {
+	if diff := cmp.Diff([]string{"openai", "openai-chat"}, APIs()); diff != "" {
+		t.Errorf("APIs() (-want +got):\n%s", diff)
+	}
+	if p, err := protocolFor(""); err != nil || p != protocols[APICompletions] {
+		t.Errorf(`protocolFor(""): %v, %v; want the completions protocol`, p, err)
+	}
+	const want = `target api "tgi": want "openai" or "openai-chat"`
+	target := Target{BaseURL: "http://127.0.0.1:1", API: "tgi"}
+	if _, err := prepare(target, protocolRequests); err == nil || err.Error() != want {
+		t.Errorf("prepare: error %v, want %q", err, want)
+	}
+	if _, err := newClient(target, 1, nil); err == nil || err.Error() != want {
+		t.Errorf("newClient: error %v, want %q", err, want)
+	}
+	for _, tc := range []struct {
+		names []string
+		want  string
+	}{
+		{nil, ""},
+		{[]string{"a"}, `"a"`},
+		{[]string{"a", "b"}, `"a" or "b"`},
+		{[]string{"a", "b", "c"}, `"a", "b" or "c"`},
+	} {
+		if got := oneOf(tc.names); got != tc.want {
+			t.Errorf("oneOf(%q) = %s, want %s", tc.names, got, tc.want)
+		}
+	}
+}

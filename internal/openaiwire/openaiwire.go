@@ -1,0 +1,39 @@
+// Package openaiwire names the parts of the OpenAI-compatible HTTP API
+// that the client (executor), its fake test server (executor/executortest)
+// and the simulator (sim) must agree on: the paths, the "object" names of
+// responses and stream chunks, the finish reasons and the stream's
+// terminator. It holds constants only and imports nothing of ours, so sim
+// can share the definitions without depending on the executor.
+//
+// The JSON field names stay where the JSON is written or read: the
+// simulator renders its chunks from pre-built byte strings and the client
+// reads them with gjson, and neither would be clearer with the names
+// spelled as constants.
+package openaiwire
+
+// The endpoints, relative to a server's root.
+const (
+	PathCompletions = "/v1/completions"
+	PathChat        = "/v1/chat/completions"
+	PathModels      = "/v1/models"
+)
+
+// The "object" of a response or a streamed chunk.
+const (
+	ObjectCompletion     = "text_completion"       // a completion, whole or streamed
+	ObjectChatCompletion = "chat.completion"       // a whole chat completion
+	ObjectChatChunk      = "chat.completion.chunk" // a streamed chat chunk
+	ObjectError          = "error"                 // an error object in a stream (vLLM)
+)
+
+// The finish reasons a server reports on a choice's last chunk.
+const (
+	FinishStop   = "stop"   // the model ended the output (EOS or a stop string)
+	FinishLength = "length" // the output reached max_tokens
+)
+
+// Done is the data of the event that ends a stream: "data: [DONE]".
+const Done = "[DONE]"
+
+// DoneEvent is the whole terminating event as servers write it.
+const DoneEvent = "data: " + Done + "\n\n"
