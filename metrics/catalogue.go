@@ -325,3 +325,45 @@ func (s *Summary) LatencyOf(name string) *Latency {
 	}
 	return m.dist(s)
 }
+
+// CatalogueMarkdown renders the catalogue as the Markdown tables of
+// docs/metrics.md (a test keeps the page and this table in sync).
+func CatalogueMarkdown() string {
+	var b strings.Builder
+	dir := map[Direction]string{Neither: "-", LowerIsBetter: "lower", HigherIsBetter: "higher"}
+	b.WriteString("Distributions: `metrics.<name>.<stat>` with stat one of " + "`" + strings.Join(Stats, "`, `") + "`" + ".\n\n")
+	b.WriteString("| name | unit | better | sla keys | what it is |\n| --- | --- | --- | --- | --- |\n")
+	for _, m := range Catalogue {
+		if m.Kind != Distribution {
+			continue
+		}
+		key := "`" + m.Name + "_<stat>`"
+		if m.Better == HigherIsBetter {
+			key = "`min_" + m.Name + "_<stat>`"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", m.Name, m.Unit, dir[m.Better], key, m.Description)
+	}
+	b.WriteString("\nScalars: `metrics.<name>`.\n\n")
+	b.WriteString("| name | unit | better | sla key | what it is |\n| --- | --- | --- | --- | --- |\n")
+	for _, m := range Catalogue {
+		if m.Kind != Scalar {
+			continue
+		}
+		key := "-"
+		switch m.Better {
+		case LowerIsBetter:
+			key = "`" + m.Name + "`"
+		case HigherIsBetter:
+			key = "`min_" + m.Name + "`"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", m.Name, m.Unit, dir[m.Better], key, m.Description)
+	}
+	b.WriteString("\nCounts: `metrics.<name>.<key>`.\n\n")
+	b.WriteString("| name | keys | what it is |\n| --- | --- | --- |\n")
+	for _, m := range Catalogue {
+		if m.Kind == Counts {
+			fmt.Fprintf(&b, "| `%s` | `%s` | %s |\n", m.Name, strings.Join(CountKeys(), "`, `"), m.Description)
+		}
+	}
+	return b.String()
+}
