@@ -12,9 +12,9 @@ import (
 var updateDocs = flag.Bool("update", false, "rewrite golden files and the catalogue in docs/metrics.md")
 
 const (
-	docPath    = "../docs/metrics.md"
-	startMark  = "<!-- catalogue:start (generated from metrics.Catalogue; go test ./metrics -update) -->\n"
-	endMark    = "<!-- catalogue:end -->\n"
+	docPath   = "../docs/metrics.md"
+	startMark = "<!-- catalogue:start (generated from metrics.Catalogue; go test ./metrics -update) -->\n"
+	endMark   = "<!-- catalogue:end -->\n"
 )
 
 // TestCatalogueDoc keeps docs/metrics.md's catalogue section equal to
