@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/llmload/llmload/dataset"
 )
 
 func TestScheduleRate(t *testing.T) {
@@ -142,5 +143,35 @@ func TestStageAt(t *testing.T) {
 	}
 	if got := stageAt(stages[:2], time.Hour); got != 1 {
 		t.Errorf("after the last stage: %d, want 1", got)
+	}
+}
+
+// TestArrivals: the schedule a run dispatches, cut by the duration (an
+// arrival exactly at the duration is not sent).
+func TestArrivals(t *testing.T) {
+	reqs := make([]dataset.Request, 10)
+	tests := []struct {
+		name string
+		p    Plan
+		want int
+	}{
+		{"rate x duration lands on an arrival", Plan{Requests: reqs, Open: &OpenLoop{Rate: 20, Arrival: ArrivalConstant}, Duration: time.Second, MaxRequests: 30}, 20},
+		{"requests fewer than the duration allows", Plan{Requests: reqs, Open: &OpenLoop{Rate: 20, Arrival: ArrivalConstant}, Duration: time.Second, MaxRequests: 7}, 7},
+		{"no request count: the dataset", Plan{Requests: reqs, Open: &OpenLoop{Rate: 20, Arrival: ArrivalConstant}}, 10},
+		{"rate inf ignores the duration", Plan{Requests: reqs, Open: &OpenLoop{Rate: math.Inf(1)}, Duration: time.Second, MaxRequests: 15}, 15},
+		{"closed loop has none", Plan{Requests: reqs, Closed: &ClosedLoop{}}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Arrivals(tt.p)
+			if len(got) != tt.want {
+				t.Fatalf("%d arrivals, want %d", len(got), tt.want)
+			}
+			for _, at := range got {
+				if d := tt.p.Duration; d > 0 && at >= d {
+					t.Errorf("arrival at %v is not before the duration %v", at, d)
+				}
+			}
+		})
 	}
 }

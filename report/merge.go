@@ -33,6 +33,9 @@ func MergeResults(parts []*Result) (*Result, error) {
 		if p.Fingerprint != first.Fingerprint {
 			return nil, fmt.Errorf("result %d was made with a different configuration than result 1 (fingerprint %.12s vs %.12s: the resolved scenario, the sampled dataset or the llmload version differ)", i+1, p.Fingerprint, first.Fingerprint)
 		}
+		if len(p.Stages) != len(first.Stages) {
+			return nil, fmt.Errorf("result %d has %d stages, result 1 has %d", i+1, len(p.Stages), len(first.Stages))
+		}
 		ids := []string{p.RunID}
 		if len(p.Parts) > 0 {
 			ids = ids[:0]
@@ -96,10 +99,7 @@ func MergeResults(parts []*Result) (*Result, error) {
 	for i := range first.Stages {
 		st := Stage{Stage: first.Stages[i].Stage, Users: 0}
 		var stageSums []*metrics.Summary
-		for j, p := range parts {
-			if len(p.Stages) != len(first.Stages) {
-				return nil, fmt.Errorf("result %d has %d stages, result 1 has %d", j+1, len(p.Stages), len(first.Stages))
-			}
+		for _, p := range parts {
 			ps := p.Stages[i]
 			st.Users += ps.Users
 			st.Duration = max(st.Duration, ps.Duration)

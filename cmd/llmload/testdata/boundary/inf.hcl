@@ -1,0 +1,26 @@
+# plan and run must agree on the number of requests: rate inf
+target "sim" {
+  base_url = "sim://tiny"
+  api      = "openai"
+  model    = "tiny"
+}
+
+dataset "random" {
+  random {
+    input_len   = 8
+    output_len  = 4
+    num_prompts = 10
+  }
+}
+
+scenario "inf" {
+  target  = target.sim
+  dataset = dataset.random
+
+  open_loop {
+    rate = "inf"
+  }
+
+  duration = "1s"
+  requests = 15
+}
