@@ -8,7 +8,7 @@ LDFLAGS := -X main.version=$(VERSION)
 BIN     := bin/llmload
 FUZZTIME ?= 10s
 
-.PHONY: all build test unit race fuzz-short lint fmt-check vet bench bench-dataset bench-python calibrate quickstart clean
+.PHONY: all build test unit race fuzz-short lint fmt-check vet bench bench-memory bench-dataset bench-python calibrate quickstart clean
 
 all: build test
 
@@ -43,6 +43,13 @@ fmt-check:
 ## bench: parser, client, tokenizer and recorder benchmarks.
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem ./executor/... ./tokenizer/... ./metrics/... ./dataset/...
+
+## bench-memory: 1,000,000 closed-loop requests of 256 tokens against a
+## zero-delay fake server in its own process; fails when llmload's peak RSS
+## passes 200 MiB or the requests file misses a line (REQUESTS=n to change).
+bench-memory: build
+	$(GO) build -o bin/fakeserver ./internal/fakeserver
+	bash bench/memory.sh
 
 ## bench-python: the Python asyncio/aiohttp baselines against the same fake server
 ## as the client benchmarks (not run by CI; needs python3, and python3-aiohttp
