@@ -71,8 +71,8 @@ type Summary struct {
 	// SpanStart (first dispatch) and SpanEnd (last completion) are wall-clock
 	// times; Duration is their difference for a whole run. Merging takes the
 	// union of the spans.
-	SpanStart time.Time `json:"span_start"`
-	SpanEnd   time.Time `json:"span_end"`
+	SpanStart time.Time `json:"span_start,omitzero"`
+	SpanEnd   time.Time `json:"span_end,omitzero"`
 
 	// Schedule fidelity. Dispatches counts measured requests released by
 	// the dispatcher; AchievedRate is (Dispatches-1) over the span from the
@@ -83,10 +83,10 @@ type Summary struct {
 	// it is only counted against a real schedule (an open loop at a finite
 	// rate).
 	Dispatches     int       `json:"dispatches"`
-	FirstDispatch  time.Time `json:"first_dispatch"`
-	LastDispatch   time.Time `json:"last_dispatch"`
-	FirstIntended  time.Time `json:"first_intended"`
-	LastIntended   time.Time `json:"last_intended"`
+	FirstDispatch  time.Time `json:"first_dispatch,omitzero"`
+	LastDispatch   time.Time `json:"last_dispatch,omitzero"`
+	FirstIntended  time.Time `json:"first_intended,omitzero"`
+	LastIntended   time.Time `json:"last_intended,omitzero"`
 	AchievedRate   float64   `json:"achieved_rate"`
 	ScheduledRate  float64   `json:"scheduled_rate"`
 	LateThreshold  float64   `json:"late_threshold_ms"`
