@@ -158,7 +158,10 @@ func (h *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 // CloseIdleConnections closes the idle connections of the transport.
 func (h *headerTransport) CloseIdleConnections() { h.base.CloseIdleConnections() }
 
-// prepare builds the JSON body of every dataset entry in the target's API.
+// prepare builds the JSON body of every dataset entry in the target's API:
+// the protocol's body, "ignore_eos": true when the target asks for it (as
+// vLLM's --ignore-eos; no dataset sets it), then the target's extra body
+// over all, where a nil (HCL null) value removes the field.
 func prepare(t Target, reqs []dataset.Request) ([]prepared, error) {
 	proto, err := protocolFor(t.API)
 	if err != nil {
@@ -167,16 +170,21 @@ func prepare(t Target, reqs []dataset.Request) ([]prepared, error) {
 	out := make([]prepared, len(reqs))
 	for i, r := range reqs {
 		body := proto.Body(t, r)
-		ignoreEOS := t.IgnoreEOS || r.IgnoreEOS
-		if ignoreEOS {
+		if t.IgnoreEOS {
 			body["ignore_eos"] = true
 		}
-		maps.Copy(body, t.ExtraBody)
+		for k, v := range t.ExtraBody {
+			if v == nil {
+				delete(body, k)
+				continue
+			}
+			body[k] = v
+		}
 		b, err := json.Marshal(body)
 		if err != nil {
 			return nil, fmt.Errorf("request %d (dataset index %d): %w", i, r.Index, err)
 		}
-		out[i] = prepared{body: b, index: r.Index, promptLen: r.PromptLen, maxTokens: r.OutputLen, ignoreEOS: ignoreEOS}
+		out[i] = prepared{body: b, index: r.Index, promptLen: r.PromptLen, maxTokens: r.OutputLen, ignoreEOS: t.IgnoreEOS}
 	}
 	return out, nil
 }
