@@ -250,7 +250,7 @@ func TestRequests(t *testing.T) {
 			wantPath: "/v1/chat/completions",
 			wantBody: map[string]any{"model": "m2", "max_tokens": 4.0, "max_completion_tokens": 4.0, "stream": true,
 				"stream_options": map[string]any{"include_usage": true}, "temperature": 0.0,
-				"messages":       []any{map[string]any{"role": "system", "content": "be brief"}, map[string]any{"role": "user", "content": "hello"}}},
+				"messages": []any{map[string]any{"role": "system", "content": "be brief"}, map[string]any{"role": "user", "content": "hello"}}},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

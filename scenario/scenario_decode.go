@@ -177,7 +177,7 @@ func (l *loader) decodeReportOptions(d dec, a hcl.Attributes, s *Scenario) {
 	if attr := d.str(a, "result_filename", &s.ResultFilename); attr != nil {
 		n := s.ResultFilename
 		switch {
-		case n == "" || n == "." || n == ".." || strings.ContainsAny(n, "/\\\x00"):
+		case n == "" || n == "." || n == ".." || n == ".json" || strings.ContainsAny(n, "/\\\x00"):
 			d.invalid(attr, "result_filename is a file name (no directory: llmload run -out DIR chooses it), such as \"vllm-10qps.json\"; got %q.", n)
 			s.ResultFilename = ""
 		case strings.HasSuffix(n, ".requests.jsonl"):
