@@ -30,11 +30,10 @@ type Request struct {
 	Messages []Message `json:"messages,omitempty"`
 	// PromptLen is the prompt's token count (special tokens included).
 	PromptLen int `json:"prompt_len"`
-	// OutputLen is the number of tokens to ask for (max_tokens).
+	// OutputLen is the number of tokens to ask for (max_tokens). Whether
+	// the server may stop earlier is the target's ignore_eos, not the
+	// dataset's.
 	OutputLen int `json:"output_len"`
-	// IgnoreEOS asks the server to generate exactly OutputLen tokens
-	// (the random dataset sets it, as vLLM does).
-	IgnoreEOS bool `json:"ignore_eos,omitempty"`
 }
 
 // Spec says where one dataset's prompts come from: exactly one of ShareGPT,
@@ -217,17 +216,16 @@ type dumpRecord struct {
 	Messages  []Message `json:"messages,omitempty"`
 	PromptLen int       `json:"prompt_len"`
 	OutputLen int       `json:"output_len"`
-	IgnoreEOS bool      `json:"ignore_eos,omitempty"`
 }
 
 // WriteJSONL writes reqs in order, one JSON object per line with index,
-// prompt (or messages), prompt_len, output_len and, when set, ignore_eos.
+// prompt (or messages), prompt_len and output_len.
 func WriteJSONL(w io.Writer, reqs []Request) error {
 	bw := bufio.NewWriter(w)
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)
 	for _, r := range reqs {
-		rec := dumpRecord{Index: r.Index, Messages: r.Messages, PromptLen: r.PromptLen, OutputLen: r.OutputLen, IgnoreEOS: r.IgnoreEOS}
+		rec := dumpRecord{Index: r.Index, Messages: r.Messages, PromptLen: r.PromptLen, OutputLen: r.OutputLen}
 		if len(r.Messages) == 0 {
 			rec.Prompt = &r.Prompt
 		}

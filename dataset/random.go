@@ -100,7 +100,7 @@ func loadRandom(cfg Random, tok tokenizer.Tokenizer) ([]Request, Stats, error) {
 		}
 		reqs = append(reqs, Request{
 			Index: i, Prompt: prompt,
-			PromptLen: target + numSpecial, OutputLen: outLen, IgnoreEOS: true,
+			PromptLen: target + numSpecial, OutputLen: outLen,
 		})
 		stats.Examined++
 	}

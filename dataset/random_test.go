@@ -11,7 +11,7 @@ import (
 
 // checkRandom checks the properties every random dataset must have: prompts
 // re-encode to exactly PromptLen tokens, lengths lie in vLLM's ranges,
-// IgnoreEOS is set, and the prompts share a prefix of PrefixLen tokens.
+// indexes follow the order, and the prompts share a prefix of PrefixLen tokens.
 func checkRandom(t *testing.T, cfg Random, tok tokenizer.Tokenizer, reqs []Request) {
 	t.Helper()
 	if len(reqs) != cfg.NumPrompts {
@@ -33,8 +33,8 @@ func checkRandom(t *testing.T, cfg Random, tok tokenizer.Tokenizer, reqs []Reque
 		if req.OutputLen < outLow || req.OutputLen > outHigh {
 			t.Errorf("request %d: output length %d outside [%d, %d]", i, req.OutputLen, outLow, outHigh)
 		}
-		if !req.IgnoreEOS || req.Index != i {
-			t.Errorf("request %d: IgnoreEOS %v, Index %d; want true, %d", i, req.IgnoreEOS, req.Index, i)
+		if req.Index != i {
+			t.Errorf("request %d: Index %d, want %d", i, req.Index, i)
 		}
 		for !strings.HasPrefix(req.Prompt, common) {
 			common = common[:len(common)-1]

@@ -116,8 +116,8 @@ func TestShareGPTRules(t *testing.T) {
 			got := make([]refSample, len(ds.Requests))
 			for i, r := range ds.Requests {
 				got[i] = refSample{r.Index, r.PromptLen, r.OutputLen}
-				if r.IgnoreEOS || len(r.Messages) != 0 {
-					t.Errorf("request %d: IgnoreEOS %v, Messages %v; want false, none", i, r.IgnoreEOS, r.Messages)
+				if len(r.Messages) != 0 {
+					t.Errorf("request %d: Messages %v; want none", i, r.Messages)
 				}
 			}
 			if diff := cmp.Diff(c.Samples, got); diff != "" {

@@ -11,6 +11,9 @@ target "chat" {
   api      = "openai-chat"
   model    = "meta-llama/Meta-Llama-3-8B-Instruct"
   timeout  = "60s"
+
+  # Replies of exactly output_len tokens, as vLLM asks of its random dataset.
+  ignore_eos = true
 }
 
 dataset "prompts" {

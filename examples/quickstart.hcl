@@ -10,6 +10,9 @@ target "sim" {
   base_url = "sim://a100-llama3-8b"
   api      = "openai-chat"
   model    = "meta-llama/Meta-Llama-3-8B-Instruct"
+
+  # Replies of exactly output_len tokens, as vLLM asks of its random dataset.
+  ignore_eos = true
 }
 
 dataset "random" {

@@ -4,8 +4,9 @@
 #     --dataset-name sharegpt --dataset-path $SHAREGPT --num-prompts 1000 --request-rate 10
 #
 # Same sampling (ShareGPT rules, seed 0, the model's tokenizer), same
-# arrivals (Poisson at 10 req/s), same metrics and result keys, so the two
-# can be compared line by line. By default it points at the built-in
+# arrivals (Poisson at 10 req/s), same request bodies (temperature 0.0; see
+# llmload plan -show-request), same metrics and result keys, so the two can
+# be compared line by line. By default it points at the built-in
 # simulator and at the ShareGPT-format sample beside the project; point it at
 # a real server and the real dataset with variables:
 #
@@ -46,7 +47,6 @@ dataset "sharegpt" {
   sharegpt {
     path        = var.sharegpt
     num_prompts = 1000
-    seed        = 0
   }
   tokenizer = var.tokenizer
 }
@@ -54,6 +54,22 @@ dataset "sharegpt" {
 scenario "benchmark_serving" {
   target  = target.server
   dataset = dataset.sharegpt
+
+  # vLLM's --seed: samples the prompts (the dataset sets no seed of its own)
+  # and draws the arrivals.
+  seed = 0
+
+  # vLLM's --percentile-metrics ttft,tpot,itl,e2el --metric-percentiles 50,90,99:
+  # the vLLM block's rows and the p50/p90/p99 keys of the result.
+  percentile_metrics = ["ttft", "tpot", "itl", "e2el"]
+  percentiles        = [50, 90, 99]
+
+  # vLLM's --result-filename and --save-detailed: the result is
+  # <out>/vllm-10qps.json (the requests go to vllm-10qps.requests.jsonl) and
+  # holds vLLM's per-request arrays (input_lens, output_lens, ttfts, itls,
+  # generated_texts, errors), kept in memory for the length of the run.
+  result_filename = "vllm-10qps.json"
+  save_detailed   = true
 
   open_loop {
     rate       = 10

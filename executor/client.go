@@ -51,6 +51,9 @@ type client struct {
 	stall   time.Duration
 	tok     tokenizer.Tokenizer
 	proto   protocol
+	// keepText keeps the generated text of every request in its result
+	// (Plan.KeepText); otherwise only when tok counts it.
+	keepText bool
 }
 
 // newClient validates the target and builds the one HTTP client of a run,
@@ -67,21 +70,72 @@ func newClient(t Target, conns int, tok tokenizer.Tokenizer) (*client, error) {
 		return nil, err
 	}
 	ht := hc.Transport.(*headerTransport)
-	u, _ := url.Parse(t.BaseURL) // HTTPClient checked it
-	h := http.Header{}
-	h.Set("Content-Type", "application/json")
-	h.Set("Accept", "text/event-stream")
-	maps.Copy(h, ht.header) // the target's headers may override the defaults
 	return &client{
 		http:    &http.Client{Transport: ht.base},
-		url:     strings.TrimSuffix(u.String(), "/") + proto.Path(),
-		header:  h,
+		url:     t.endpoint(proto),
+		header:  t.requestHeader(),
 		apiKey:  t.APIKey,
 		timeout: t.Timeout,
 		stall:   t.StallTimeout,
 		tok:     tok,
 		proto:   proto,
 	}, nil
+}
+
+// endpoint is the URL requests go to: the base URL and the API's path.
+func (t Target) endpoint(proto protocol) string {
+	return strings.TrimSuffix(t.BaseURL, "/") + proto.Path()
+}
+
+// requestHeader is every header of a load request but x-request-id: the
+// defaults, then the credential and the target's headers, which may
+// override them.
+func (t Target) requestHeader() http.Header {
+	h := http.Header{}
+	h.Set("Content-Type", "application/json")
+	h.Set("Accept", "text/event-stream")
+	maps.Copy(h, t.credentialHeader())
+	return h
+}
+
+// credentialHeader is "Authorization: Bearer <key>" when APIKey is set,
+// then Headers.
+func (t Target) credentialHeader() http.Header {
+	h := http.Header{}
+	if t.APIKey != "" {
+		h.Set("Authorization", "Bearer "+t.APIKey)
+	}
+	for k, v := range t.Headers {
+		h.Set(k, v)
+	}
+	return h
+}
+
+// Preview is one load request as the client sends it.
+type Preview struct {
+	Method, URL string
+	// Header holds every header, x-request-id included (with the run's
+	// part shown as <run>); credentials are NOT redacted here.
+	Header http.Header
+	// Body is the exact JSON body.
+	Body []byte
+}
+
+// PreviewRequest builds the request the load client sends for r, from the
+// same code the run uses, without sending anything (a sim:// base URL is
+// kept as written). The caller redacts credentials before showing it.
+func PreviewRequest(t Target, r dataset.Request) (Preview, error) {
+	proto, err := protocolFor(t.API)
+	if err != nil {
+		return Preview{}, err
+	}
+	preps, err := prepare(t, []dataset.Request{r})
+	if err != nil {
+		return Preview{}, err
+	}
+	h := t.requestHeader()
+	h.Set("X-Request-Id", "llmload-<run>-0")
+	return Preview{Method: http.MethodPost, URL: t.endpoint(proto), Header: h, Body: preps[0].body}, nil
 }
 
 // HTTPClient returns an HTTP client set up as the load's is: the target's
@@ -129,14 +183,7 @@ func (t Target) HTTPClient(conns int) (*http.Client, error) {
 		p.SetUnencryptedHTTP2(true)
 		tr.Protocols = &p
 	}
-	h := http.Header{}
-	if t.APIKey != "" {
-		h.Set("Authorization", "Bearer "+t.APIKey)
-	}
-	for k, v := range t.Headers {
-		h.Set(k, v)
-	}
-	return &http.Client{Transport: &headerTransport{base: tr, header: h}}, nil
+	return &http.Client{Transport: &headerTransport{base: tr, header: t.credentialHeader()}}, nil
 }
 
 // headerTransport adds a target's headers to every request.
@@ -158,7 +205,10 @@ func (h *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 // CloseIdleConnections closes the idle connections of the transport.
 func (h *headerTransport) CloseIdleConnections() { h.base.CloseIdleConnections() }
 
-// prepare builds the JSON body of every dataset entry in the target's API.
+// prepare builds the JSON body of every dataset entry in the target's API:
+// the protocol's body, "ignore_eos": true when the target asks for it (as
+// vLLM's --ignore-eos; no dataset sets it), then the target's extra body
+// over all, where a nil (HCL null) value removes the field.
 func prepare(t Target, reqs []dataset.Request) ([]prepared, error) {
 	proto, err := protocolFor(t.API)
 	if err != nil {
@@ -167,16 +217,21 @@ func prepare(t Target, reqs []dataset.Request) ([]prepared, error) {
 	out := make([]prepared, len(reqs))
 	for i, r := range reqs {
 		body := proto.Body(t, r)
-		ignoreEOS := t.IgnoreEOS || r.IgnoreEOS
-		if ignoreEOS {
+		if t.IgnoreEOS {
 			body["ignore_eos"] = true
 		}
-		maps.Copy(body, t.ExtraBody)
+		for k, v := range t.ExtraBody {
+			if v == nil {
+				delete(body, k)
+				continue
+			}
+			body[k] = v
+		}
 		b, err := json.Marshal(body)
 		if err != nil {
 			return nil, fmt.Errorf("request %d (dataset index %d): %w", i, r.Index, err)
 		}
-		out[i] = prepared{body: b, index: r.Index, promptLen: r.PromptLen, maxTokens: r.OutputLen, ignoreEOS: ignoreEOS}
+		out[i] = prepared{body: b, index: r.Index, promptLen: r.PromptLen, maxTokens: r.OutputLen, ignoreEOS: t.IgnoreEOS}
 	}
 	return out, nil
 }
@@ -251,7 +306,7 @@ func (c *client) do(ctx context.Context, start time.Time, p *prepared, res *metr
 // read consumes the event stream and fills the latency and token fields;
 // ch is scratch for the parsed events.
 func (c *client) read(ctx context.Context, sr *sseReader, tr *timedReader, t0 time.Time, ch *chunk, res *metrics.Request) {
-	keepText := c.tok != nil
+	keepText := c.keepText || c.tok != nil
 	var (
 		first      time.Time
 		last       time.Time
@@ -312,6 +367,9 @@ func (c *client) read(ctx context.Context, sr *sseReader, tr *timedReader, t0 ti
 	if res.OutputEvents > 0 {
 		res.TTFT = first.Sub(t0)
 		res.E2E = last.Sub(t0)
+	}
+	if c.keepText {
+		res.GeneratedText = string(text)
 	}
 	switch {
 	case usage:

@@ -224,15 +224,15 @@ func TestRequests(t *testing.T) {
 			req:      dataset.Request{Prompt: "hello", OutputLen: 3},
 			wantPath: "/v1/completions",
 			wantBody: map[string]any{"model": "m1", "prompt": "hello", "max_tokens": 3.0, "stream": true,
-				"stream_options": map[string]any{"include_usage": true}},
+				"stream_options": map[string]any{"include_usage": true}, "temperature": 0.0, "repetition_penalty": 1.0, "logprobs": nil},
 		},
 		{
-			name:     "completions, ignore_eos from the dataset, extra body",
-			target:   Target{Model: "m1", ExtraBody: map[string]any{"temperature": 0.5, "max_tokens": 9}},
-			req:      dataset.Request{Prompt: "hello", OutputLen: 3, IgnoreEOS: true},
+			name:     "completions, ignore_eos from the target, extra body over the defaults",
+			target:   Target{Model: "m1", IgnoreEOS: true, ExtraBody: map[string]any{"temperature": 0.5, "max_tokens": 9, "logprobs": nil}},
+			req:      dataset.Request{Prompt: "hello", OutputLen: 3},
 			wantPath: "/v1/completions",
 			wantBody: map[string]any{"model": "m1", "prompt": "hello", "max_tokens": 9.0, "stream": true, "ignore_eos": true,
-				"temperature": 0.5, "stream_options": map[string]any{"include_usage": true}},
+				"temperature": 0.5, "repetition_penalty": 1.0, "stream_options": map[string]any{"include_usage": true}},
 		},
 		{
 			name:     "chat from a prompt, ignore_eos from the target",
@@ -240,7 +240,7 @@ func TestRequests(t *testing.T) {
 			req:      dataset.Request{Prompt: "hello", OutputLen: 4},
 			wantPath: "/v1/chat/completions",
 			wantBody: map[string]any{"model": "m2", "max_tokens": 4.0, "max_completion_tokens": 4.0, "stream": true,
-				"ignore_eos": true, "stream_options": map[string]any{"include_usage": true},
+				"ignore_eos": true, "stream_options": map[string]any{"include_usage": true}, "temperature": 0.0,
 				"messages": []any{map[string]any{"role": "user", "content": "hello"}}},
 		},
 		{
@@ -249,8 +249,8 @@ func TestRequests(t *testing.T) {
 			req:      dataset.Request{Prompt: "ignored", Messages: msgs, OutputLen: 4},
 			wantPath: "/v1/chat/completions",
 			wantBody: map[string]any{"model": "m2", "max_tokens": 4.0, "max_completion_tokens": 4.0, "stream": true,
-				"stream_options": map[string]any{"include_usage": true},
-				"messages":       []any{map[string]any{"role": "system", "content": "be brief"}, map[string]any{"role": "user", "content": "hello"}}},
+				"stream_options": map[string]any{"include_usage": true}, "temperature": 0.0,
+				"messages": []any{map[string]any{"role": "system", "content": "be brief"}, map[string]any{"role": "user", "content": "hello"}}},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -130,6 +130,10 @@ type Plan struct {
 	// Interval is the time series' window length (default
 	// metrics.DefaultInterval).
 	Interval time.Duration
+	// KeepText keeps each request's generated text in
+	// metrics.Request.GeneratedText for the observers (otherwise it is kept
+	// only when Tokenizer must count it): vLLM's generated_texts.
+	KeepText bool
 	// KeepResults keeps every request in Outcome.Results. Runs do not:
 	// results stream to observers and are dropped, so that memory does not
 	// grow with the run; tests and small tools may ask for them.
@@ -220,6 +224,7 @@ func Run(ctx context.Context, p Plan) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
+	c.keepText = p.KeepText
 	return newRun(p, c, preps).execute(ctx), nil
 }
 

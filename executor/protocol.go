@@ -1,6 +1,7 @@
 package executor
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -17,8 +18,10 @@ import (
 type protocol interface {
 	// Path is the endpoint, appended to Target.BaseURL.
 	Path() string
-	// Body is the JSON body asking for a stream of r's output. prepare adds
-	// what every API shares: ignore_eos, then Target.ExtraBody over all.
+	// Body is the JSON body asking for a stream of r's output, with the
+	// fields vLLM's benchmark client sends for the same API. prepare adds
+	// what every API shares: ignore_eos, then Target.ExtraBody over all
+	// (where a nil value removes the field).
 	Body(t Target, r dataset.Request) map[string]any
 	// Parse reads one SSE data payload into c, which it resets first, and
 	// appends the generated text to c.text only when keepText is set. An
@@ -61,11 +64,19 @@ func oneOf(names []string) string {
 }
 
 // openAIStream is the part of a body that OpenAI-style streaming APIs
-// share: the model, and a stream whose last chunk carries the usage.
+// share: the model, a stream whose last chunk carries the usage, and
+// greedy sampling (temperature 0.0), as vLLM's benchmark sends by default
+// so that output lengths do not depend on sampling (docs/executor.md).
 func openAIStream(t Target) map[string]any {
 	return map[string]any{
 		"model":          t.Model,
 		"stream":         true,
 		"stream_options": map[string]any{"include_usage": true},
+		"temperature":    pyFloat("0.0"),
 	}
 }
+
+// pyFloat is a float written as Python's json.dumps writes it ("0.0",
+// "1.0"), so that bodies read the same as vLLM's byte for byte in those
+// fields; a JSON number all the same.
+func pyFloat(s string) json.Number { return json.Number(s) }

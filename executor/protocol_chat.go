@@ -16,8 +16,10 @@ type chat struct{}
 func (chat) Path() string { return openaiwire.PathChat }
 
 // Body sends the request's messages, or its prompt as one user message.
-// The output cap goes in both max_tokens (what vLLM and most servers read)
-// and max_completion_tokens (OpenAI's current name).
+// The output cap goes in max_completion_tokens (OpenAI's current name, what
+// vLLM's benchmark sends) and in max_tokens (what older servers read). The
+// prompt is a plain string where vLLM sends one text part: servers render
+// both the same, and some accept only the string.
 func (chat) Body(t Target, r dataset.Request) map[string]any {
 	msgs := r.Messages
 	if len(msgs) == 0 {

@@ -15,10 +15,15 @@ type completions struct{}
 
 func (completions) Path() string { return openaiwire.PathCompletions }
 
+// Body is vLLM's async_request_openai_completions payload: the prompt,
+// max_tokens, repetition_penalty 1.0 and logprobs null (both the server's
+// defaults, sent all the same), with the shared stream fields.
 func (completions) Body(t Target, r dataset.Request) map[string]any {
 	b := openAIStream(t)
 	b["prompt"] = r.Prompt
 	b["max_tokens"] = r.OutputLen
+	b["repetition_penalty"] = pyFloat("1.0")
+	b["logprobs"] = nil
 	return b
 }
 

@@ -12,29 +12,47 @@ import (
 	"github.com/llmload/llmload/dataset"
 )
 
-// protocolRequests are the dataset entries whose bodies the golden files
-// hold: a bare prompt, a conversation, and ignore_eos from the dataset.
-var protocolRequests = []dataset.Request{
-	{Index: 0, Prompt: "Say hello.", PromptLen: 3, OutputLen: 16},
-	{Index: 1, Prompt: "flattened conversation", PromptLen: 9, OutputLen: 8, Messages: []dataset.Message{
+// protocolCases are the requests whose bodies the golden files hold: a
+// bare prompt and a conversation to the default target (the fields vLLM's
+// benchmark sends), then a target with ignore_eos and an extra body that
+// overrides a default, adds a field and removes one (null).
+var protocolCases = []struct {
+	target Target
+	req    dataset.Request
+}{
+	{Target{Model: "m"}, dataset.Request{Index: 0, Prompt: "Say hello.", PromptLen: 3, OutputLen: 16}},
+	{Target{Model: "m"}, dataset.Request{Index: 1, Prompt: "flattened conversation", PromptLen: 9, OutputLen: 8, Messages: []dataset.Message{
 		{Role: "system", Content: "Be brief."},
 		{Role: "user", Content: "Say hello."},
-	}},
-	{Index: 2, Prompt: "Count to three.", PromptLen: 4, OutputLen: 3, IgnoreEOS: true},
+	}}},
+	{Target{Model: "m", IgnoreEOS: true, ExtraBody: map[string]any{"temperature": 0.7, "top_k": 10.0, "max_tokens": nil}},
+		dataset.Request{Index: 2, Prompt: "Count to three.", PromptLen: 4, OutputLen: 3}},
 }
+
+// protocolRequests are the requests of protocolCases.
+var protocolRequests = func() []dataset.Request {
+	var reqs []dataset.Request
+	for _, c := range protocolCases {
+		reqs = append(reqs, c.req)
+	}
+	return reqs
+}()
 
 // Every registered protocol builds the bodies in
 // testdata/protocol/<api>.body.json (go test -update rewrites them), with
-// the fields prepare adds for every API: ignore_eos and the extra body
-// over the defaults.
+// the fields prepare adds for every API: ignore_eos from the target and the
+// extra body over the defaults.
 func TestProtocolBodies(t *testing.T) {
-	target := Target{Model: "m", ExtraBody: map[string]any{"temperature": 0}}
 	for _, api := range APIs() {
 		t.Run(api, func(t *testing.T) {
-			target.API = api
-			preps, err := prepare(target, protocolRequests)
-			if err != nil {
-				t.Fatal(err)
+			var preps []prepared
+			for _, c := range protocolCases {
+				c.target.API = api
+				p, err := prepare(c.target, []dataset.Request{c.req})
+				if err != nil {
+					t.Fatal(err)
+				}
+				preps = append(preps, p...)
 			}
 			var got bytes.Buffer
 			got.WriteString("[\n")

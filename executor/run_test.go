@@ -455,3 +455,28 @@ func TestRunSetupErrors(t *testing.T) {
 		})
 	}
 }
+
+// KeepText keeps every request's generated text for the observers, even
+// when usage gives the count and no tokenizer needs the text; without it
+// the text is dropped.
+func TestRunKeepText(t *testing.T) {
+	srv := executortest.New(executortest.Config{Tokens: 3, Text: "ab "})
+	defer srv.Close()
+	for _, keep := range []bool{true, false} {
+		out := mustRun(t, context.Background(), Plan{
+			Target:   Target{BaseURL: srv.URL},
+			Requests: requests(2, 3),
+			Open:     &OpenLoop{Rate: math.Inf(1)},
+			KeepText: keep,
+		})
+		for _, r := range out.Results {
+			want := ""
+			if keep {
+				want = "ab ab ab "
+			}
+			if r.GeneratedText != want || r.OutputTokensSource != metrics.SourceUsage {
+				t.Errorf("KeepText %v: text %q (tokens from %s), want %q (from usage)", keep, r.GeneratedText, r.OutputTokensSource, want)
+			}
+		}
+	}
+}

@@ -136,10 +136,7 @@ func fillFromSums(l *Latency) {
 // percentile is the HDR value (the highest value equivalent to the sample
 // at that rank) clamped to the exact [Min, Max].
 func fillFromHistogram(l *Latency, h *hdrhistogram.Histogram) {
-	at := func(p float64) float64 {
-		v := float64(h.ValueAtPercentile(p)) / histPerRep
-		return min(max(v, l.Min), l.Max)
-	}
+	at := func(p float64) float64 { return percentileOf(h, p, l.Min, l.Max) }
 	l.P50, l.P90, l.P95, l.P99, l.P999 = at(50), at(90), at(95), at(99), at(99.9)
 	enc, err := h.Encode(encodeFormat)
 	if err != nil {
@@ -147,6 +144,32 @@ func fillFromHistogram(l *Latency, h *hdrhistogram.Histogram) {
 		panic(fmt.Sprintf("metrics: encoding histogram: %v", err))
 	}
 	l.Histogram = string(enc)
+}
+
+// percentileOf is the p-th percentile of h in reported units: the HDR value
+// (the highest value equivalent to the sample at that rank) clamped to the
+// exact [lo, hi].
+func percentileOf(h *hdrhistogram.Histogram, p, lo, hi float64) float64 {
+	v := float64(h.ValueAtPercentile(p)) / histPerRep
+	return min(max(v, lo), hi)
+}
+
+// Percentile returns the p-th percentile (0 <= p <= 100) of the latency's
+// samples, computed from its serialized HDR histogram exactly as P50 to
+// P999 are, so any percentile can be read from a result after the run
+// (vLLM's --metric-percentiles). It is 0 when there are no samples.
+func (l *Latency) Percentile(p float64) (float64, error) {
+	if p < 0 || p > 100 || math.IsNaN(p) {
+		return 0, fmt.Errorf("percentile %g is outside 0..100", p)
+	}
+	if l.Count == 0 {
+		return 0, nil
+	}
+	h, err := l.DecodeHistogram()
+	if err != nil {
+		return 0, err
+	}
+	return percentileOf(h, p, l.Min, l.Max), nil
 }
 
 // DecodeHistogram decodes the latency's serialized HDR histogram (in

@@ -214,6 +214,23 @@ func checkLatency(t *testing.T, got Latency, samples []float64) {
 		p   float64
 		got float64
 	}{{50, got.P50}, {90, got.P90}, {95, got.P95}, {99, got.P99}, {99.9, got.P999}}
+	// Any other percentile, read back from the serialized histogram.
+	for _, p := range []float64{1, 25, 75, 99.5, 99.99, 100} {
+		v, err := got.Percentile(p)
+		if err != nil {
+			t.Fatalf("Percentile(%v): %v", p, err)
+		}
+		pcts = append(pcts, struct {
+			p   float64
+			got float64
+		}{p, v})
+	}
+	// The stored ones are what Percentile computes.
+	for _, pc := range pcts[:5] {
+		if v, err := got.Percentile(pc.p); err != nil || v != pc.got {
+			t.Errorf("Percentile(%v) = %v, %v; the summary holds %v", pc.p, v, err, pc.got)
+		}
+	}
 	for _, pc := range pcts {
 		// Nearest rank as HdrHistogram computes it.
 		rank := min(max(int(pc.p/100*n+0.5), 1), len(sorted))
@@ -356,6 +373,24 @@ func TestOutliersAreClampedAndCounted(t *testing.T) {
 	}
 	if s.Queue.Outliers != 1 || s.Queue.Min != 0 {
 		t.Errorf("Queue outliers=%d min=%v; want 1, 0", s.Queue.Outliers, s.Queue.Min)
+	}
+}
+
+// Percentile refuses what is not a percentile, is 0 without samples and
+// reports a latency whose histogram is missing.
+func TestPercentileEdges(t *testing.T) {
+	var empty Latency
+	if v, err := empty.Percentile(75); v != 0 || err != nil {
+		t.Errorf("empty Percentile(75) = %v, %v; want 0, nil", v, err)
+	}
+	for _, p := range []float64{-1, 100.5, math.NaN()} {
+		if _, err := empty.Percentile(p); err == nil {
+			t.Errorf("Percentile(%v): no error", p)
+		}
+	}
+	broken := Latency{Count: 3, Min: 1, Max: 2}
+	if _, err := broken.Percentile(75); err == nil {
+		t.Error("Percentile without a histogram: no error")
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -34,10 +35,13 @@ func (p *printer) center(s string, c string) {
 func (p *printer) int(label string, v int)       { p.printf("%-40s %-10d\n", label, v) }
 func (p *printer) float(label string, v float64) { p.printf("%-40s %-10.2f\n", label, v) }
 
-// vllmLatencies are the metrics vLLM prints, with its names and headers.
-var vllmLatencies = []struct {
+// vllmLatency is a metric vLLM prints, with its name and header.
+type vllmLatency struct {
 	key, name, header string
-}{
+}
+
+// vllmLatencies are the metrics vLLM prints, in its order.
+var vllmLatencies = []vllmLatency{
 	{"ttft", "TTFT", "Time to First Token"},
 	{"tpot", "TPOT", "Time per Output Token (excl. 1st token)"},
 	{"itl", "ITL", "Inter-token Latency"},
@@ -85,12 +89,23 @@ func writeVLLMBlock(p *printer, r *Result, s *metrics.Summary) {
 	p.float("Peak output token throughput (tok/s):", r.MaxOutputTokensPerS)
 	p.float("Peak concurrent requests:", float64(s.PeakConcurrency))
 	p.float("Total token throughput (tok/s):", s.TotalTokenThroughput)
+	// As vLLM: Mean, Median, then P<p> of each chosen percentile, for the
+	// chosen metrics in vLLM's order.
 	for _, m := range vllmLatencies {
+		if !slices.Contains(r.percentileMetrics(), m.key) {
+			continue
+		}
 		l := s.LatencyOf(m.key)
 		p.center(m.header, "-")
 		p.float("Mean "+m.name+" (ms):", l.Mean)
 		p.float("Median "+m.name+" (ms):", l.P50)
-		p.float("P99 "+m.name+" (ms):", l.P99)
+		for _, pc := range r.percentiles() {
+			v, ok := r.VLLMLatencies[vllmPercentileKey(pc, m.key)]
+			if !ok {
+				v, _ = standardPercentile(l, pc)
+			}
+			p.float("P"+strconv.FormatFloat(pc, 'f', -1, 64)+" "+m.name+" (ms):", v)
+		}
 	}
 	p.printf("%s\n", strings.Repeat("=", 50))
 }
@@ -178,9 +193,19 @@ func writeExtras(p *printer, r *Result, s *metrics.Summary) {
 	if s.ApproxOutputCounts > 0 {
 		p.printf("Note: output tokens of %s counted as stream events (no usage, no tokenizer): token figures are approximate.\n", count(s.ApproxOutputCounts, "request", "requests"))
 	}
-	if r.TokenizerApproximate {
+	switch {
+	case r.TokenizerApproximate && r.simulated():
+		p.printf("Note: the tokenizer is approximate for this model; the simulator counts with the same approximation: figures are consistent.\n")
+	case r.TokenizerApproximate:
 		p.printf("Note: the tokenizer is approximate for this model: token counts from it are estimates.\n")
 	}
+}
+
+// simulated reports whether the run's target was the built-in simulator
+// (a sim:// URL; the simulator's statistics for results written before the
+// URL said so).
+func (r *Result) simulated() bool {
+	return strings.HasPrefix(r.TargetURL, "sim://") || len(r.Simulator) > 0
 }
 
 // count writes n with the singular or plural noun.

@@ -2,6 +2,7 @@ package report
 
 import (
 	"flag"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -221,6 +222,38 @@ func emptyRun() *Run {
 	}
 }
 
+// simKnobsRequests are openLoopRequests with generated texts.
+func simKnobsRequests() []*metrics.Request {
+	reqs := openLoopRequests()
+	for i, r := range reqs {
+		if r.OK() {
+			r.GeneratedText = fmt.Sprintf("reply %d \u00e9", i)
+		}
+	}
+	return reqs
+}
+
+// simKnobsRun is openLoopRun on the simulator with the approximate
+// tokenizer, percentiles chosen for TTFT and E2EL only (75 and 99.99 are
+// not among the keys always written), and vLLM's per-request arrays,
+// collected from the requests in completion order (here reversed).
+func simKnobsRun() *Run {
+	r := openLoopRun()
+	r.Scenario, r.RunID, r.Fingerprint = "sim-knobs", "run-4", "f4"
+	r.TargetURL = "sim://tiny"
+	r.Simulator = map[string]any{"profile": "tiny"}
+	r.TokenizerApproximate = true
+	r.Percentiles = []float64{50, 75, 99.99}
+	r.PercentileMetrics = []string{"ttft", "e2el"}
+	c := NewDetailedCollector()
+	reqs := simKnobsRequests()
+	for i := len(reqs) - 1; i >= 0; i-- {
+		c.Result(reqs[i])
+	}
+	r.Detailed = c.Detailed()
+	return r
+}
+
 var runs = []struct {
 	name     string
 	run      func() *Run
@@ -229,6 +262,7 @@ var runs = []struct {
 	{"open_loop", openLoopRun, openLoopRequests},
 	{"closed_loop", closedLoopRun, closedLoopRequests},
 	{"all_failed", emptyRun, emptyRequests},
+	{"sim_knobs", simKnobsRun, simKnobsRequests},
 }
 
 // result builds a run's result file content.

@@ -60,6 +60,8 @@ func MergeResults(parts []*Result) (*Result, error) {
 		Config: first.Config, Dataset: first.Dataset,
 		TokenizerApproximate: first.TokenizerApproximate,
 		RequestRate:          float64(first.RequestRate), Burstiness: first.Burstiness,
+		Percentiles: first.Percentiles, PercentileMetrics: first.PercentileMetrics,
+		Detailed: mergeDetailed(parts),
 	}
 	if first.TokenizerID != nil {
 		run.Tokenizer = *first.TokenizerID
@@ -119,6 +121,24 @@ func MergeResults(parts []*Result) (*Result, error) {
 		res.NumPrompts += p.NumPrompts
 	}
 	return res, nil
+}
+
+// mergeDetailed concatenates the parts' per-request arrays, in the order
+// of the parts, when every part has them; nil otherwise.
+func mergeDetailed(parts []*Result) *Detailed {
+	d := &Detailed{}
+	for _, p := range parts {
+		if p.Detailed == nil {
+			return nil
+		}
+		d.InputLens = append(d.InputLens, p.InputLens...)
+		d.OutputLens = append(d.OutputLens, p.OutputLens...)
+		d.TTFTs = append(d.TTFTs, p.TTFTs...)
+		d.ITLs = append(d.ITLs, p.ITLs...)
+		d.GeneratedTexts = append(d.GeneratedTexts, p.GeneratedTexts...)
+		d.Errors = append(d.Errors, p.Errors...)
+	}
+	return d
 }
 
 func fromMs(v float64) time.Duration {

@@ -176,9 +176,25 @@ type Run struct {
 	Checks      []Check
 	Interrupted bool
 
+	// Percentiles and PercentileMetrics choose the vLLM block's rows and
+	// the pNN_<metric>_ms keys added to the ones always written (nil:
+	// DefaultPercentiles, DefaultPercentileMetrics).
+	Percentiles       []float64
+	PercentileMetrics []string
+	// Detailed holds vLLM's per-request arrays (save_detailed); nil
+	// leaves them out of the result.
+	Detailed *Detailed
+
 	// Parts lists the results a merged result was made of.
 	Parts []Part
 }
+
+// The vLLM block's rows when a run does not choose them: P99 of TTFT, TPOT,
+// ITL and E2EL.
+var (
+	DefaultPercentiles       = []float64{99}
+	DefaultPercentileMetrics = []string{"ttft", "tpot", "itl", "e2el"}
+)
 
 // Part is one result file of a merged result.
 type Part struct {

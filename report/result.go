@@ -2,12 +2,14 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -95,8 +97,9 @@ type Result struct {
 	VLLMKeys
 	// VLLMLatencies holds vLLM's flat latency keys in milliseconds: mean_,
 	// median_, std_, p50_, p90_, p95_, p99_ and p99.9_ followed by ttft_ms,
-	// tpot_ms, itl_ms or e2el_ms. Median and percentiles come from the HDR
-	// histograms.
+	// tpot_ms, itl_ms or e2el_ms, always; and pNN_ of any other percentile
+	// the scenario asked for, for the metrics it chose. Median and
+	// percentiles come from the HDR histograms.
 	VLLMLatencies map[string]float64 `json:"-"`
 	Extras
 }
@@ -123,6 +126,28 @@ type VLLMKeys struct {
 	TotalTokenThroughput  float64  `json:"total_token_throughput"`
 	MaxOutputTokensPerS   float64  `json:"max_output_tokens_per_s"`
 	MaxConcurrentRequests int      `json:"max_concurrent_requests"`
+	// Detailed is vLLM's --save-detailed arrays, present only when the
+	// scenario asked for them (save_detailed).
+	*Detailed
+}
+
+// Detailed is vLLM's per-request arrays, one entry per measured request in
+// the order they were dispatched, with vLLM's keys and units (seconds).
+type Detailed struct {
+	// InputLens is each request's prompt length by the dataset's count
+	// (what total_input_tokens sums).
+	InputLens []int `json:"input_lens"`
+	// OutputLens is each request's output tokens (0 for a failed one).
+	OutputLens []int `json:"output_lens"`
+	// TTFTs is each request's time to first token in seconds (0 when none
+	// came).
+	TTFTs []float64 `json:"ttfts"`
+	// ITLs is each request's inter-token gaps in seconds.
+	ITLs [][]float64 `json:"itls"`
+	// GeneratedTexts is each request's generated text.
+	GeneratedTexts []string `json:"generated_texts"`
+	// Errors is each request's error message ("" when it succeeded).
+	Errors []string `json:"errors"`
 }
 
 // Extras are llmload's own keys of a result file.
@@ -148,10 +173,15 @@ type Extras struct {
 	Capacity             *Capacity        `json:"capacity,omitempty"`
 	Schedule             Schedule         `json:"schedule"`
 	Checks               []Check          `json:"checks"`
-	Parts                []Part           `json:"parts,omitempty"`
-	Config               json.RawMessage  `json:"config"`
-	Dataset              json.RawMessage  `json:"dataset"`
-	Simulator            json.RawMessage  `json:"simulator,omitempty"`
+	// Percentiles and PercentileMetrics are the scenario's choice of the
+	// vLLM block's rows (absent: DefaultPercentiles and
+	// DefaultPercentileMetrics).
+	Percentiles       []float64       `json:"percentiles,omitempty"`
+	PercentileMetrics []string        `json:"percentile_metrics,omitempty"`
+	Parts             []Part          `json:"parts,omitempty"`
+	Config            json.RawMessage `json:"config"`
+	Dataset           json.RawMessage `json:"dataset"`
+	Simulator         json.RawMessage `json:"simulator,omitempty"`
 }
 
 // SLOms is a goodput SLO in milliseconds (absent = not set).
@@ -170,8 +200,32 @@ func vllmPercentileKey(p float64, metric string) string {
 	return fmt.Sprintf("p%s_%s_ms", strconv.FormatFloat(p, 'f', -1, 64), metric)
 }
 
-// vllmLatencyFields returns the flat latency keys of s in vLLM's order.
-func vllmLatencyFields(s *metrics.Summary) []field {
+// standardPercentiles are the percentile keys every result carries, for
+// every latency, whatever the scenario chose.
+var standardPercentiles = []float64{50, 90, 95, 99, 99.9}
+
+// standardPercentile returns a percentile the summary stores.
+func standardPercentile(l *metrics.Latency, p float64) (float64, bool) {
+	switch p {
+	case 50:
+		return l.P50, true
+	case 90:
+		return l.P90, true
+	case 95:
+		return l.P95, true
+	case 99:
+		return l.P99, true
+	case 99.9:
+		return l.P999, true
+	}
+	return 0, false
+}
+
+// vllmLatencyFields returns the flat latency keys of s: for every metric,
+// mean, median, std and the standard percentiles; for the selected
+// metrics, also the other requested percentiles, read from the
+// histograms.
+func vllmLatencyFields(s *metrics.Summary, percentiles []float64, selected []string) ([]field, error) {
 	var out []field
 	for _, m := range vllmLatencies {
 		l := s.LatencyOf(m.key)
@@ -180,11 +234,76 @@ func vllmLatencyFields(s *metrics.Summary) []field {
 			field{"median_" + m.key + "_ms", l.P50},
 			field{"std_" + m.key + "_ms", l.Stddev},
 		)
-		for _, pc := range []struct{ p, v float64 }{{50, l.P50}, {90, l.P90}, {95, l.P95}, {99, l.P99}, {99.9, l.P999}} {
-			out = append(out, field{vllmPercentileKey(pc.p, m.key), pc.v})
+		for _, p := range standardPercentiles {
+			v, _ := standardPercentile(l, p)
+			out = append(out, field{vllmPercentileKey(p, m.key), v})
+		}
+		if !slices.Contains(selected, m.key) {
+			continue
+		}
+		for _, p := range percentiles {
+			if _, std := standardPercentile(l, p); std {
+				continue
+			}
+			v, err := l.Percentile(p)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", m.key, err)
+			}
+			out = append(out, field{vllmPercentileKey(p, m.key), v})
 		}
 	}
-	return out
+	return out, nil
+}
+
+// latencyKey splits a flat latency key: "p99.9_itl_ms" is ("p", 99.9,
+// "itl"), "mean_ttft_ms" is ("mean", 0, "ttft").
+func latencyKey(key string) (stat string, p float64, metric string, ok bool) {
+	rest, found := strings.CutSuffix(key, "_ms")
+	if !found {
+		return "", 0, "", false
+	}
+	i := strings.LastIndexByte(rest, '_')
+	if i < 0 {
+		return "", 0, "", false
+	}
+	stat, metric = rest[:i], rest[i+1:]
+	if !slices.ContainsFunc(vllmLatencies, func(m vllmLatency) bool { return m.key == metric }) {
+		return "", 0, "", false
+	}
+	switch stat {
+	case "mean", "median", "std":
+		return stat, 0, metric, true
+	}
+	if num, isP := strings.CutPrefix(stat, "p"); isP {
+		if f, err := strconv.ParseFloat(num, 64); err == nil && f >= 0 && f <= 100 {
+			return "p", f, metric, true
+		}
+	}
+	return "", 0, "", false
+}
+
+// orderedLatencyKeys orders flat latency keys as vLLM writes them: by
+// metric (TTFT, TPOT, ITL, E2EL), then mean, median, std, then the
+// percentiles in increasing order.
+func orderedLatencyKeys(m map[string]float64) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		if _, _, _, ok := latencyKey(k); ok {
+			keys = append(keys, k)
+		}
+	}
+	rank := func(k string) (int, int, float64) {
+		stat, p, metric, _ := latencyKey(k)
+		mi := slices.IndexFunc(vllmLatencies, func(m vllmLatency) bool { return m.key == metric })
+		si := map[string]int{"mean": 0, "median": 1, "std": 2, "p": 3}[stat]
+		return mi, si, p
+	}
+	slices.SortFunc(keys, func(a, b string) int {
+		am, as, ap := rank(a)
+		bm, bs, bp := rank(b)
+		return cmp.Or(cmp.Compare(am, bm), cmp.Compare(as, bs), cmp.Compare(ap, bp))
+	})
+	return keys
 }
 
 // field is one key of a JSON object written in a fixed order.
@@ -237,9 +356,12 @@ func NewResult(r *Run) (*Result, error) {
 			Capacity:             CapacityOf(r.Stages),
 			Schedule:             ScheduleOf(r.RequestRate, s),
 			Checks:               r.Checks,
+			Percentiles:          r.Percentiles,
+			PercentileMetrics:    r.PercentileMetrics,
 			Parts:                r.Parts,
 		},
 	}
+	res.Detailed = r.Detailed
 	if r.Tokenizer != "" {
 		res.TokenizerID = &r.Tokenizer
 	}
@@ -250,10 +372,13 @@ func NewResult(r *Run) (*Result, error) {
 		res.RequestGoodput = &s.RequestGoodput
 		res.Goodput = &SLOms{TTFT: ms(g.TTFT), TPOT: ms(g.TPOT), ITL: ms(g.ITL), E2EL: ms(g.E2EL)}
 	}
-	for _, f := range vllmLatencyFields(s) {
+	fields, err := vllmLatencyFields(s, res.percentiles(), res.percentileMetrics())
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range fields {
 		res.VLLMLatencies[f.key] = f.value
 	}
-	var err error
 	if res.Config, err = marshal(r.Config); err != nil {
 		return nil, fmt.Errorf("encoding the resolved scenario: %w", err)
 	}
@@ -280,16 +405,12 @@ func (res *Result) MarshalJSON() ([]byte, error) {
 	}
 	var buf bytes.Buffer
 	buf.Write(head[:len(head)-1])
-	for _, f := range vllmLatencyFields(&metrics.Summary{}) {
-		v, ok := res.VLLMLatencies[f.key]
-		if !ok {
-			continue
-		}
-		b, err := json.Marshal(v)
+	for _, k := range orderedLatencyKeys(res.VLLMLatencies) {
+		b, err := json.Marshal(res.VLLMLatencies[k])
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", f.key, err)
+			return nil, fmt.Errorf("%s: %w", k, err)
 		}
-		fmt.Fprintf(&buf, ",%q:%s", f.key, b)
+		fmt.Fprintf(&buf, ",%q:%s", k, b)
 	}
 	buf.WriteByte(',')
 	buf.Write(tail[1:])
@@ -309,18 +430,33 @@ func (res *Result) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	res.VLLMLatencies = map[string]float64{}
-	for _, f := range vllmLatencyFields(&metrics.Summary{}) {
-		raw, ok := all[f.key]
-		if !ok {
+	for k, raw := range all {
+		if _, _, _, ok := latencyKey(k); !ok {
 			continue
 		}
 		var v float64
 		if err := json.Unmarshal(raw, &v); err != nil {
-			return fmt.Errorf("%s: %w", f.key, err)
+			return fmt.Errorf("%s: %w", k, err)
 		}
-		res.VLLMLatencies[f.key] = v
+		res.VLLMLatencies[k] = v
 	}
 	return nil
+}
+
+// percentiles is the result's choice of percentiles, or the default.
+func (res *Result) percentiles() []float64 {
+	if len(res.Percentiles) == 0 {
+		return DefaultPercentiles
+	}
+	return res.Percentiles
+}
+
+// percentileMetrics is the result's choice of metrics, or the default.
+func (res *Result) percentileMetrics() []string {
+	if len(res.PercentileMetrics) == 0 {
+		return DefaultPercentileMetrics
+	}
+	return res.PercentileMetrics
 }
 
 // WriteResult writes <dir>/<scenario>.json atomically (a temporary file in

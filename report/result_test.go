@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/llmload/llmload/metrics"
 )
 
@@ -69,9 +70,16 @@ func TestWriteFilesGolden(t *testing.T) {
 }
 
 func TestReadResultRoundTrip(t *testing.T) {
-	run := openLoopRun()
+	for _, tt := range runs {
+		t.Run(tt.name, func(t *testing.T) { checkRoundTrip(t, tt.run(), tt.requests()) })
+	}
+}
+
+// checkRoundTrip writes a run's result, reads it back and compares, and
+// renders both the same.
+func checkRoundTrip(t *testing.T, run *Run, reqs []*metrics.Request) {
 	dir := t.TempDir()
-	paths := writeFiles(t, dir, run, openLoopRequests())
+	paths := writeFiles(t, dir, run, reqs)
 	got, err := ReadResult(paths[0])
 	if err != nil {
 		t.Fatal(err)
@@ -88,8 +96,18 @@ func TestReadResultRoundTrip(t *testing.T) {
 		}
 		*raw = buf.Bytes()
 	}
-	if diff := cmp.Diff(want, got); diff != "" {
+	if diff := cmp.Diff(want, got, cmpopts.IgnoreFields(Extras{}, "Simulator")); diff != "" {
 		t.Errorf("ReadResult (-want +got):\n%s", diff)
+	}
+	var live, saved bytes.Buffer
+	if err := WriteConsole(&live, want); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteConsole(&saved, got); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(live.String(), saved.String()); diff != "" {
+		t.Errorf("the saved result renders differently (-live +saved):\n%s", diff)
 	}
 	// The histograms read back merge exactly.
 	merged, err := metrics.MergeLatency(got.Summary.TTFT, got.Summary.TTFT)
@@ -98,6 +116,69 @@ func TestReadResultRoundTrip(t *testing.T) {
 	}
 	if merged.Count != 2*run.Overall.TTFT.Count || merged.P99 != run.Overall.TTFT.P99 {
 		t.Errorf("merged TTFT count %d p99 %v; want %d, %v", merged.Count, merged.P99, 2*run.Overall.TTFT.Count, run.Overall.TTFT.P99)
+	}
+}
+
+// The chosen percentiles add pNN keys for the chosen metrics only, read
+// from the histograms, in vLLM's order; the keys always written stay.
+func TestResultChosenPercentiles(t *testing.T) {
+	run := simKnobsRun()
+	res := result(t, run)
+	s := run.Overall
+	for _, m := range []string{"ttft", "tpot", "itl", "e2el"} {
+		for _, k := range []string{"p50_", "p90_", "p95_", "p99_", "p99.9_"} {
+			if _, ok := res.VLLMLatencies[k+m+"_ms"]; !ok {
+				t.Errorf("%s%s_ms missing", k, m)
+			}
+		}
+	}
+	for _, tc := range []struct {
+		key string
+		l   metrics.Latency
+		p   float64
+	}{{"p75_ttft_ms", s.TTFT, 75}, {"p99.99_ttft_ms", s.TTFT, 99.99}, {"p75_e2el_ms", s.E2EL, 75}, {"p99.99_e2el_ms", s.E2EL, 99.99}} {
+		want, err := tc.l.Percentile(tc.p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, ok := res.VLLMLatencies[tc.key]; !ok || got != want {
+			t.Errorf("%s = %v (present %v), want %v", tc.key, got, ok, want)
+		}
+	}
+	for _, k := range []string{"p75_itl_ms", "p75_tpot_ms", "p99.99_itl_ms"} {
+		if _, ok := res.VLLMLatencies[k]; ok {
+			t.Errorf("%s written for a metric the run did not choose", k)
+		}
+	}
+	keys := orderedLatencyKeys(res.VLLMLatencies)
+	wantTTFT := []string{"mean_ttft_ms", "median_ttft_ms", "std_ttft_ms", "p50_ttft_ms", "p75_ttft_ms", "p90_ttft_ms", "p95_ttft_ms", "p99_ttft_ms", "p99.9_ttft_ms", "p99.99_ttft_ms"}
+	if diff := cmp.Diff(wantTTFT, keys[:len(wantTTFT)]); diff != "" {
+		t.Errorf("key order (-want +got):\n%s", diff)
+	}
+}
+
+// Merged results keep the chosen percentiles, and the per-request arrays
+// of parts that all have them, in the parts' order.
+func TestMergeKeepsKnobs(t *testing.T) {
+	a, b := result(t, simKnobsRun()), result(t, simKnobsRun())
+	b.RunID = "run-5"
+	m, err := MergeResults([]*Result{a, b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(a.Percentiles, m.Percentiles); diff != "" {
+		t.Errorf("percentiles (-want +got):\n%s", diff)
+	}
+	if _, ok := m.VLLMLatencies["p75_e2el_ms"]; !ok {
+		t.Error("merged result lacks p75_e2el_ms")
+	}
+	if m.Detailed == nil || len(m.TTFTs) != 2*len(a.TTFTs) || m.GeneratedTexts[len(a.TTFTs)] != a.GeneratedTexts[0] {
+		t.Errorf("merged arrays: %+v", m.Detailed)
+	}
+	c := result(t, openLoopRun())
+	c.Scenario, c.Fingerprint, c.RunID = a.Scenario, a.Fingerprint, "run-6"
+	if m, err := MergeResults([]*Result{a, c}); err != nil || m.Detailed != nil {
+		t.Errorf("merge with a part without arrays: %v, arrays %v; want none", err, m.Detailed)
 	}
 }
 

@@ -255,7 +255,7 @@ func (l *loader) decodeDataset(d dec, b *hcl.Block) {
 		a := c.Attributes
 		path(d.str(a, "path", &s.Path), &s.Path)
 		d.integer(a, "num_prompts", &s.NumPrompts, 1)
-		d.int64(a, "seed", &s.Seed, minInt64)
+		ds.seedSet = d.int64(a, "seed", &s.Seed, minInt64) != nil
 		d.integer(a, "output_len", &s.OutputLen, 1)
 		d.integer(a, "min_prompt_tokens", &s.MinPromptTokens, 0)
 		maxPrompt := d.integer(a, "max_prompt_tokens", &s.MaxPromptTokens, 1)
@@ -281,7 +281,7 @@ func (l *loader) decodeDataset(d dec, b *hcl.Block) {
 		}
 		d.integer(a, "prefix_len", &s.PrefixLen, 0)
 		d.integer(a, "num_prompts", &s.NumPrompts, 1)
-		d.int64(a, "seed", &s.Seed, minInt64)
+		ds.seedSet = d.int64(a, "seed", &s.Seed, minInt64) != nil
 	case KindJSONL:
 		s := &JSONLSource{PromptField: DefaultPromptField, OutputLen: DefaultJSONLOutputLen, Shuffle: true}
 		ds.JSONL = s
@@ -295,7 +295,7 @@ func (l *loader) decodeDataset(d dec, b *hcl.Block) {
 		d.str(a, "output_len_field", &s.OutputLenField)
 		d.integer(a, "output_len", &s.OutputLen, 1)
 		d.integer(a, "num_prompts", &s.NumPrompts, 0)
-		d.int64(a, "seed", &s.Seed, minInt64)
+		ds.seedSet = d.int64(a, "seed", &s.Seed, minInt64) != nil
 		d.boolean(a, "shuffle", &s.Shuffle)
 	}
 }

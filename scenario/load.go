@@ -164,6 +164,7 @@ func load(srcs []source, opts LoadOptions) (*Config, hcl.Diagnostics) {
 			l.decodeScenario(d, f.name, b)
 		}
 	}
+	l.checkResultFiles()
 	sortDiagnostics(l.diags, srcs)
 	return l.cfg, l.diags
 }

@@ -46,7 +46,7 @@ func (s *Scenario) Resolved() any {
 		if t.Headers != nil {
 			t.Headers = map[string]string{}
 			for k, v := range s.Target.Headers {
-				if secretHeader(k) {
+				if SecretHeader(k) {
 					v = "<redacted>"
 				}
 				t.Headers[k] = v
@@ -75,8 +75,10 @@ func redactURL(s string) string {
 	return u.Redacted()
 }
 
-// secretHeader reports header names whose values are likely credentials.
-func secretHeader(name string) bool {
+// SecretHeader reports header names whose values are likely credentials
+// (authorization, key, token, secret, cookie, password): result files and
+// printed requests redact their values.
+func SecretHeader(name string) bool {
 	n := strings.ToLower(name)
 	for _, w := range []string{"authorization", "key", "token", "secret", "cookie", "password"} {
 		if strings.Contains(n, w) {

@@ -165,6 +165,30 @@ type Dataset struct {
 	DeclRange hcl.Range `json:"-"`
 
 	files []fileRef
+	// seedSet is whether the source block sets its seed; without one, each
+	// scenario's seed samples it.
+	seedSet bool
+}
+
+// SeedSet reports whether the dataset's source sets its own seed (a
+// scenario's seed is used otherwise).
+func (d *Dataset) SeedSet() bool { return d.seedSet }
+
+// withSeed returns a copy of d whose source has the given seed.
+func (d *Dataset) withSeed(seed int64) *Dataset {
+	c := *d
+	switch {
+	case c.ShareGPT != nil:
+		s := *c.ShareGPT
+		s.Seed, c.ShareGPT = seed, &s
+	case c.Random != nil:
+		s := *c.Random
+		s.Seed, c.Random = seed, &s
+	case c.JSONL != nil:
+		s := *c.JSONL
+		s.Seed, c.JSONL = seed, &s
+	}
+	return &c
 }
 
 // ShareGPTSource samples a ShareGPT JSON file with vLLM's rules.
@@ -203,6 +227,13 @@ type JSONLSource struct {
 	Shuffle        bool   `json:"shuffle"`
 }
 
+// Scenario defaults: the vLLM block shows P99 of every latency vLLM
+// prints (vLLM's own --percentile-metrics default leaves out e2el).
+var (
+	DefaultPercentiles       = []float64{99}
+	DefaultPercentileMetrics = []string{"ttft", "tpot", "itl", "e2el"}
+)
+
 // Dataset defaults.
 const (
 	DefaultNumPrompts      = 1000
@@ -229,13 +260,29 @@ type Scenario struct {
 	Requests int           `json:"requests"`
 	Duration time.Duration `json:"duration"`
 	// Warmup requests are sent first and not measured.
-	Warmup    int       `json:"warmup"`
-	Seed      int64     `json:"seed"` // arrival-time randomness
-	SLA       []SLA     `json:"sla"`
-	Goodput   Goodput   `json:"goodput"`
-	Asserts   []*Assert `json:"asserts"`
-	DeclRange hcl.Range `json:"-"`
-	File      string    `json:"file"` // the file that declares it
+	Warmup int `json:"warmup"`
+	// Seed drives arrival and think times, and samples the dataset when
+	// the dataset sets no seed of its own (Dataset is then this scenario's
+	// copy with the seed filled in).
+	Seed int64 `json:"seed"`
+	// Percentiles and PercentileMetrics choose what the vLLM block of the
+	// report shows and which pNN_<metric>_ms keys the result adds to the
+	// ones always written (vLLM's --metric-percentiles and
+	// --percentile-metrics).
+	Percentiles       []float64 `json:"percentiles"`
+	PercentileMetrics []string  `json:"percentile_metrics"`
+	// ResultFilename names the result file in the output directory
+	// ("" = <name>.json); the requests file is named after it.
+	ResultFilename string `json:"result_filename,omitempty"`
+	// SaveDetailed adds vLLM's per-request arrays to the result file.
+	SaveDetailed bool      `json:"save_detailed"`
+	SLA          []SLA     `json:"sla"`
+	Goodput      Goodput   `json:"goodput"`
+	Asserts      []*Assert `json:"asserts"`
+	DeclRange    hcl.Range `json:"-"`
+	File         string    `json:"file"` // the file that declares it
+
+	resultRange *hcl.Range // result_filename's value, when set
 }
 
 // OpenLoop sends requests at a rate, whatever the server does.

@@ -19,6 +19,7 @@ var scenarioSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
 		{Name: "target", Required: true}, {Name: "dataset", Required: true},
 		{Name: "requests"}, {Name: "duration"}, {Name: "seed"},
+		{Name: "percentiles"}, {Name: "percentile_metrics"}, {Name: "result_filename"}, {Name: "save_detailed"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{
 		{Type: "open_loop"}, {Type: "closed_loop"}, {Type: "warmup"}, {Type: "sla"}, {Type: "goodput"},
@@ -75,7 +76,11 @@ func (l *loader) decodeScenario(d dec, filename string, b *hcl.Block) {
 		l.duplicate(b, first.DeclRange)
 		return
 	}
-	s := &Scenario{Name: name, DeclRange: b.DefRange, File: filename}
+	s := &Scenario{
+		Name: name, DeclRange: b.DefRange, File: filename,
+		Percentiles:       slices.Clone(DefaultPercentiles),
+		PercentileMetrics: slices.Clone(DefaultPercentileMetrics),
+	}
 	l.cfg.Scenarios = append(l.cfg.Scenarios, s)
 
 	content, diags := b.Body.Content(scenarioSchema)
@@ -94,6 +99,11 @@ func (l *loader) decodeScenario(d dec, filename string, b *hcl.Block) {
 	d.integer(a, "requests", &s.Requests, 1)
 	d.duration(a, "duration", &s.Duration, true)
 	d.int64(a, "seed", &s.Seed, minInt64)
+	if s.Dataset != nil && !s.Dataset.seedSet {
+		// One seed for the prompts and the arrivals, as vLLM's --seed.
+		s.Dataset = s.Dataset.withSeed(s.Seed)
+	}
+	l.decodeReportOptions(d, a, s)
 
 	open := atMostOne(&l.diags, content.Blocks.OfType("open_loop"), "a scenario")
 	closed := atMostOne(&l.diags, content.Blocks.OfType("closed_loop"), "a scenario")
@@ -157,6 +167,121 @@ func (l *loader) decodeScenario(d dec, filename string, b *hcl.Block) {
 	for _, ab := range content.Blocks.OfType("assert") {
 		l.decodeAssert(d, s, ab)
 	}
+}
+
+// decodeReportOptions reads what the scenario asks of its result: vLLM's
+// percentile choices, the result file's name and the per-request arrays.
+func (l *loader) decodeReportOptions(d dec, a hcl.Attributes, s *Scenario) {
+	decodePercentiles(d, a, s)
+	decodePercentileMetrics(d, a, s)
+	if attr := d.str(a, "result_filename", &s.ResultFilename); attr != nil {
+		n := s.ResultFilename
+		switch {
+		case n == "" || n == "." || n == ".." || n == ".json" || strings.ContainsAny(n, "/\\\x00"):
+			d.invalid(attr, "result_filename is a file name (no directory: llmload run -out DIR chooses it), such as \"vllm-10qps.json\"; got %q.", n)
+			s.ResultFilename = ""
+		case strings.HasSuffix(n, ".requests.jsonl"):
+			d.invalid(attr, "result_filename %q would be taken for a requests file; name the result file, such as \"run.json\".", n)
+			s.ResultFilename = ""
+		default:
+			s.resultRange = attr.Expr.Range().Ptr()
+		}
+	}
+	d.boolean(a, "save_detailed", &s.SaveDetailed)
+}
+
+// decodePercentiles reads vLLM's --metric-percentiles.
+func decodePercentiles(d dec, a hcl.Attributes, s *Scenario) {
+	v, attr, ok := d.value(a, "percentiles", cty.List(cty.Number))
+	if !ok {
+		return
+	}
+	var ps []float64
+	for _, e := range v.AsValueSlice() {
+		if e.IsNull() {
+			continue
+		}
+		p, _ := e.AsBigFloat().Float64()
+		if p < 0 || p > 100 {
+			d.invalid(attr, "a percentile is from 0 to 100, not %g.", p)
+			return
+		}
+		ps = append(ps, p)
+	}
+	if len(ps) == 0 {
+		d.invalid(attr, "percentiles lists at least one percentile, such as [50, 90, 99].")
+		return
+	}
+	s.Percentiles = ps
+}
+
+// decodePercentileMetrics reads vLLM's --percentile-metrics.
+func decodePercentileMetrics(d dec, a hcl.Attributes, s *Scenario) {
+	v, attr, ok := d.value(a, "percentile_metrics", cty.List(cty.String))
+	if !ok {
+		return
+	}
+	var ms []string
+	for _, e := range v.AsValueSlice() {
+		if e.IsNull() {
+			continue
+		}
+		m := e.AsString()
+		if !slices.Contains(DefaultPercentileMetrics, m) {
+			d.invalid(attr, "%s", choiceDetail("a percentile metric", m, DefaultPercentileMetrics))
+			return
+		}
+		ms = append(ms, m)
+	}
+	if len(ms) == 0 {
+		d.invalid(attr, `percentile_metrics lists at least one of "ttft", "tpot", "itl" and "e2el".`)
+		return
+	}
+	s.PercentileMetrics = ms
+}
+
+// checkResultFiles reports scenarios that would write the same result file
+// into one output directory.
+func (l *loader) checkResultFiles() {
+	first := map[string]*Scenario{}
+	for _, s := range l.cfg.Scenarios {
+		name := resultFile(s)
+		o, dup := first[name]
+		if !dup {
+			first[name] = s
+			continue
+		}
+		subject := s.DeclRange.Ptr()
+		if s.resultRange != nil {
+			subject = s.resultRange
+		} else if o.resultRange != nil {
+			subject = o.resultRange
+		}
+		l.diags = append(l.diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "Duplicate result file",
+			Detail:   fmt.Sprintf("Scenarios %q and %q would both write %s into the output directory; give one of them another result_filename.", o.Name, s.Name, name),
+			Subject:  subject,
+		})
+	}
+}
+
+// resultFile is the name of a scenario's result file.
+func resultFile(s *Scenario) string {
+	if s.ResultFilename != "" {
+		return s.ResultFilename
+	}
+	return s.Name + ".json"
+}
+
+// ResultFile is the name of the scenario's result file in the output
+// directory: result_filename, else <name>.json.
+func (s *Scenario) ResultFile() string { return resultFile(s) }
+
+// RequestsFile is the name of the scenario's requests file: the result
+// file's name without ".json", then ".requests.jsonl".
+func (s *Scenario) RequestsFile() string {
+	return strings.TrimSuffix(resultFile(s), ".json") + ".requests.jsonl"
 }
 
 func mapKeys[V any](m map[string]V) []string {

@@ -19,7 +19,7 @@ import (
 var ignoreHCL = cmp.Options{
 	cmpopts.IgnoreTypes(hcl.Range{}, map[string]hcl.Range{}),
 	cmpopts.IgnoreFields(Assert{}, "Condition"),
-	cmpopts.IgnoreUnexported(Target{}, Dataset{}),
+	cmpopts.IgnoreUnexported(Target{}, Dataset{}, Scenario{}),
 }
 
 func loadFull(t *testing.T) *Config {
@@ -114,6 +114,9 @@ func TestDecodeFull(t *testing.T) {
 			SLA: []SLA{{Key: "e2el_p50", Metric: "e2el", Stat: "p50", Bound: 10000, Upper: true}},
 		},
 	}
+	for _, s := range want {
+		s.Percentiles, s.PercentileMetrics = DefaultPercentiles, DefaultPercentileMetrics
+	}
 	if diff := cmp.Diff(want, cfg.Scenarios, ignoreHCL); diff != "" {
 		t.Errorf("scenarios (-want +got):\n%s", diff)
 	}
@@ -125,6 +128,70 @@ func TestDecodeFull(t *testing.T) {
 	}
 	if s := cfg.Scenario("poisson_10rps"); s.Asserts[0].Condition == nil || s.SLA[0].Range.Start.Line == 0 {
 		t.Error("condition or SLA range missing")
+	}
+}
+
+// One seed on the scenario samples the dataset too, unless the dataset
+// sets its own; each scenario gets its own copy of a shared dataset.
+func TestSeedPrecedence(t *testing.T) {
+	dir := t.TempDir()
+	src := `
+target "t" {
+  base_url = "sim://tiny"
+}
+dataset "unseeded" {
+  random {}
+}
+dataset "seeded" {
+  jsonl {
+    path = "p.jsonl"
+    seed = 7
+  }
+}
+scenario "a" {
+  target  = target.t
+  dataset = dataset.unseeded
+  seed    = 3
+  open_loop { rate = 1 }
+}
+scenario "b" {
+  target  = target.t
+  dataset = dataset.unseeded
+  open_loop { rate = 1 }
+}
+scenario "c" {
+  target  = target.t
+  dataset = dataset.seeded
+  seed    = 5
+  open_loop { rate = 1 }
+}
+`
+	path := filepath.Join(dir, "s.hcl")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, diags := Load([]string{path}, LoadOptions{})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	got := map[string]int64{}
+	for _, s := range cfg.Scenarios {
+		switch d := s.Dataset; {
+		case d.Random != nil:
+			got[s.Name] = d.Random.Seed
+		case d.JSONL != nil:
+			got[s.Name] = d.JSONL.Seed
+		}
+	}
+	want := map[string]int64{"a": 3, "b": 0, "c": 7}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("dataset seeds by scenario (-want +got):\n%s", diff)
+	}
+	if d := cfg.Dataset("unseeded"); d.Random.Seed != 0 || d.SeedSet() {
+		t.Errorf("the declared dataset changed: seed %d, SeedSet %v", d.Random.Seed, d.SeedSet())
+	}
+	if !cfg.Dataset("seeded").SeedSet() {
+		t.Error(`dataset "seeded" sets its seed; SeedSet is false`)
 	}
 }
 

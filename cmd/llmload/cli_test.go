@@ -269,16 +269,16 @@ func TestCompletion(t *testing.T) {
 func TestImportCommand(t *testing.T) {
 	code, out, errOut := call(t, context.Background(), "import", "vllm", "--",
 		"python3", "benchmarks/benchmark_serving.py", "--backend", "vllm", "--model", "m",
-		"--dataset-name", "sharegpt", "--dataset-path", "s.json", "--request-rate=10", "--percentile-metrics", "ttft,tpot")
+		"--dataset-name", "sharegpt", "--dataset-path", "s.json", "--request-rate=10", "--percentile-metrics", "ttft,tpot", "--metadata", "tp=1")
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s", code, errOut)
 	}
-	for _, want := range []string{`target "server"`, `path        = "s.json"`, `rate    = 10`} {
+	for _, want := range []string{`target "server"`, `path        = "s.json"`, `rate    = 10`, `percentile_metrics = ["ttft", "tpot"]`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("scenario lacks %q:\n%s", want, out)
 		}
 	}
-	if !strings.Contains(errOut, "not translated: --percentile-metrics ttft,tpot: ") {
+	if !strings.Contains(errOut, "not translated: --metadata tp=1: ") {
 		t.Errorf("stderr does not list the untranslated argument:\n%s", errOut)
 	}
 	// The scenario validates as written (its dataset file aside).

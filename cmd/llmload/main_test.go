@@ -275,6 +275,29 @@ func TestRunClosedLoopStages(t *testing.T) {
 			t.Errorf("result lacks a stage with %s:\n%s", users, b)
 		}
 	}
+	// Stages are numbered from 1 everywhere: console, result, requests.
+	var stages []int
+	for _, st := range res["stages"].([]any) {
+		stages = append(stages, int(st.(map[string]any)["stage"].(float64)))
+	}
+	if diff := cmp.Diff([]int{1, 2}, stages); diff != "" {
+		t.Errorf("result stage numbers (-want +got):\n%s", diff)
+	}
+	lines, err := os.ReadFile(filepath.Join(out, "stages.requests.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[float64]bool{}
+	for _, line := range bytes.Split(bytes.TrimSpace(lines), []byte("\n")) {
+		var l map[string]any
+		if err := json.Unmarshal(line, &l); err != nil {
+			t.Fatal(err)
+		}
+		seen[l["stage"].(float64)] = true
+	}
+	if diff := cmp.Diff(map[float64]bool{1: true, 2: true}, seen); diff != "" {
+		t.Errorf("requests file stage numbers (-want +got):\n%s", diff)
+	}
 }
 
 func TestRunInterrupted(t *testing.T) {

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -18,6 +21,7 @@ func cmdPlan(_ context.Context, e env, args []string) int {
 	var cf configFlags
 	cf.register(fs)
 	name := fs.String("scenario", "", "plan only the scenario with this `name`")
+	showRequest := fs.Bool("show-request", false, "print the first request of each scenario exactly as it will be sent (credentials redacted)")
 	cfg, code := parseAndLoad(e, fs, &cf, args)
 	if cfg == nil {
 		return code
@@ -26,13 +30,14 @@ func cmdPlan(_ context.Context, e env, args []string) int {
 	if scenarios == nil {
 		return code
 	}
-	// Datasets are sampled once each, offline: plan sends nothing.
-	loaded := map[string]*dataset.Dataset{}
+	// Datasets are sampled once each, offline: plan sends nothing. A
+	// scenario whose seed samples a dataset has its own copy of it.
+	loaded := map[*scenario.Dataset]*dataset.Dataset{}
 	for i, s := range scenarios {
 		if i > 0 {
 			fmt.Fprintln(e.stdout)
 		}
-		ds, ok := loaded[s.Dataset.Name]
+		ds, ok := loaded[s.Dataset]
 		if !ok {
 			var err error
 			ds, _, err = loadDataset(s.Dataset, nil, true)
@@ -40,11 +45,53 @@ func cmdPlan(_ context.Context, e env, args []string) int {
 				fmt.Fprintf(e.stderr, "llmload: dataset %q: %v\n", s.Dataset.Name, err)
 				return exitInvalid
 			}
-			loaded[s.Dataset.Name] = ds
+			loaded[s.Dataset] = ds
 		}
 		writePlan(e.stdout, cfg, s, ds)
+		if *showRequest {
+			if err := writeRequestPlan(e.stdout, s, ds); err != nil {
+				fmt.Fprintf(e.stderr, "llmload: scenario %q: %v\n", s.Name, err)
+				return exitInvalid
+			}
+		}
 	}
 	return exitOK
+}
+
+// writeRequestPlan prints the first request a run of s sends (dataset
+// entry 0: the first warmup request, or the first measured one), built by
+// the code the run uses, with every credential redacted.
+func writeRequestPlan(w io.Writer, s *scenario.Scenario, ds *dataset.Dataset) error {
+	t := s.Target
+	p, err := executor.PreviewRequest(executorTarget(t), ds.Requests[0])
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "  Request: the first one, as it will be sent (credentials redacted; the body indented)\n")
+	fmt.Fprintf(w, "           %s %s\n", p.Method, redactURL(p.URL))
+	for _, k := range sortedKeys(p.Header) {
+		for _, v := range p.Header[k] {
+			switch {
+			case k == "Authorization" && strings.HasPrefix(v, "Bearer "):
+				v = "Bearer <redacted>"
+			case scenario.SecretHeader(k):
+				v = "<redacted>"
+			}
+			fmt.Fprintf(w, "           %s: %s\n", k, v)
+		}
+	}
+	body := p.Body
+	if t.APIKey != "" {
+		// An api key has no business in a body; if extra_body put it there,
+		// it is not printed either.
+		body = bytes.ReplaceAll(body, []byte(t.APIKey), []byte("<redacted>"))
+	}
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, body, "           ", "  "); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "           %s\n", buf.String())
+	return nil
 }
 
 func writePlan(w io.Writer, cfg *scenario.Config, s *scenario.Scenario, ds *dataset.Dataset) {
@@ -54,13 +101,56 @@ func writePlan(w io.Writer, cfg *scenario.Config, s *scenario.Scenario, ds *data
 	if strings.HasPrefix(t.BaseURL, simScheme) {
 		fmt.Fprintln(w, "           (the built-in simulator, started in-process on a free loopback port)")
 	}
-	fmt.Fprintf(w, "           timeout %v, stall timeout %v, ignore_eos %v\n", t.Timeout, t.StallTimeout, t.IgnoreEOS)
+	fmt.Fprintf(w, "           timeout %v, stall timeout %v, ignore_eos %v (%s)\n", t.Timeout, t.StallTimeout, t.IgnoreEOS, ignoreEOSMeaning(t.IgnoreEOS))
 	writeDatasetPlan(w, s.Dataset, ds)
+	fmt.Fprintf(w, "           sampled with %s\n", datasetSeed(s))
 	// The arrivals come from the function the run dispatches from, so plan
 	// and run agree on every request.
 	arrivals := executor.Arrivals(executorPlan(s, &liveTarget{target: executorTarget(t)}, ds, nil))
 	writeLoadPlan(w, s, len(ds.Requests), arrivals)
+	writeReportPlan(w, s)
 	writeChecksPlan(w, cfg, s)
+}
+
+// writeReportPlan says what the run will write: the vLLM block's rows and
+// the result files' names.
+func writeReportPlan(w io.Writer, s *scenario.Scenario) {
+	ps := make([]string, len(s.Percentiles))
+	for i, p := range s.Percentiles {
+		ps[i] = "P" + strconv.FormatFloat(p, 'f', -1, 64)
+	}
+	fmt.Fprintf(w, "  Report:  vLLM block with mean, median, %s of %s\n", strings.Join(ps, ", "), strings.Join(s.PercentileMetrics, ", "))
+	fmt.Fprintf(w, "           writes <out>/%s and <out>/%s", s.ResultFile(), s.RequestsFile())
+	if s.SaveDetailed {
+		fmt.Fprint(w, "; the result holds vLLM's per-request arrays (save_detailed)")
+	}
+	fmt.Fprintln(w)
+}
+
+// ignoreEOSMeaning says what the target's ignore_eos does to the replies.
+func ignoreEOSMeaning(on bool) string {
+	if on {
+		return "sent with every request: replies run to their max_tokens"
+	}
+	return "not sent: the server may end a reply before its max_tokens"
+}
+
+// datasetSeed returns the seed a dataset is sampled with and whose it is.
+func datasetSeed(s *scenario.Scenario) string {
+	d := s.Dataset
+	var seed int64
+	switch {
+	case d.ShareGPT != nil:
+		seed = d.ShareGPT.Seed
+	case d.Random != nil:
+		seed = d.Random.Seed
+	case d.JSONL != nil:
+		seed = d.JSONL.Seed
+	}
+	if d.SeedSet() {
+		return fmt.Sprintf("seed %d, the dataset's", seed)
+	}
+	return fmt.Sprintf("seed %d, the scenario's", seed)
 }
 
 func writeDatasetPlan(w io.Writer, d *scenario.Dataset, ds *dataset.Dataset) {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
@@ -29,7 +31,7 @@ func cmdRun(ctx context.Context, e env, args []string) int {
 	cf.register(fs)
 	name := fs.String("scenario", "", "run only the scenario with this `name`")
 	var opts runOptions
-	out := outFlag(fs, "llmload-results", "`directory` for <scenario>.json and <scenario>.requests.jsonl (empty: write none)")
+	out := outFlag(fs, "llmload-results", "`directory` for <scenario>.json (or the scenario's result_filename) and its .requests.jsonl (empty: write none)")
 	fs.BoolVar(&opts.quiet, "quiet", false, "no progress line")
 	cfg, code := parseAndLoad(e, fs, &cf, args)
 	if cfg == nil {
@@ -92,11 +94,19 @@ func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.S
 	// output directory fails now, not after the run.
 	var reqs *report.RequestWriter
 	if opts.out != "" {
-		if reqs, err = report.CreateRequests(opts.out, s.Name, plan.Closed != nil); err != nil {
+		base := strings.TrimSuffix(s.RequestsFile(), ".requests.jsonl")
+		if reqs, err = report.CreateRequests(opts.out, base, plan.Closed != nil); err != nil {
 			fmt.Fprintf(e.stderr, "llmload: cannot write results to %s: %v\n", opts.out, err)
 			return exitInvalid
 		}
 		plan.Observers = append(plan.Observers, reqs)
+	}
+	var detailed *report.DetailedCollector
+	if s.SaveDetailed {
+		// vLLM's per-request arrays: kept in memory until the run ends.
+		detailed = report.NewDetailedCollector()
+		plan.Observers = append(plan.Observers, detailed)
+		plan.KeepText = true
 	}
 	if !opts.quiet {
 		plan.Observers = append(plan.Observers, report.NewProgress(e.stderr, isTerminal(e.stderr)))
@@ -115,6 +125,9 @@ func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.S
 
 	outs := assert.Evaluate(s, outcome.Overall)
 	rep := buildReport(s, lt, ds, tok, outcome, outs, started, ended)
+	if detailed != nil {
+		rep.Detailed = detailed.Detailed()
+	}
 	res, err := report.NewResult(rep)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "llmload: %v\n", err)
@@ -134,8 +147,8 @@ func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.S
 		werr := reqs.Close()
 		if werr == nil {
 			paths = append(paths, reqs.Path())
-			var p string
-			if p, werr = report.WriteResult(opts.out, res); werr == nil {
+			p := filepath.Join(opts.out, s.ResultFile())
+			if werr = report.WriteResultFile(p, res); werr == nil {
 				paths = append([]string{p}, paths...)
 			}
 		}
@@ -188,6 +201,8 @@ func buildReport(s *scenario.Scenario, lt *liveTarget, ds *dataset.Dataset, tok 
 		Overall:              o.Overall,
 		Checks:               reportChecks(outs),
 		Interrupted:          o.Interrupted,
+		Percentiles:          s.Percentiles,
+		PercentileMetrics:    s.PercentileMetrics,
 	}
 	if ol := s.OpenLoop; ol != nil {
 		r.RequestRate = ol.Rate

@@ -314,7 +314,7 @@ func fingerprint(s *scenario.Scenario, ds *dataset.Dataset) string {
 	h.Write(cfg)
 	enc := json.NewEncoder(h)
 	for _, r := range ds.Requests {
-		_ = enc.Encode([]any{r.Prompt, r.Messages, r.OutputLen, r.IgnoreEOS})
+		_ = enc.Encode([]any{r.Prompt, r.Messages, r.OutputLen})
 	}
 	fmt.Fprintf(h, "llmload %s", version)
 	return hex.EncodeToString(h.Sum(nil))

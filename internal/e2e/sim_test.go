@@ -38,7 +38,7 @@ func startSim(t *testing.T, overrides map[string]string) *sim.Running {
 func prompts(n, outputLen int) []dataset.Request {
 	reqs := make([]dataset.Request, n)
 	for i := range reqs {
-		reqs[i] = dataset.Request{Index: i, Prompt: "the quick brown fox jumps over the lazy dog", PromptLen: 12, OutputLen: outputLen, IgnoreEOS: true}
+		reqs[i] = dataset.Request{Index: i, Prompt: "the quick brown fox jumps over the lazy dog", PromptLen: 12, OutputLen: outputLen}
 	}
 	return reqs
 }
@@ -52,7 +52,7 @@ func TestSaturationThroughRealClient(t *testing.T) {
 	const outputLen = 32
 	plan := executor.Plan{
 		KeepResults: true,
-		Target:      executor.Target{BaseURL: r.URL, API: executor.APICompletions, Model: "sim-tiny", Timeout: 20 * time.Second},
+		Target:      executor.Target{BaseURL: r.URL, API: executor.APICompletions, Model: "sim-tiny", Timeout: 20 * time.Second, IgnoreEOS: true},
 		Requests:    prompts(64, outputLen),
 		Closed: &executor.ClosedLoop{Stages: []executor.Stage{
 			{Users: 4, Duration: 1500 * time.Millisecond},
@@ -117,7 +117,7 @@ func TestFaultRatesThroughRealClient(t *testing.T) {
 	})
 	out, err := executor.Run(context.Background(), executor.Plan{
 		KeepResults: true,
-		Target:      executor.Target{BaseURL: r.URL, API: executor.APIChat, Model: "sim-tiny", Timeout: 20 * time.Second},
+		Target:      executor.Target{BaseURL: r.URL, API: executor.APIChat, Model: "sim-tiny", Timeout: 20 * time.Second, IgnoreEOS: true},
 		Requests:    prompts(n, 8),
 		Open:        &executor.OpenLoop{Rate: math.Inf(1), MaxConcurrency: 16},
 	})

@@ -73,6 +73,10 @@ type settings struct {
 	noOversample        bool
 	disableShuffle      bool
 	skipChatTemplate    bool
+	percentileMetrics   []string
+	percentiles         []string // HCL number literals
+	resultFilename      string
+	saveDetailed        bool
 
 	datasetOpts []option // dataset-specific options, checked once the dataset is known
 	out         []Untranslated
@@ -269,6 +273,43 @@ func (s *settings) apply(o option) {
 		if switch0() {
 			s.disableShuffle = true
 		}
+	case "percentile-metrics":
+		if v, ok := one(); ok {
+			s.percentileMetrics = nil
+			for _, m := range strings.Split(v, ",") {
+				m = strings.TrimSpace(m)
+				switch m {
+				case "ttft", "tpot", "itl", "e2el":
+					s.percentileMetrics = append(s.percentileMetrics, m)
+				default:
+					s.out = append(s.out, Untranslated{"--percentile-metrics " + m, "llmload's percentile_metrics are ttft, tpot, itl and e2el"})
+				}
+			}
+		}
+	case "metric-percentiles":
+		if v, ok := one(); ok {
+			s.percentiles = nil
+			for _, p := range strings.Split(v, ",") {
+				p = strings.TrimSpace(p)
+				if f, err := strconv.ParseFloat(p, 64); err != nil || f < 0 || f > 100 {
+					s.out = append(s.out, Untranslated{"--metric-percentiles " + p, "a percentile is a number from 0 to 100"})
+					continue
+				}
+				s.percentiles = append(s.percentiles, p)
+			}
+		}
+	case "result-filename":
+		if v, ok := one(); ok {
+			if v == "" || strings.ContainsAny(v, `/\`) {
+				s.skip(o, "llmload's result_filename is a file name; the directory is llmload run -out DIR")
+				return
+			}
+			s.resultFilename = v
+		}
+	case "save-detailed":
+		if switch0() {
+			s.saveDetailed = true
+		}
 	case "custom-skip-chat-template", "skip-chat-template":
 		if switch0() {
 			s.skipChatTemplate = true
@@ -285,12 +326,8 @@ func isInf(v string) bool {
 
 // reasons explains the options llmload knows but does not translate.
 var reasons = map[string]string{
-	"percentile-metrics":      "llmload has no equivalent yet: its vLLM block shows Mean, Median and P99 of TTFT, TPOT, ITL and E2EL, and the result JSON holds every percentile",
-	"metric-percentiles":      "llmload has no equivalent yet: its vLLM block shows Mean, Median and P99, and the result JSON holds p50, p90, p95, p99 and p99.9 of every latency",
 	"save-result":             "llmload always writes the result JSON: llmload run -out DIR writes DIR/<scenario>.json (default llmload-results/)",
-	"save-detailed":           "llmload writes every request to DIR/<scenario>.requests.jsonl rather than into the result JSON",
 	"result-dir":              "a run flag in llmload: llmload run -out DIR",
-	"result-filename":         "llmload has no equivalent yet: results are named after the scenario, <scenario>.json",
 	"append-result":           "llmload has no equivalent: each run writes its own result file",
 	"metadata":                "llmload has no equivalent yet: the result JSON records the resolved scenario instead",
 	"label":                   "llmload has no equivalent: results are named after the scenario",
@@ -468,7 +505,11 @@ func (s *settings) file(args []string) ([]byte, error) {
 		}
 		t.SetAttributeRaw("headers", hclwrite.TokensForObject(attrs))
 	}
-	if s.ignoreEOS {
+	switch {
+	case s.ignoreEOS:
+		t.SetAttributeValue("ignore_eos", cty.True)
+	case s.datasetName == "random":
+		comment(t, "vLLM's benchmark ignores EOS on random datasets (--ignore-eos is implied).")
 		t.SetAttributeValue("ignore_eos", cty.True)
 	}
 	if len(s.extraBody) > 0 {
@@ -511,6 +552,32 @@ func (s *settings) file(args []string) ([]byte, error) {
 		sc.SetAttributeValue("seed", cty.NumberIntVal(*s.seed))
 	}
 	sc.SetAttributeValue("requests", cty.NumberIntVal(s.numPrompts))
+	if len(s.percentiles) > 0 {
+		var toks hclwrite.Tokens
+		var elems []hclwrite.Tokens
+		for _, p := range s.percentiles {
+			n, err := cty.ParseNumberVal(p)
+			if err != nil {
+				return nil, err
+			}
+			elems = append(elems, hclwrite.TokensForValue(n))
+		}
+		toks = hclwrite.TokensForTuple(elems)
+		sc.SetAttributeRaw("percentiles", toks)
+	}
+	if len(s.percentileMetrics) > 0 {
+		var vals []cty.Value
+		for _, m := range s.percentileMetrics {
+			vals = append(vals, cty.StringVal(m))
+		}
+		sc.SetAttributeValue("percentile_metrics", cty.TupleVal(vals))
+	}
+	if s.resultFilename != "" {
+		sc.SetAttributeValue("result_filename", cty.StringVal(s.resultFilename))
+	}
+	if s.saveDetailed {
+		sc.SetAttributeValue("save_detailed", cty.True)
+	}
 	sc.AppendNewline()
 	ol := sc.AppendNewBlock("open_loop", nil).Body()
 	if s.rate == "inf" {
@@ -640,11 +707,9 @@ func (s *settings) datasetSource(d *hclwrite.Body) {
 	}
 }
 
-func (s *settings) datasetSeed(b *hclwrite.Body) {
-	if s.seed != nil {
-		b.SetAttributeValue("seed", cty.NumberIntVal(*s.seed))
-	}
-}
+// datasetSeed leaves the dataset's seed to the scenario: one seed samples
+// the prompts and draws the arrivals, as vLLM's --seed does.
+func (s *settings) datasetSeed(*hclwrite.Body) {}
 
 // comment appends a whole-line comment to a body.
 func comment(b *hclwrite.Body, text string) {

@@ -218,7 +218,7 @@ func loads(t *testing.T, src []byte) {
 }
 
 func TestTranslateUntranslated(t *testing.T) {
-	res, err := Translate(shellWords(t, `--model m --percentile-metrics ttft --result-filename=x.json --bogus a b --disable-tqdm stray`))
+	res, err := Translate(shellWords(t, `--model m --percentile-metrics ttft,goodput --metric-percentiles 50,101 --result-filename=out/x.json --bogus a b --disable-tqdm stray`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +226,7 @@ func TestTranslateUntranslated(t *testing.T) {
 	for _, u := range res.Untranslated {
 		got = append(got, u.Arg)
 	}
-	want := []string{"--percentile-metrics ttft", "--result-filename=x.json", "--bogus a b", "--disable-tqdm", "stray"}
+	want := []string{"--percentile-metrics goodput", "--metric-percentiles 101", "--result-filename=out/x.json", "--bogus a b", "--disable-tqdm", "stray"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("untranslated (-want +got):\n%s", diff)
 	}
@@ -254,11 +254,24 @@ func TestTranslateValues(t *testing.T) {
 		{"--model m --dataset-name sharegpt --dataset-path s.json --no-oversample", `oversample  = false`},
 		{"--model m --dataset-name custom --dataset-path d.jsonl --disable-shuffle --custom-output-len 32", `shuffle     = false`},
 		{"--model m --seed 3", `seed     = 3`},
-		{"--model m --seed 3", `seed        = 3`},
+		{"--model m --percentile-metrics ttft,tpot,itl,e2el --metric-percentiles 25,50,99.9", `percentiles        = [25, 50, 99.9]`},
+		{"--model m --percentile-metrics ttft,tpot,itl,e2el --metric-percentiles 25,50,99.9", `percentile_metrics = ["ttft", "tpot", "itl", "e2el"]`},
+		{"--model m --result-filename run.json --save-detailed", `result_filename = "run.json"`},
+		{"--model m --result-filename run.json --save-detailed", `save_detailed   = true`},
+		{"--model m --temperature 0.7", `temperature = 0.7`},
+		{"--model m --dataset-name sharegpt --dataset-path s.json --ignore-eos", `ignore_eos = true`},
+		{"--model m --dataset-name random", `ignore_eos = true`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.args, func(t *testing.T) {
 			res, err := Translate(strings.Fields(tt.args))
+			for _, u := range res.Untranslated {
+				for _, opt := range []string{"--seed", "--percentile-metrics", "--metric-percentiles", "--result-filename", "--save-detailed", "--temperature", "--ignore-eos"} {
+					if strings.HasPrefix(u.Arg, opt) {
+						t.Errorf("%s is listed as untranslated: %v", opt, u)
+					}
+				}
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
