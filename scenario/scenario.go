@@ -242,11 +242,11 @@ type Scenario struct {
 	Requests int           `json:"requests"`
 	Duration time.Duration `json:"duration"`
 	// Warmup requests are sent first and not measured.
-	Warmup    int       `json:"warmup"`
-	Seed      int64     `json:"seed"` // arrival-time randomness
-	SLA       []SLA     `json:"sla"`
-	Goodput   Goodput   `json:"goodput"`
-	Asserts   []*Assert `json:"asserts"`
+	Warmup  int       `json:"warmup"`
+	Seed    int64     `json:"seed"` // arrival-time randomness
+	SLA     []SLA     `json:"sla"`
+	Goodput Goodput   `json:"goodput"`
+	Asserts []*Assert `json:"asserts"`
 	// MetricsAddr is where the run serves its live Prometheus metrics
 	// ("" = nowhere; the run's -metrics-addr flag overrides it).
 	MetricsAddr string    `json:"metrics_addr,omitempty"`
