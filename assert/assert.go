@@ -96,6 +96,17 @@ func Evaluate(s *scenario.Scenario, sum *metrics.Summary) []Outcome {
 	return out
 }
 
+// serverNulls are the null references of a condition that read the server.
+func serverNulls(nulls []string) []string {
+	var out []string
+	for _, n := range nulls {
+		if strings.HasPrefix(n, "server") {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
 // noServerMessage says why a check on a server figure has no value: nothing
 // was scraped at all, or the server did not export that figure.
 // TODO(verdicts): such a check is "inconclusive" once assert has that
@@ -194,13 +205,7 @@ func evalAssert(a *scenario.Assert, ctx *hcl.EvalContext, sum *metrics.Summary) 
 		if len(nulls) > 0 {
 			diag.Summary = "Assertion could not be decided: " + a.Name
 			diag.Detail = fmt.Sprintf("The condition uses %s, which has no samples in this run.", strings.Join(nulls, " and "))
-			var server []string
-			for _, n := range nulls {
-				if strings.HasPrefix(n, "server") {
-					server = append(server, n)
-				}
-			}
-			if len(server) > 0 {
+			if server := serverNulls(nulls); len(server) > 0 {
 				diag.Detail = fmt.Sprintf("The condition uses %s, which has no value: %s.", strings.Join(nulls, " and "), noServerMessage(sum, strings.Join(server, " and ")))
 			}
 			return fail(diag.Detail, diag)
@@ -227,6 +232,13 @@ func evalAssert(a *scenario.Assert, ctx *hcl.EvalContext, sum *metrics.Summary) 
 	if b.True() {
 		o.Passed = true
 		return o
+	}
+	if server := serverNulls(nulls); len(server) > 0 {
+		// null == 0 is false, not an error: a server figure that was not
+		// scraped decides nothing.
+		diag.Summary = "Assertion could not be decided: " + a.Name
+		diag.Detail = fmt.Sprintf("The condition uses %s, which has no value: %s.", strings.Join(server, " and "), noServerMessage(sum, strings.Join(server, " and ")))
+		return fail(diag.Detail, diag)
 	}
 	msg := a.ErrorMessage
 	if msg == "" {

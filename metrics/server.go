@@ -202,6 +202,7 @@ type ServerRecorder struct {
 	prev     map[string]prevSample
 	types    map[string]string // figure -> series type
 	sources  map[string]string // figure -> source read
+	lastAt   time.Time         // the previous scrape
 }
 
 type prevSample struct {
@@ -268,6 +269,7 @@ func (r *ServerRecorder) Add(at time.Time, fams map[string]Family) {
 		}
 		r.addFigure(name, f.Type, name, false, at, fams)
 	}
+	r.lastAt = at
 }
 
 // addFigure records figure name read from source; false when the scrape
@@ -303,6 +305,11 @@ func (r *ServerRecorder) addFigure(name, series, source string, useMax bool, at 
 	prev, hadPrev := r.prev[name]
 	if hadPrev && prev.source != source {
 		hadPrev = false
+	}
+	if !hadPrev && !r.lastAt.IsZero() {
+		// A series that appears after the first scrape was created since
+		// (a labelled counter's first increment): it counted from 0.
+		prev, hadPrev = prevSample{source: source, at: r.lastAt}, true
 	}
 	r.prev[name] = prevSample{source: source, at: at, a: a, b: b}
 	p := r.point(name, at)
@@ -549,4 +556,25 @@ func (s *Summary) serverValue(name, stat string) (float64, bool) {
 		return 0, false
 	}
 	return f.Stat(stat)
+}
+
+// Slice returns the figures of the windows that start in [from, to): a
+// closed-loop stage's share of the run's server series.
+func (m *ServerMetrics) Slice(from, to time.Time) *ServerMetrics {
+	if m == nil || m.Series == nil {
+		return nil
+	}
+	out := *m
+	out.Series = &ServerSeries{Interval: m.Series.Interval}
+	for _, w := range m.Series.Windows {
+		if !w.Start.Before(from) && w.Start.Before(to) {
+			out.Series.Windows = append(out.Series.Windows, w)
+		}
+	}
+	types, sources := map[string]string{}, map[string]string{}
+	for name, f := range m.Figures {
+		types[name], sources[name] = f.Type, f.Source
+	}
+	out.Figures = figuresOf(out.Series, types, sources)
+	return &out
 }

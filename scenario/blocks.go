@@ -65,8 +65,8 @@ func (l *loader) decodeTarget(d dec, b *hcl.Block) {
 		t.files = append(t.files, fileRef{t.CAFile, attr.Expr.Range()})
 	}
 	d.boolean(a, "insecure_skip_verify", &t.InsecureSkipVerify)
-	if attr := d.str(a, "metrics_url", &t.MetricsURL); attr != nil {
-		t.MetricsURLDefault = false
+	if v, attr, ok := d.value(a, "metrics_url", cty.String); ok { // null: the default
+		t.MetricsURL, t.MetricsURLDefault = v.AsString(), false
 		if t.MetricsURL != "" {
 			if err := checkBaseURL(t.MetricsURL); err != nil || strings.HasPrefix(t.MetricsURL, "sim://") {
 				d.invalid(attr, "metrics_url is the server's Prometheus endpoint, http(s)://host[:port]/path, or \"\" to scrape nothing; not %q.", t.MetricsURL)

@@ -107,6 +107,15 @@ func (sc *serverScrape) finish(e env, o *executor.Outcome) {
 		interval = o.Overall.Series.Interval.Duration()
 	}
 	o.Overall.Server = scrape.Record(sc.url, sc.cfg, o.Started, interval, samples, failures, redactError(lastErr))
+	// Each closed-loop stage gets the windows it ran in, so that its sla
+	// checks on server figures judge its own share.
+	var at time.Duration
+	for _, st := range o.Stages {
+		if st.Summary != nil {
+			st.Summary.Server = o.Overall.Server.Slice(o.Started.Add(at), o.Started.Add(at+st.Duration))
+		}
+		at += st.Duration
+	}
 }
 
 // redactError hides URL passwords in an error message.
