@@ -10,6 +10,7 @@ package assert
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -83,12 +84,42 @@ func Evaluate(s *scenario.Scenario, sum *metrics.Summary) []Outcome {
 		out = append(out, evalSLA(sla, sum))
 	}
 	if len(s.Asserts) > 0 {
-		ctx := EvalContext(sum)
+		var raw []string
 		for _, a := range s.Asserts {
-			out = append(out, evalAssert(a, ctx))
+			raw = append(raw, scenario.RawServerRefs(a.Condition)...)
+		}
+		ctx := EvalContext(sum, raw...)
+		for _, a := range s.Asserts {
+			out = append(out, evalAssert(a, ctx, sum))
 		}
 	}
 	return out
+}
+
+// serverNulls are the null references of a condition that read the server.
+func serverNulls(nulls []string) []string {
+	var out []string
+	for _, n := range nulls {
+		if strings.HasPrefix(n, "server") {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// noServerMessage says why a check on a server figure has no value: nothing
+// was scraped at all, or the server did not export that figure.
+// TODO(verdicts): such a check is "inconclusive" once assert has that
+// verdict (branch verdicts); until then it fails with this message.
+func noServerMessage(sum *metrics.Summary, ref string) string {
+	if sum.Server == nil || sum.Server.Scrapes == 0 {
+		why := "no server metrics were scraped"
+		if sum.Server != nil && sum.Server.LastError != "" {
+			why += " (" + sum.Server.LastError + ")"
+		}
+		return why
+	}
+	return fmt.Sprintf("the server's metrics endpoint did not export %s", ref)
 }
 
 func evalSLA(sla scenario.SLA, sum *metrics.Summary) Outcome {
@@ -106,9 +137,12 @@ func evalSLA(sla scenario.SLA, sum *metrics.Summary) Outcome {
 		Samples:     samples(sla, sum),
 	}
 	v, ok := sum.Value(sla.Metric, sla.Stat)
-	if !ok {
+	switch {
+	case !ok && m.Kind == metrics.Server:
+		o.Message = fmt.Sprintf("%s: %s, so %q cannot be shown to hold.", metrics.Ref(sla.Metric, sla.Stat), noServerMessage(sum, sla.Metric), o.Description)
+	case !ok:
 		o.Message = fmt.Sprintf("%s has no samples, so %q cannot be shown to hold.", m.Title, o.Description)
-	} else {
+	default:
 		o.Value = &v
 		o.Passed = v <= sla.Bound
 		if !sla.Upper {
@@ -135,10 +169,16 @@ func samples(sla scenario.SLA, sum *metrics.Summary) int64 {
 	if l := sum.LatencyOf(sla.Metric); l != nil {
 		return l.Count
 	}
+	if strings.HasPrefix(sla.Metric, metrics.ServerPrefix) {
+		if sum.Server == nil {
+			return 0
+		}
+		return int64(sum.Server.Figures[strings.TrimPrefix(sla.Metric, metrics.ServerPrefix)].Samples)
+	}
 	return int64(sum.Completed + sum.Failed)
 }
 
-func evalAssert(a *scenario.Assert, ctx *hcl.EvalContext) Outcome {
+func evalAssert(a *scenario.Assert, ctx *hcl.EvalContext, sum *metrics.Summary) Outcome {
 	refs, measured, nulls := involved(a.Condition, ctx)
 	o := Outcome{
 		Name:        a.Name,
@@ -165,6 +205,9 @@ func evalAssert(a *scenario.Assert, ctx *hcl.EvalContext) Outcome {
 		if len(nulls) > 0 {
 			diag.Summary = "Assertion could not be decided: " + a.Name
 			diag.Detail = fmt.Sprintf("The condition uses %s, which has no samples in this run.", strings.Join(nulls, " and "))
+			if server := serverNulls(nulls); len(server) > 0 {
+				diag.Detail = fmt.Sprintf("The condition uses %s, which has no value: %s.", strings.Join(nulls, " and "), noServerMessage(sum, strings.Join(server, " and ")))
+			}
 			return fail(diag.Detail, diag)
 		}
 		for _, d := range diags {
@@ -189,6 +232,13 @@ func evalAssert(a *scenario.Assert, ctx *hcl.EvalContext) Outcome {
 	if b.True() {
 		o.Passed = true
 		return o
+	}
+	if server := serverNulls(nulls); len(server) > 0 {
+		// null == 0 is false, not an error: a server figure that was not
+		// scraped decides nothing.
+		diag.Summary = "Assertion could not be decided: " + a.Name
+		diag.Detail = fmt.Sprintf("The condition uses %s, which has no value: %s.", strings.Join(server, " and "), noServerMessage(sum, strings.Join(server, " and ")))
+		return fail(diag.Detail, diag)
 	}
 	msg := a.ErrorMessage
 	if msg == "" {
@@ -268,9 +318,20 @@ func valueString(v cty.Value) string {
 // for a latency without samples, and metrics.<scalar>) and
 // scenario.ConditionFunctions. A `baseline` object of the same shape will
 // sit beside `metrics` once runs can be compared.
-func EvalContext(sum *metrics.Summary) *hcl.EvalContext {
+func EvalContext(sum *metrics.Summary, rawServer ...string) *hcl.EvalContext {
+	raw := slices.Clone(rawServer)
+	if sum.Server != nil {
+		for name := range sum.Server.Figures {
+			if _, known := metrics.Lookup(metrics.ServerPrefix + name); !known && !slices.Contains(raw, name) {
+				raw = append(raw, name)
+			}
+		}
+	}
 	return &hcl.EvalContext{
-		Variables: map[string]cty.Value{"metrics": metricsObject(sum)},
+		Variables: map[string]cty.Value{
+			"metrics": metricsObject(sum),
+			"server":  scenario.ServerObject(sum.Value, raw),
+		},
 		Functions: scenario.ConditionFunctions(),
 	}
 }

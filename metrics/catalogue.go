@@ -24,6 +24,7 @@ const (
 	Distribution Kind = iota // a distribution with every stat in Stats
 	Scalar                   // one number
 	Counts                   // a count per key (metrics.errors.<kind>)
+	Server                   // a figure scraped from the server's metrics endpoint (server.<name>.<stat>)
 )
 
 // Direction says which way a metric gets better.
@@ -46,6 +47,13 @@ type Metric struct {
 	Better      Direction
 	Title       string // for people: "TTFT", "error rate"
 	Description string
+
+	// Series and Sources describe a Server figure: how its samples are
+	// read (SeriesGauge, SeriesCounter, SeriesRatio, SeriesHistogram) and
+	// the engine metrics it is read from, the first one the server exports
+	// winning (a ratio's source is "numerator / denominator").
+	Series  string
+	Sources []string
 
 	dist   func(*Summary) *Latency
 	scalar func(*Summary) float64
@@ -138,6 +146,45 @@ var Catalogue = []Metric{
 		Description: "Open-loop dispatches that left more than the late threshold (10 ms) after their intended time.",
 		scalar:      func(s *Summary) float64 { return float64(s.LateDispatches) }},
 
+	serverFigure("kv_cache_usage", SeriesGauge, "fraction", LowerIsBetter, "KV-cache usage",
+		"The fraction of the server's KV cache in use (1 = full); with several engines, the fullest one.",
+		"vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc", "sglang:token_usage"),
+	serverFigure("requests_running", SeriesGauge, "requests", Neither, "server running requests",
+		"Requests in the server's running batch.",
+		"vllm:num_requests_running", "sglang:num_running_reqs", "tgi_batch_current_size"),
+	serverFigure("queue", SeriesGauge, "requests", LowerIsBetter, "server waiting requests",
+		"Requests waiting in the server's queue for a place in the batch.",
+		"vllm:num_requests_waiting", "sglang:num_queue_reqs", "tgi_queue_size"),
+	serverFigure("preemptions", SeriesCounter, "preemptions", LowerIsBetter, "server preemptions",
+		"Sequences the server preempted (evicted from the KV cache, to be recomputed).",
+		"vllm:num_preemptions_total"),
+	serverFigure("prefix_cache_queries", SeriesCounter, "tokens", Neither, "prefix-cache queries",
+		"Prompt tokens looked up in the server's prefix cache.",
+		"vllm:prefix_cache_queries_total", "vllm:gpu_prefix_cache_queries_total", "sglang:prompt_tokens_total"),
+	serverFigure("prefix_cache_hits", SeriesCounter, "tokens", HigherIsBetter, "prefix-cache hits",
+		"Prompt tokens found in the server's prefix cache.",
+		"vllm:prefix_cache_hits_total", "vllm:gpu_prefix_cache_hits_total", "sglang:cached_tokens_total"),
+	serverFigure("prefix_cache_hit_rate", SeriesRatio, "fraction", HigherIsBetter, "prefix-cache hit rate",
+		"Prefix-cache hits / queries, in tokens; mean is over the whole run.",
+		"vllm:prefix_cache_hits_total / vllm:prefix_cache_queries_total",
+		"vllm:gpu_prefix_cache_hits_total / vllm:gpu_prefix_cache_queries_total",
+		"sglang:cached_tokens_total / sglang:prompt_tokens_total"),
+	serverFigure("prompt_tokens", SeriesCounter, "tokens", Neither, "server prompt tokens",
+		"Prompt (prefill) tokens the server processed.",
+		"vllm:prompt_tokens_total", "sglang:prompt_tokens_total"),
+	serverFigure("generation_tokens", SeriesCounter, "tokens", Neither, "server generation tokens",
+		"Output tokens the server generated.",
+		"vllm:generation_tokens_total", "sglang:generation_tokens_total"),
+	serverFigure("ttft", SeriesHistogram, "ms", LowerIsBetter, "server TTFT",
+		"The server's own time to first token (from its histogram's sum and count), without the network and the client.",
+		"vllm:time_to_first_token_seconds", "sglang:time_to_first_token_seconds"),
+	serverFigure("itl", SeriesHistogram, "ms", LowerIsBetter, "server ITL",
+		"The server's own inter-token latency (from its histogram's sum and count).",
+		"vllm:inter_token_latency_seconds", "vllm:time_per_output_token_seconds", "sglang:inter_token_latency_seconds", "sglang:time_per_output_token_seconds"),
+	serverFigure("e2el", SeriesHistogram, "ms", LowerIsBetter, "server E2EL",
+		"The server's own end-to-end request latency (from its histogram's sum and count).",
+		"vllm:e2e_request_latency_seconds", "sglang:e2e_request_latency_seconds", "tgi_request_duration"),
+
 	{Name: "errors", Kind: Counts, Unit: "requests", Better: LowerIsBetter, Title: "errors",
 		Description: "Failed requests by kind: metrics.errors.<kind>, one of " + kindList() + "."},
 }
@@ -172,11 +219,14 @@ func Lookup(name string) (Metric, bool) {
 	return Catalogue[i], true
 }
 
-// Names lists every metric name in catalogue order.
+// Names lists every metric name of the run's own figures (the metrics
+// object), in catalogue order; server figures are not among them.
 func Names() []string {
-	out := make([]string, len(Catalogue))
-	for i, m := range Catalogue {
-		out[i] = m.Name
+	var out []string
+	for _, m := range Catalogue {
+		if m.Kind != Server {
+			out = append(out, m.Name)
+		}
 	}
 	return out
 }
@@ -196,6 +246,10 @@ func (m Metric) Dist(s *Summary) *Latency {
 func (s *Summary) Value(name, stat string) (float64, bool) {
 	m, ok := Lookup(name)
 	if !ok {
+		if strings.HasPrefix(name, ServerPrefix) {
+			// a raw metric the target listed in scrape_metrics
+			return s.serverValue(name, stat)
+		}
 		return 0, false
 	}
 	var v float64
@@ -221,6 +275,8 @@ func (s *Summary) Value(name, stat string) (float64, bool) {
 			return 0, false
 		}
 		v = float64(s.Errors[ErrorKind(stat)])
+	case Server:
+		return s.serverValue(name, stat)
 	}
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return 0, false
@@ -278,6 +334,8 @@ func Title(name, stat string) string {
 		return StatTitle(stat) + " " + m.Title
 	case Counts:
 		return m.Title + " of kind " + stat
+	case Server:
+		return stat + " " + m.Title
 	}
 	return m.Title
 }
@@ -293,13 +351,17 @@ func Format(name, stat string, v float64) string {
 	if stat == "count" {
 		return num(v, 0) + " samples"
 	}
-	switch m.Unit {
+	unit := m.Unit
+	if m.Kind == Server {
+		unit = ServerUnit(m.Series, m.Unit, stat)
+	}
+	switch unit {
 	case "fraction":
 		return num(v*100, 4) + "%"
 	case "":
 		return num(v, 3)
 	}
-	return num(v, 3) + " " + m.Unit
+	return num(v, 3) + " " + unit
 }
 
 func roundTo(v float64, digits int) float64 {
@@ -310,6 +372,9 @@ func roundTo(v float64, digits int) float64 {
 // Ref renders a reference to a metric as conditions write it:
 // "metrics.ttft.p99", "metrics.error_rate", "metrics.errors.http_status".
 func Ref(name, stat string) string {
+	if strings.HasPrefix(name, ServerPrefix) {
+		return name + "." + stat
+	}
 	if stat == "" {
 		return "metrics." + name
 	}
@@ -364,6 +429,26 @@ func CatalogueMarkdown() string {
 		if m.Kind == Counts {
 			fmt.Fprintf(&b, "| `%s` | `%s` | %s |\n", m.Name, strings.Join(CountKeys(), "`, `"), m.Description)
 		}
+	}
+	b.WriteString("\nServer figures, scraped from the target's metrics endpoint: `server.<name>.<stat>` with stat one of " +
+		"`" + strings.Join(ServerStatNames, "`, `") + "` (a ratio has no `delta`). A gauge's min, mean and max are over its scraped values " +
+		"and delta is last - first; a counter's min, mean, max and last are per-second rates and delta is the increase over the run; a " +
+		"histogram's min, max and last are window means, mean is the run's mean and delta the number of observations. " +
+		"The first source the server exports is read.\n\n")
+	b.WriteString("| name | read as | unit | better | sla keys | sources (vLLM, SGLang, TGI) | what it is |\n| --- | --- | --- | --- | --- | --- | --- |\n")
+	for _, m := range Catalogue {
+		if m.Kind != Server {
+			continue
+		}
+		short := strings.TrimPrefix(m.Name, ServerPrefix)
+		key := "-"
+		switch m.Better {
+		case LowerIsBetter:
+			key = "`server_" + short + "_<stat>`"
+		case HigherIsBetter:
+			key = "`min_server_" + short + "_<stat>`"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | `%s` | %s |\n", short, m.Series, m.Unit, dir[m.Better], key, strings.Join(m.Sources, "`, `"), m.Description)
 	}
 	return b.String()
 }

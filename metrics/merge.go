@@ -44,6 +44,7 @@ func merge(parts []*Summary) (*Summary, error) {
 	s := &Summary{Errors: map[ErrorKind]int{}}
 	first := true
 	var series []*Series
+	var servers []*ServerMetrics
 	for _, p := range parts {
 		if p == nil {
 			continue
@@ -88,6 +89,9 @@ func merge(parts []*Summary) (*Summary, error) {
 		if p.Series != nil {
 			series = append(series, p.Series)
 		}
+		if p.Server != nil {
+			servers = append(servers, p.Server)
+		}
 		first = false
 	}
 	if len(series) > 0 {
@@ -101,6 +105,7 @@ func merge(parts []*Summary) (*Summary, error) {
 			s.PeakConcurrency = max(merged.PeakInFlight(), s.PeakConcurrency)
 		}
 	}
+	s.Server = MergeServer(servers...)
 	if s.Dispatches > 0 {
 		s.AchievedRate = spanRate(s.Dispatches, s.LastDispatch.Sub(s.FirstDispatch))
 		s.ScheduledRate = spanRate(s.Dispatches, s.LastIntended.Sub(s.FirstIntended))

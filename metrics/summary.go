@@ -95,6 +95,9 @@ type Summary struct {
 
 	// Series is the run's time series (whole-run summaries only).
 	Series *Series `json:"series,omitempty"`
+	// Server is what was scraped from the server's metrics endpoint during
+	// the run (whole-run summaries only; nil when nothing was scraped).
+	Server *ServerMetrics `json:"server,omitempty"`
 
 	TTFT  Latency `json:"ttft"`
 	ITL   Latency `json:"itl"`

@@ -63,6 +63,7 @@ func WriteConsole(w io.Writer, r *Result) error {
 	}
 	writeVLLMBlock(p, r, s)
 	writeExtras(p, r, s)
+	writeServer(p, s)
 	writeStages(p, r.Stages, r.Capacity)
 	writeChecks(p, r.Checks)
 	return p.err

@@ -16,6 +16,7 @@ var targetSchema = &hcl.BodySchema{
 		{Name: "base_url", Required: true}, {Name: "api"}, {Name: "model"}, {Name: "api_key"},
 		{Name: "headers"}, {Name: "timeout"}, {Name: "stall_timeout"}, {Name: "ignore_eos"},
 		{Name: "extra_body"}, {Name: "http2"}, {Name: "ca_file"}, {Name: "insecure_skip_verify"},
+		{Name: "metrics_url"}, {Name: "scrape_interval"}, {Name: "scrape_metrics"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{{Type: "sim"}},
 }
@@ -35,6 +36,9 @@ func (l *loader) decodeTarget(d dec, b *hcl.Block) {
 		Timeout:      DefaultTimeout,
 		StallTimeout: DefaultStallTimeout,
 		DeclRange:    b.DefRange,
+
+		MetricsURLDefault: true,
+		ScrapeInterval:    DefaultScrapeInterval,
 	}
 	l.targets[name] = t
 	l.cfg.Targets = append(l.cfg.Targets, t)
@@ -61,6 +65,24 @@ func (l *loader) decodeTarget(d dec, b *hcl.Block) {
 		t.files = append(t.files, fileRef{t.CAFile, attr.Expr.Range()})
 	}
 	d.boolean(a, "insecure_skip_verify", &t.InsecureSkipVerify)
+	if v, attr, ok := d.value(a, "metrics_url", cty.String); ok { // null: the default
+		t.MetricsURL, t.MetricsURLDefault = v.AsString(), false
+		if t.MetricsURL != "" {
+			if err := checkBaseURL(t.MetricsURL); err != nil || strings.HasPrefix(t.MetricsURL, "sim://") {
+				d.invalid(attr, "metrics_url is the server's Prometheus endpoint, http(s)://host[:port]/path, or \"\" to scrape nothing; not %q.", t.MetricsURL)
+			}
+		}
+	}
+	d.duration(a, "scrape_interval", &t.ScrapeInterval, true)
+	if v, attr, ok := d.value(a, "scrape_metrics", cty.List(cty.String)); ok {
+		for _, e := range v.AsValueSlice() {
+			if e.IsNull() || e.AsString() == "" {
+				d.invalid(attr, "scrape_metrics lists metric names, such as \"vllm:request_queue_time_seconds\"; an empty name is not one.")
+				continue
+			}
+			t.ScrapeMetrics = append(t.ScrapeMetrics, e.AsString())
+		}
+	}
 
 	if _, ok := a["model"]; !ok && !t.IsSim() && t.BaseURL != "" {
 		l.diags = append(l.diags, &hcl.Diagnostic{

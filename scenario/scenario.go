@@ -47,6 +47,9 @@ const (
 	DefaultAPI          = APIChat
 	DefaultTimeout      = 600 * time.Second
 	DefaultStallTimeout = 60 * time.Second
+	// DefaultScrapeInterval is how often a target's metrics endpoint is
+	// scraped during a run.
+	DefaultScrapeInterval = time.Second
 )
 
 // Config is one configuration: every block of every file loaded together.
@@ -128,6 +131,16 @@ type Target struct {
 	HTTP2              bool           `json:"http2"`
 	CAFile             string         `json:"ca_file,omitempty"` // resolved path
 	InsecureSkipVerify bool           `json:"insecure_skip_verify"`
+	// MetricsURL is the server's Prometheus endpoint, scraped during the
+	// run; when the target does not set it, MetricsURLDefault is true and
+	// the endpoint is <base_url>/metrics, scraped only when it answers.
+	// Set to "" it turns scraping off.
+	MetricsURL        string `json:"metrics_url,omitempty"`
+	MetricsURLDefault bool   `json:"metrics_url_default,omitempty"`
+	// ScrapeInterval is how often it is scraped; ScrapeMetrics lists engine
+	// metrics to keep besides the known ones (server["name"].<stat>).
+	ScrapeInterval time.Duration `json:"scrape_interval"`
+	ScrapeMetrics  []string      `json:"scrape_metrics,omitempty"`
 	// Sim holds the sim block's overrides for a sim:// target, every
 	// value as a string (numbers in shortest decimal form, bools as
 	// "true"/"false", strings as written).
@@ -279,8 +292,11 @@ type Scenario struct {
 	SLA          []SLA     `json:"sla"`
 	Goodput      Goodput   `json:"goodput"`
 	Asserts      []*Assert `json:"asserts"`
-	DeclRange    hcl.Range `json:"-"`
-	File         string    `json:"file"` // the file that declares it
+	// MetricsAddr is where the run serves its live Prometheus metrics
+	// ("" = nowhere; the run's -metrics-addr flag overrides it).
+	MetricsAddr string    `json:"metrics_addr,omitempty"`
+	DeclRange   hcl.Range `json:"-"`
+	File        string    `json:"file"` // the file that declares it
 
 	resultRange *hcl.Range // result_filename's value, when set
 }

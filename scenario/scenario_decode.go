@@ -3,6 +3,7 @@ package scenario
 import (
 	"fmt"
 	"math"
+	"net"
 	"slices"
 	"sort"
 	"strings"
@@ -19,7 +20,7 @@ var scenarioSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
 		{Name: "target", Required: true}, {Name: "dataset", Required: true},
 		{Name: "requests"}, {Name: "duration"}, {Name: "seed"},
-		{Name: "percentiles"}, {Name: "percentile_metrics"}, {Name: "result_filename"}, {Name: "save_detailed"},
+		{Name: "percentiles"}, {Name: "percentile_metrics"}, {Name: "result_filename"}, {Name: "save_detailed"}, {Name: "metrics_addr"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{
 		{Type: "open_loop"}, {Type: "closed_loop"}, {Type: "warmup"}, {Type: "sla"}, {Type: "goodput"},
@@ -104,6 +105,11 @@ func (l *loader) decodeScenario(d dec, filename string, b *hcl.Block) {
 		s.Dataset = s.Dataset.withSeed(s.Seed)
 	}
 	l.decodeReportOptions(d, a, s)
+	if attr := d.str(a, "metrics_addr", &s.MetricsAddr); attr != nil && s.MetricsAddr != "" {
+		if _, _, err := net.SplitHostPort(s.MetricsAddr); err != nil {
+			d.invalid(attr, "metrics_addr is host:port, such as \"127.0.0.1:9464\": %v.", err)
+		}
+	}
 
 	open := atMostOne(&l.diags, content.Blocks.OfType("open_loop"), "a scenario")
 	closed := atMostOne(&l.diags, content.Blocks.OfType("closed_loop"), "a scenario")
@@ -524,6 +530,18 @@ func (l *loader) decodeAssert(d dec, s *Scenario, b *hcl.Block) {
 			a.Source = string(attr.Expr.Range().SliceBytes(f.Bytes))
 		}
 		l.diags = append(l.diags, CheckCondition(attr.Expr)...)
+		if s.Target != nil {
+			for _, raw := range RawServerRefs(attr.Expr) {
+				if !slices.Contains(s.Target.ScrapeMetrics, raw) {
+					l.diags = append(l.diags, &hcl.Diagnostic{
+						Severity: hcl.DiagError,
+						Summary:  "Unknown server metric",
+						Detail:   fmt.Sprintf("server[%q] is not a known server figure; to read an engine metric of that name, list it in target %q's scrape_metrics.", raw, s.Target.Name),
+						Subject:  attr.Expr.Range().Ptr(),
+					})
+				}
+			}
+		}
 		if s.Goodput.IsZero() {
 			for _, tr := range attr.Expr.Variables() {
 				if len(tr) >= 2 && tr.RootName() == "metrics" {
@@ -555,7 +573,7 @@ func CheckCondition(expr hcl.Expression) hcl.Diagnostics {
 		return diags
 	}
 	ctx := &hcl.EvalContext{
-		Variables: map[string]cty.Value{"metrics": metricsPlaceholder},
+		Variables: map[string]cty.Value{"metrics": metricsPlaceholder, "server": ServerObject(nil, RawServerRefs(expr))},
 		Functions: ConditionFunctions(),
 	}
 	v, more := expr.Value(ctx)
@@ -579,9 +597,12 @@ func checkMetricRef(tr hcl.Traversal) *hcl.Diagnostic {
 	bad := func(rng hcl.Range, summary, detail string) *hcl.Diagnostic {
 		return &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: detail, Subject: rng.Ptr()}
 	}
+	if tr.RootName() == "server" {
+		return checkServerRef(tr)
+	}
 	if tr.RootName() != "metrics" {
 		return bad(tr.SourceRange(), "Invalid reference in condition",
-			fmt.Sprintf("A condition can refer only to the run's metrics (metrics.<name>), not to %q.", tr.RootName()))
+			fmt.Sprintf("A condition can refer only to the run's metrics (metrics.<name>) and the server's (server.<name>), not to %q.", tr.RootName()))
 	}
 	if len(tr) < 2 {
 		return nil // the whole object; evaluation checks its use
@@ -626,6 +647,71 @@ func checkMetricRef(tr hcl.Traversal) *hcl.Diagnostic {
 		return bad(tr[2].SourceRange(), "Unknown metric", detail)
 	}
 	return nil
+}
+
+// serverNames are the short names of the catalogue's server figures.
+func serverNames() []string {
+	var out []string
+	for _, m := range metrics.ServerFigures() {
+		out = append(out, strings.TrimPrefix(m.Name, metrics.ServerPrefix))
+	}
+	return out
+}
+
+// checkServerRef checks a server.<name>.<stat> reference. A name that is
+// not a known figure, nor close to one, is a raw engine metric (it must be
+// listed in the target's scrape_metrics; decodeAssert checks that).
+func checkServerRef(tr hcl.Traversal) *hcl.Diagnostic {
+	bad := func(rng hcl.Range, detail string) *hcl.Diagnostic {
+		return &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Unknown server metric", Detail: detail, Subject: rng.Ptr()}
+	}
+	if len(tr) < 2 {
+		return nil
+	}
+	name, ok := stepName(tr[1])
+	if !ok {
+		return nil
+	}
+	stats := metrics.ServerStatNames
+	if m, known := metrics.Lookup(metrics.ServerPrefix + name); known && m.Kind == metrics.Server {
+		stats = metrics.ServerStats(m.Series)
+	} else if s := suggest(name, serverNames()); s != "" && !strings.Contains(name, ":") {
+		return bad(tr[1].SourceRange(), fmt.Sprintf("There is no server figure named %q. Did you mean server.%s? docs/metrics.md lists every server figure; an engine metric of another name is read as server[\"<name>\"] once the target lists it in scrape_metrics.", name, s))
+	}
+	if len(tr) < 3 {
+		return nil
+	}
+	stat, ok := stepName(tr[2])
+	if !ok || slices.Contains(stats, stat) {
+		return nil
+	}
+	detail := fmt.Sprintf("server.%s has no %q.", name, stat)
+	if s := suggest(stat, stats); s != "" {
+		detail += fmt.Sprintf(" Did you mean server.%s.%s?", name, s)
+	}
+	return bad(tr[2].SourceRange(), detail+" It has "+quoteList(stats)+".")
+}
+
+// RawServerRefs lists the server metrics a condition names that are not
+// catalogue figures: raw engine metrics from scrape_metrics.
+func RawServerRefs(expr hcl.Expression) []string {
+	var out []string
+	for _, tr := range expr.Variables() {
+		if tr.RootName() != "server" || len(tr) < 2 {
+			continue
+		}
+		name, ok := stepName(tr[1])
+		if !ok {
+			continue
+		}
+		if m, known := metrics.Lookup(metrics.ServerPrefix + name); known && m.Kind == metrics.Server {
+			continue
+		}
+		if !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 // stepName returns the name an attribute or string-index step selects.

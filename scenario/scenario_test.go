@@ -40,16 +40,16 @@ func TestDecodeFull(t *testing.T) {
 		Name: "vllm", BaseURL: "http://127.0.0.1:8000", API: APIChat,
 		Model: "meta-llama/Meta-Llama-3-8B-Instruct", APIKey: "sk-secret",
 		Headers: map[string]string{"X-Team": "serving"},
-		Timeout: 120 * time.Second, StallTimeout: 30 * time.Second,
+		Timeout: 120 * time.Second, StallTimeout: 30 * time.Second, MetricsURLDefault: true, ScrapeInterval: DefaultScrapeInterval,
 		ExtraBody: map[string]any{"temperature": 0.0, "stop": []any{"</s>"}},
 	}
 	tls := &Target{
 		Name: "local_tls", BaseURL: "https://127.0.0.1:8443/serving", API: APICompletions, Model: "M",
-		Timeout: DefaultTimeout, StallTimeout: DefaultStallTimeout, CAFile: filepath.Join(dir, "certs/ca.pem"),
+		Timeout: DefaultTimeout, StallTimeout: DefaultStallTimeout, MetricsURLDefault: true, ScrapeInterval: DefaultScrapeInterval, CAFile: filepath.Join(dir, "certs/ca.pem"),
 	}
 	sim := &Target{
 		Name: "sim", BaseURL: "sim://a100-llama3-8b", API: DefaultAPI,
-		Timeout: DefaultTimeout, StallTimeout: DefaultStallTimeout,
+		Timeout: DefaultTimeout, StallTimeout: DefaultStallTimeout, MetricsURLDefault: true, ScrapeInterval: DefaultScrapeInterval,
 		Sim: map[string]string{"max_num_seqs": "256", "kv_cache_tokens": "60000", "step_overhead": "2ms", "fault_http_429": "0.01"},
 	}
 	sharegpt := &Dataset{
@@ -410,7 +410,7 @@ target "t" {
 		Name: "t", BaseURL: "http://127.0.0.1:8000", API: DefaultAPI, Model: "LLAMA-8", APIKey: "sk-from-file",
 		Headers:   map[string]string{"a": "1", "b": "x,y"},
 		ExtraBody: map[string]any{"max": 1500.0, "n": 3.0, "d": "dflt"},
-		Timeout:   DefaultTimeout, StallTimeout: DefaultStallTimeout,
+		Timeout:   DefaultTimeout, StallTimeout: DefaultStallTimeout, MetricsURLDefault: true, ScrapeInterval: DefaultScrapeInterval,
 	}
 	if diff := cmp.Diff(want, cfg.Target("t"), ignoreHCL); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)

@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/llmload/llmload/metrics"
@@ -65,6 +66,19 @@ var slaKeyTable, slaKeyNames = func() (map[string]slaKey, []string) {
 			add(m.Name, slaKey{m.Name, "", true, false})
 		case m.Kind == metrics.Scalar && m.Better == metrics.HigherIsBetter:
 			add("min_"+m.Name, slaKey{m.Name, "", false, false})
+		case m.Kind == metrics.Server && m.Better != metrics.Neither:
+			// server_kv_cache_usage_max, min_server_prefix_cache_hit_rate_mean
+			prefix := "server_"
+			if m.Better == metrics.HigherIsBetter {
+				prefix = "min_server_"
+			}
+			short := strings.TrimPrefix(m.Name, metrics.ServerPrefix)
+			for _, s := range metrics.ServerStats(m.Series) {
+				if m.Series == metrics.SeriesHistogram && s == "delta" {
+					continue // a number of observations is no service level
+				}
+				add(prefix+short+"_"+s, slaKey{m.Name, s, m.Better == metrics.LowerIsBetter, m.Unit == "ms"})
+			}
 		}
 	}
 	add("min_goodput", slaKey{"request_goodput", "", false, false})
@@ -107,6 +121,8 @@ func MetricsObject(value func(name, stat string) (float64, bool)) cty.Value {
 	attrs := map[string]cty.Value{}
 	for _, m := range metrics.Catalogue {
 		switch m.Kind {
+		case metrics.Server:
+			continue // the server object's
 		case metrics.Distribution:
 			stats := map[string]cty.Value{}
 			for _, s := range metrics.Stats {
@@ -121,6 +137,42 @@ func MetricsObject(value func(name, stat string) (float64, bool)) cty.Value {
 				keys[k] = num(m.Name, k)
 			}
 			attrs[m.Name] = cty.ObjectVal(keys)
+		}
+	}
+	return cty.ObjectVal(attrs)
+}
+
+// ServerObject builds the `server` object conditions read:
+// server.<figure>.<stat> for every server figure of the catalogue, and
+// server["<metric>"].<stat> for each raw engine metric named in raw. value
+// gives each figure (by its catalogue name, "server.kv_cache_usage", or
+// "server.<metric>"); a false ok makes it null (not scraped). With value
+// nil every figure is unknown, as before a run.
+func ServerObject(value func(name, stat string) (float64, bool), raw []string) cty.Value {
+	num := func(name, stat string) cty.Value {
+		if value == nil {
+			return cty.UnknownVal(cty.Number)
+		}
+		v, ok := value(name, stat)
+		if !ok {
+			return cty.NullVal(cty.Number)
+		}
+		return cty.NumberFloatVal(v)
+	}
+	attrs := map[string]cty.Value{}
+	add := func(name string, stats []string) {
+		obj := map[string]cty.Value{}
+		for _, s := range stats {
+			obj[s] = num(metrics.ServerPrefix+name, s)
+		}
+		attrs[name] = cty.ObjectVal(obj)
+	}
+	for _, m := range metrics.ServerFigures() {
+		add(strings.TrimPrefix(m.Name, metrics.ServerPrefix), metrics.ServerStats(m.Series))
+	}
+	for _, r := range raw {
+		if _, dup := attrs[r]; !dup {
+			add(r, metrics.ServerStatNames)
 		}
 	}
 	return cty.ObjectVal(attrs)

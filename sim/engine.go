@@ -44,7 +44,12 @@ type engine struct {
 	running     []*seq // in admission order
 	kvUsed      int
 	preemptions int64
-	out         []emit // reused between steps
+	// prefixQueries counts the context tokens looked up in the prefix
+	// cache when a sequence is admitted (again, after a preemption), as
+	// vLLM's scheduler counts them; the simulator caches no prefix, so
+	// every lookup misses.
+	prefixQueries int64
+	out           []emit // reused between steps
 }
 
 func newEngine(p Profile) *engine { return &engine{p: p} }
@@ -153,6 +158,7 @@ func (e *engine) step() (time.Duration, []emit) {
 		e.waiting = e.waiting[1:]
 		e.kvUsed += need
 		s.kv = need
+		e.prefixQueries += int64(s.prompt + s.generated)
 		e.running = append(e.running, s)
 		chunk := min(s.prompt+s.generated, budget)
 		budget -= chunk

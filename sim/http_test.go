@@ -356,6 +356,8 @@ func TestModelsHealthMetrics(t *testing.T) {
 		`vllm:inter_token_latency_seconds_count{engine="0",model_name="sim-tiny"} 4`,
 		`vllm:request_time_per_output_token_seconds_count{engine="0",model_name="sim-tiny"} 1`,
 		`vllm:e2e_request_latency_seconds_count{engine="0",model_name="sim-tiny"} 1`,
+		`vllm:prefix_cache_queries_total{engine="0",model_name="sim-tiny"} 3`,
+		`vllm:prefix_cache_hits_total{engine="0",model_name="sim-tiny"} 0`,
 		`# TYPE vllm:num_preemptions_total counter`,
 	} {
 		if !strings.Contains(metrics, want) {

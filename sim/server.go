@@ -167,7 +167,7 @@ func (s *Server) publish(e *engine) {
 	s.running.Store(int64(len(e.running)))
 	s.waiting.Store(int64(len(e.waiting)))
 	s.preemptions.Store(e.preemptions)
-	s.metrics.state(len(e.running), len(e.waiting), e.kvUsage(), e.preemptions)
+	s.metrics.state(len(e.running), len(e.waiting), e.kvUsage(), e.preemptions, e.prefixQueries)
 }
 
 // deliver hands each sequence its tokens without ever blocking: the count

@@ -21,8 +21,9 @@ import (
 )
 
 type runOptions struct {
-	out   string
-	quiet bool
+	out         string
+	quiet       bool
+	metricsAddr string
 }
 
 func cmdRun(ctx context.Context, e env, args []string) int {
@@ -33,6 +34,7 @@ func cmdRun(ctx context.Context, e env, args []string) int {
 	var opts runOptions
 	out := outFlag(fs, "llmload-results", "`directory` for <scenario>.json (or the scenario's result_filename) and its .requests.jsonl (empty: write none)")
 	fs.BoolVar(&opts.quiet, "quiet", false, "no progress line")
+	fs.StringVar(&opts.metricsAddr, "metrics-addr", "", "serve live Prometheus metrics of the run at http://`host:port`/metrics (overrides a scenario's metrics_addr)")
 	cfg, code := parseAndLoad(e, fs, &cf, args)
 	if cfg == nil {
 		return code
@@ -111,9 +113,31 @@ func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.S
 	if !opts.quiet {
 		plan.Observers = append(plan.Observers, report.NewProgress(e.stderr, isTerminal(e.stderr)))
 	}
+	addr := opts.metricsAddr
+	if addr == "" {
+		addr = s.MetricsAddr
+	}
+	lx, err := startLive(e, s, &plan, addr)
+	if err != nil {
+		if reqs != nil {
+			reqs.Close()
+			os.Remove(reqs.Path())
+		}
+		fmt.Fprintf(e.stderr, "llmload: %v\n", err)
+		return exitInvalid
+	}
+	if lx != nil {
+		defer lx.Close()
+	}
+	scr := startScrape(ctx, s, lt)
 	started := time.Now()
 	outcome, err := executor.Run(ctx, plan)
 	ended := time.Now()
+	if err == nil {
+		scr.finish(e, outcome)
+	} else if scr != nil {
+		scr.s.Stop()
+	}
 	if err != nil {
 		if reqs != nil {
 			reqs.Close()

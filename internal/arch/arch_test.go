@@ -25,12 +25,16 @@ var allowed = map[string][]string{
 	"executor":  {"dataset", "metrics", "tokenizer", "internal/openaiwire"},
 	"sim":       {"metrics", "tokenizer", "internal/openaiwire"},
 	"report":    {"metrics"},
+	// The live Prometheus exporter (an executor observer) and the
+	// server-metrics scraper: both read and write only metrics' types.
+	"live":   {"metrics"},
+	"scrape": {"metrics"},
 	// The OpenAI wire format's names, shared by executor and sim: a leaf.
 	"internal/openaiwire": {},
 }
 
 // hclFree are the packages that must not depend on HCL or cty.
-var hclFree = []string{"metrics", "tokenizer", "dataset", "executor", "sim", "report", "internal/openaiwire"}
+var hclFree = []string{"metrics", "tokenizer", "dataset", "executor", "sim", "report", "live", "scrape", "internal/openaiwire"}
 
 // unit is the name the rules know a package of ours by: its top-level
 // folder ("executor" for executor/executortest), or, under internal/, the

@@ -1,0 +1,270 @@
+// Package live serves a run's figures as Prometheus metrics while the run
+// goes on, so that Prometheus (and a Grafana dashboard) can watch the load
+// generator beside the server. It is an executor observer: it receives
+// every finished request and the periodic snapshots on the recorder
+// goroutine, and client_golang's collectors carry the values to the
+// /metrics handler.
+package live
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"regexp"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/llmload/llmload/metrics"
+)
+
+// Options label and describe the run.
+type Options struct {
+	Scenario string
+	// Shard names this process's part of a sharded run ("" when the run is
+	// not sharded); it is the shard label of every metric.
+	Shard string
+	// ConfiguredRate is the open loop's rate in req/s (0 for a closed loop;
+	// +Inf is exported as 0, with nothing to compare against).
+	ConfiguredRate float64
+	// StageEnds are the closed-loop stages' end offsets from the run's time
+	// zero, so that gauges carry the current stage (nil for an open loop;
+	// a last stage without an end runs on).
+	StageEnds []time.Duration
+}
+
+// Label names.
+const (
+	LabelScenario = "scenario"
+	LabelStage    = "stage"
+	LabelShard    = "shard"
+)
+
+// Buckets are the classic buckets of the latency histograms, in seconds,
+// exported next to the native (sparse) ones for Prometheus servers that do
+// not ingest native histograms.
+var Buckets = []float64{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.25, 0.5, 0.75, 1, 2.5, 5, 10, 20, 40, 80, 160}
+
+// Exporter is the observer that keeps the metrics.
+type Exporter struct {
+	opts Options
+	reg  *prometheus.Registry
+
+	ttft, itl, tpot, e2el, queue *prometheus.HistogramVec
+	requests                     *prometheus.CounterVec
+	errors                       *prometheus.CounterVec
+	inTokens, outTokens          *prometheus.CounterVec
+	inFlight, users              *prometheus.GaugeVec
+	configured, achieved, lag    *prometheus.GaugeVec
+
+	stage   string // the stage label gauges carry now
+	maxLag  time.Duration
+	prevAt  time.Duration
+	prevN   int
+	started bool
+
+	srv *http.Server
+	ln  net.Listener
+}
+
+// New returns an exporter with its metrics registered on a registry of its
+// own (Registry).
+func New(o Options) *Exporter {
+	e := &Exporter{opts: o, reg: prometheus.NewRegistry(), stage: stageLabel(o, 0, 0)}
+	labels := []string{LabelScenario, LabelStage, LabelShard}
+	hist := func(name, help string) *prometheus.HistogramVec {
+		h := prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: name, Help: help, Buckets: Buckets,
+			NativeHistogramBucketFactor:     1.1,
+			NativeHistogramMaxBucketNumber:  160,
+			NativeHistogramMinResetDuration: time.Hour,
+		}, labels)
+		e.reg.MustRegister(h)
+		return h
+	}
+	counter := func(name, help string, extra ...string) *prometheus.CounterVec {
+		c := prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, append(labels[:3:3], extra...))
+		e.reg.MustRegister(c)
+		return c
+	}
+	gauge := func(name, help string) *prometheus.GaugeVec {
+		g := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: name, Help: help}, labels)
+		e.reg.MustRegister(g)
+		return g
+	}
+	e.ttft = hist("llmload_ttft_seconds", "Time to first token of successful requests: from the request being sent to the first output-carrying event.")
+	e.itl = hist("llmload_itl_seconds", "Inter-token latency: every gap between consecutive output-carrying events of successful requests.")
+	e.tpot = hist("llmload_tpot_seconds", "Time per output token after the first, per successful request with at least two tokens.")
+	e.e2el = hist("llmload_e2el_seconds", "End-to-end latency of successful requests: from being sent to the last output-carrying event.")
+	e.queue = hist("llmload_queue_seconds", "Queue time of every measured request: from its intended send time to the actual send.")
+	e.requests = counter("llmload_requests_total", "Measured requests that ended, by outcome (completed, failed, canceled).", "outcome")
+	e.errors = counter("llmload_request_errors_total", "Failed requests by error kind.", "kind")
+	e.inTokens = counter("llmload_input_tokens_total", "Prompt tokens of completed requests (the server's usage count, else the dataset's).")
+	e.outTokens = counter("llmload_output_tokens_total", "Output tokens of completed requests.")
+	e.inFlight = gauge("llmload_requests_in_flight", "Requests sent and not yet finished.")
+	e.users = gauge("llmload_active_users", "Closed-loop users running.")
+	e.configured = gauge("llmload_configured_rate", "The open loop's configured request rate (req/s; 0 for a closed loop or an infinite rate).")
+	e.achieved = gauge("llmload_achieved_rate", "Requests dispatched per second over the last second or so.")
+	e.lag = gauge("llmload_schedule_lag_seconds", "The largest schedule lag (dispatch minus intended time) among requests finished since the last update.")
+	return e
+}
+
+// Registry is where the exporter's metrics are registered.
+func (e *Exporter) Registry() *prometheus.Registry { return e.reg }
+
+// Listen serves the metrics on addr at /metrics until Close.
+func (e *Exporter) Listen(addr string) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(e.reg, promhttp.HandlerOpts{EnableOpenMetrics: true}))
+	e.ln = ln
+	e.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go func() {
+		if err := e.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			_ = err // the run goes on without its live metrics
+		}
+	}()
+	return nil
+}
+
+// Addr is the address Listen bound ("" before).
+func (e *Exporter) Addr() string {
+	if e.ln == nil {
+		return ""
+	}
+	return e.ln.Addr().String()
+}
+
+// Close stops serving.
+func (e *Exporter) Close() error {
+	if e.srv == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	return e.srv.Shutdown(ctx)
+}
+
+// stageLabel is the stage label of a request of stage index idx, or, for
+// the gauges, of the stage running at offset at (idx < 0): "" in an open
+// loop, the 1-based stage number in a closed one.
+func stageLabel(o Options, idx int, at time.Duration) string {
+	if len(o.StageEnds) == 0 {
+		return ""
+	}
+	if idx < 0 {
+		idx = len(o.StageEnds) - 1
+		for i, end := range o.StageEnds {
+			if at < end {
+				idx = i
+				break
+			}
+		}
+	}
+	return strconv.Itoa(idx + 1)
+}
+
+// Result records one finished request (warmup requests are left out).
+func (e *Exporter) Result(r *metrics.Request) {
+	if r.Warmup {
+		return
+	}
+	l := prometheus.Labels{LabelScenario: e.opts.Scenario, LabelStage: stageLabel(e.opts, r.Stage, 0), LabelShard: e.opts.Shard}
+	e.maxLag = max(e.maxLag, r.Lag())
+	e.queue.With(l).Observe(r.Queue().Seconds())
+	outcome := func(o string) prometheus.Labels {
+		m := prometheus.Labels{"outcome": o}
+		for k, v := range l {
+			m[k] = v
+		}
+		return m
+	}
+	switch {
+	case r.Error == metrics.ErrCanceled:
+		e.requests.With(outcome("canceled")).Inc()
+		return
+	case !r.OK():
+		e.requests.With(outcome("failed")).Inc()
+		k := prometheus.Labels{"kind": string(r.Error)}
+		for n, v := range l {
+			k[n] = v
+		}
+		e.errors.With(k).Inc()
+		return
+	}
+	e.requests.With(outcome("completed")).Inc()
+	e.inTokens.With(l).Add(float64(r.PromptTokens))
+	e.outTokens.With(l).Add(float64(r.OutputTokens))
+	if r.OutputEvents > 0 {
+		e.ttft.With(l).Observe(r.TTFT.Seconds())
+		e.e2el.With(l).Observe(r.E2E.Seconds())
+	}
+	itl := e.itl.With(l)
+	for _, g := range r.ITL {
+		itl.Observe(g.Seconds())
+	}
+	if t, ok := r.TPOT(); ok {
+		e.tpot.With(l).Observe(t.Seconds())
+	}
+}
+
+// Snapshot updates the gauges.
+func (e *Exporter) Snapshot(s metrics.Snapshot) {
+	stage := stageLabel(e.opts, -1, s.Elapsed)
+	if stage != e.stage {
+		// Only the running stage's gauges exist.
+		for _, g := range []*prometheus.GaugeVec{e.inFlight, e.users, e.configured, e.achieved, e.lag} {
+			g.DeleteLabelValues(e.opts.Scenario, e.stage, e.opts.Shard)
+		}
+		e.stage = stage
+	}
+	l := prometheus.Labels{LabelScenario: e.opts.Scenario, LabelStage: stage, LabelShard: e.opts.Shard}
+	e.inFlight.With(l).Set(float64(s.InFlight))
+	e.users.With(l).Set(float64(s.ActiveUsers))
+	rate := e.opts.ConfiguredRate
+	if rate > 1e300 {
+		rate = 0
+	}
+	e.configured.With(l).Set(rate)
+	if !e.started {
+		e.prevAt, e.prevN, e.started = s.Elapsed, s.Sent, true
+	} else if dt := s.Elapsed - e.prevAt; dt >= time.Second || s.Final {
+		if dt > 0 {
+			e.achieved.With(l).Set(float64(s.Sent-e.prevN) / dt.Seconds())
+		}
+		e.prevAt, e.prevN = s.Elapsed, s.Sent
+	}
+	e.lag.With(l).Set(e.maxLag.Seconds())
+	e.maxLag = 0
+}
+
+// MetricNames lists the names of every metric the exporter serves, as
+// Prometheus sees them (a histogram's _bucket, _sum and _count series and
+// a counter's _total are under the names given here).
+func MetricNames() []string {
+	e := New(Options{})
+	ch := make(chan *prometheus.Desc, 64)
+	go func() { e.reg.Describe(ch); close(ch) }()
+	var out []string
+	for d := range ch {
+		out = append(out, descName(d))
+	}
+	return out
+}
+
+var fqName = regexp.MustCompile(`fqName: ("(?:[^"\\]|\\.)*")`)
+
+func descName(d *prometheus.Desc) string {
+	m := fqName.FindStringSubmatch(d.String())
+	if m == nil {
+		return ""
+	}
+	s, _ := strconv.Unquote(m[1])
+	return s
+}

@@ -1,0 +1,230 @@
+// Package scrape reads a server's Prometheus metrics endpoint while a run
+// goes on: it fetches the text format every interval, parses it with the
+// Prometheus libraries and keeps, per scrape, only the metric families
+// llmload knows (the catalogue's server sources) or was asked for. A
+// failed scrape is counted, never fatal.
+package scrape
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+
+	"github.com/llmload/llmload/metrics"
+)
+
+// DefaultInterval is how often the endpoint is scraped unless the target
+// says otherwise.
+const DefaultInterval = time.Second
+
+// Config says what to scrape.
+type Config struct {
+	URL      string
+	Interval time.Duration
+	// Extras are metric names to keep besides the catalogue's sources.
+	Extras []string
+	// Headers go with every scrape (an API key's Authorization).
+	Headers map[string]string
+	// Client defaults to one with a timeout of the interval (at least 1 s).
+	Client *http.Client
+}
+
+// Sample is one successful scrape.
+type Sample struct {
+	At       time.Time
+	Families map[string]metrics.Family
+}
+
+// Scraper scrapes in a goroutine of its own until Stop.
+type Scraper struct {
+	cfg    Config
+	wanted map[string]bool
+	cancel context.CancelFunc
+	done   chan struct{}
+
+	mu       sync.Mutex
+	samples  []Sample
+	failures int
+	lastErr  string
+}
+
+// Wanted lists the metric families the catalogue's server figures read.
+func Wanted() []string {
+	var out []string
+	for _, m := range metrics.ServerFigures() {
+		for _, s := range m.Sources {
+			a, b, ratio := strings.Cut(s, " / ")
+			out = append(out, a)
+			if ratio {
+				out = append(out, b)
+			}
+		}
+	}
+	return out
+}
+
+// Start scrapes cfg.URL at once and then every interval.
+func Start(ctx context.Context, cfg Config) *Scraper {
+	if cfg.Interval <= 0 {
+		cfg.Interval = DefaultInterval
+	}
+	if cfg.Client == nil {
+		cfg.Client = &http.Client{Timeout: max(cfg.Interval, time.Second)}
+	}
+	s := &Scraper{cfg: cfg, wanted: map[string]bool{}, done: make(chan struct{})}
+	for _, n := range append(Wanted(), cfg.Extras...) {
+		s.wanted[n] = true
+	}
+	ctx, s.cancel = context.WithCancel(ctx)
+	go s.loop(ctx)
+	return s
+}
+
+func (s *Scraper) loop(ctx context.Context) {
+	defer close(s.done)
+	t := time.NewTicker(s.cfg.Interval)
+	defer t.Stop()
+	for {
+		s.scrapeOnce(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// Stop ends the scraping, takes one last scrape (so that the counters'
+// final increases are seen) and returns the scrapes.
+func (s *Scraper) Stop() (samples []Sample, failures int, lastErr string) {
+	s.cancel()
+	<-s.done
+	s.scrapeOnce(context.Background())
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.samples, s.failures, s.lastErr
+}
+
+func (s *Scraper) scrapeOnce(ctx context.Context) {
+	at := time.Now()
+	fams, err := s.fetch(ctx)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err != nil {
+		if ctx.Err() != nil {
+			return // stopped, not failed
+		}
+		s.failures++
+		s.lastErr = err.Error()
+		return
+	}
+	s.samples = append(s.samples, Sample{At: at, Families: fams})
+}
+
+func (s *Scraper) fetch(ctx context.Context) (map[string]metrics.Family, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.cfg.URL, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", "text/plain;version=0.0.4")
+	for k, v := range s.cfg.Headers {
+		req.Header.Set(k, v)
+	}
+	resp, err := s.cfg.Client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+		return nil, fmt.Errorf("GET %s: HTTP %d", s.cfg.URL, resp.StatusCode)
+	}
+	return Parse(resp.Body, s.wanted)
+}
+
+// Parse reads the Prometheus text format and combines the series of each
+// wanted family (nil wants all): gauges and counters summed (and their
+// largest value kept), histograms and summaries by their sum and count. A
+// counter family written without its _total suffix is also known by it.
+func Parse(r io.Reader, wanted map[string]bool) (map[string]metrics.Family, error) {
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	mfs, err := p.TextToMetricFamilies(r)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]metrics.Family{}
+	for name, mf := range mfs {
+		alias := ""
+		if mf.GetType() == dto.MetricType_COUNTER && !strings.HasSuffix(name, "_total") {
+			alias = name + "_total"
+		}
+		if wanted != nil && !wanted[name] && !wanted[alias] {
+			continue
+		}
+		f := family(mf)
+		out[name] = f
+		if alias != "" {
+			out[alias] = f
+		}
+	}
+	return out, nil
+}
+
+func family(mf *dto.MetricFamily) metrics.Family {
+	var f metrics.Family
+	switch mf.GetType() {
+	case dto.MetricType_COUNTER:
+		f.Type = metrics.SeriesCounter
+	case dto.MetricType_HISTOGRAM, dto.MetricType_GAUGE_HISTOGRAM, dto.MetricType_SUMMARY:
+		f.Type = metrics.SeriesHistogram
+	default:
+		f.Type = metrics.SeriesGauge
+	}
+	for i, m := range mf.GetMetric() {
+		var v float64
+		switch {
+		case m.Counter != nil:
+			v = m.Counter.GetValue()
+		case m.Gauge != nil:
+			v = m.Gauge.GetValue()
+		case m.Untyped != nil:
+			v = m.Untyped.GetValue()
+		case m.Histogram != nil:
+			f.HSum += m.Histogram.GetSampleSum()
+			f.HCount += float64(m.Histogram.GetSampleCount())
+			continue
+		case m.Summary != nil:
+			f.HSum += m.Summary.GetSampleSum()
+			f.HCount += float64(m.Summary.GetSampleCount())
+			continue
+		}
+		f.Sum += v
+		if i == 0 || v > f.Max {
+			f.Max = v
+		}
+	}
+	return f
+}
+
+// Record turns the scrapes of a run into its server figures, in windows
+// aligned with the run's time series (base is its time zero, interval its
+// window length). Scrapes before base are the counters' baseline.
+func Record(url string, cfg Config, base time.Time, interval time.Duration, samples []Sample, failures int, lastErr string) *metrics.ServerMetrics {
+	rec := metrics.NewServerRecorder(base, interval, cfg.Extras)
+	for _, s := range samples {
+		rec.Add(s.At, s.Families)
+	}
+	iv := cfg.Interval
+	if iv <= 0 {
+		iv = DefaultInterval
+	}
+	return rec.Metrics(url, iv, len(samples), failures, lastErr)
+}
