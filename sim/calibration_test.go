@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmload/llmload/internal/testshared"
 	"github.com/llmload/llmload/tokenizer"
 )
 
@@ -24,11 +25,11 @@ func shareGPTWork(t testing.TB) []Work {
 	path := filepath.Join(shared, "sharegpt", "sharegpt_like_500.json")
 	data, err := os.ReadFile(path)
 	if err != nil {
-		t.Skipf("calibration data: %v (../shared is absent in this checkout)", err)
+		testshared.Skipf(t, "calibration data: %v", err)
 	}
 	llama3, err := tokenizer.Load(filepath.Join(shared, "tokenizers", "llama3", "tokenizer.json"))
 	if err != nil {
-		t.Skipf("calibration tokenizer: %v (../shared is absent in this checkout)", err)
+		testshared.Skipf(t, "calibration tokenizer: %v", err)
 	}
 	var convs []struct {
 		Conversations []struct {
