@@ -320,3 +320,45 @@ func TestReferenceFixtureSimTargets(t *testing.T) {
 		t.Errorf("sim targets in full.hcl: %s", d.Error())
 	}
 }
+
+// TestOnlySelectedScenariosNeedTheirFiles: a command on one scenario loads
+// only that scenario's data; on all of them, a missing file is an error
+// that says what the file is and where to get it.
+func TestOnlySelectedScenariosNeedTheirFiles(t *testing.T) {
+	const f = "testdata/missing-data.hcl"
+	tests := []struct {
+		name     string
+		args     []string
+		wantCode int
+	}{
+		{"run the scenario without files", []string{"run", f, "-scenario", "fast", "-out", "", "-quiet"}, exitOK},
+		{"plan the scenario without files", []string{"plan", f, "-scenario", "fast"}, exitOK},
+		{"dump the dataset without files", []string{"dataset", "dump", f, "-dataset", "random"}, exitOK},
+		{"run the one that needs the file", []string{"run", f, "-scenario", "real", "-out", "", "-quiet"}, exitInvalid},
+		{"run all", []string{"run", f, "-out", "", "-quiet"}, exitInvalid},
+		{"plan all", []string{"plan", f}, exitInvalid},
+		{"validate checks everything", []string{"validate", f}, exitInvalid},
+		{"dump the dataset that needs the file", []string{"dataset", "dump", f, "-dataset", "real"}, exitInvalid},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, errOut := call(t, context.Background(), tt.args...)
+			if code != tt.wantCode {
+				t.Fatalf("exit %d, want %d\n%s", code, tt.wantCode, errOut)
+			}
+			if tt.wantCode == exitOK {
+				return
+			}
+			for _, want := range []string{
+				"Unreadable file",
+				`the ShareGPT-format JSON file of dataset "real"`,
+				"ShareGPT_V3_unfiltered_cleaned_split.json",
+				"anon8231489123/ShareGPT_Vicuna_unfiltered",
+			} {
+				if !strings.Contains(strings.Join(strings.Fields(errOut), " "), want) {
+					t.Errorf("stderr lacks %q:\n%s", want, errOut)
+				}
+			}
+		})
+	}
+}

@@ -26,6 +26,9 @@ func cmdPlan(_ context.Context, e env, args []string) int {
 	if scenarios == nil {
 		return code
 	}
+	if code := checkFiles(e, cfg, scenarios); code != exitOK {
+		return code
+	}
 	// Datasets are sampled once each, offline: plan sends nothing.
 	loaded := map[string]*dataset.Dataset{}
 	for i, s := range scenarios {
