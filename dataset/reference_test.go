@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/llmload/llmload/internal/testshared"
 	"github.com/llmload/llmload/tokenizer"
 )
 
@@ -20,7 +21,7 @@ func readShared(t testing.TB, path string) []byte {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
-		t.Skipf("reading %s: %v (../shared is absent in this checkout)", path, err)
+		testshared.Skipf(t, "reading %s: %v", path, err)
 	}
 	return data
 }
@@ -31,7 +32,7 @@ func readShared(t testing.TB, path string) []byte {
 func TestShuffleReference(t *testing.T) {
 	refs, _ := filepath.Glob(filepath.Join(sharedSharegpt, "reference", "shuffle-*.json"))
 	if len(refs) == 0 {
-		t.Skipf("no %s/reference/shuffle-*.json (../shared is absent in this checkout)", sharedSharegpt)
+		testshared.Skipf(t, "no %s/reference/shuffle-*.json", sharedSharegpt)
 	}
 	for _, ref := range refs {
 		file := strings.TrimPrefix(filepath.Base(ref), "shuffle-")

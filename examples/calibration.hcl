@@ -17,12 +17,15 @@ target "a100" {
   ignore_eos = true # replies are as long as the dataset's, as in the reference
 }
 
+# The synthetic ShareGPT-format sample shipped in examples/data (lengths
+# drawn to match ShareGPT-like prompts and replies; see its README), counted
+# by the server's own /tokenize, which the simulator serves.
 dataset "sharegpt_like" {
   sharegpt {
-    path        = "../../shared/data/sharegpt/sharegpt_like_500.json"
+    path        = "data/sharegpt_synthetic.json"
     num_prompts = 500
   }
-  tokenizer = "../../shared/data/tokenizers/llama3/tokenizer.json"
+  tokenizer = "server"
 }
 
 scenario "users_1" {

@@ -24,6 +24,12 @@ variable "rate" {
   }
 }
 
+variable "sharegpt" {
+  type        = string
+  default     = "data/sharegpt_synthetic.json"
+  description = "A ShareGPT-format JSON file. The default is the synthetic sample in examples/data; the real one is ShareGPT_V3_unfiltered_cleaned_split.json from the Hugging Face dataset anon8231489123/ShareGPT_Vicuna_unfiltered (pass its absolute path)."
+}
+
 variable "models" {
   type    = map(string)
   default = { small = "meta-llama/Meta-Llama-3-8B-Instruct" }
@@ -60,7 +66,7 @@ target "faulty_sim" {
 
 dataset "sharegpt" {
   sharegpt {
-    path              = "../../shared/data/sharegpt/sharegpt_like_500.json"
+    path              = var.sharegpt # relative to this file's folder, or absolute
     num_prompts       = 200
     seed              = 0
     output_len        = null # from each reply
@@ -69,7 +75,7 @@ dataset "sharegpt" {
     max_total_tokens  = 2048
     oversample        = true
   }
-  tokenizer = "../../shared/data/tokenizers/llama3/tokenizer.json"
+  tokenizer = "server" # or a tokenizer.json path, e.g. "models/llama3/tokenizer.json", to count offline
 }
 
 dataset "random" {

@@ -20,12 +20,14 @@ target "server" {
   ignore_eos = true # every reply as long as the dataset's, as in the reference
 }
 
+# The synthetic ShareGPT-format sample shipped in examples/data, counted by
+# the server's /tokenize (the simulator and vLLM serve it).
 dataset "sharegpt" {
   sharegpt {
-    path        = "../../shared/data/sharegpt/sharegpt_like_500.json"
+    path        = "data/sharegpt_synthetic.json"
     num_prompts = 500
   }
-  tokenizer = "../../shared/data/tokenizers/llama3/tokenizer.json"
+  tokenizer = "server"
 }
 
 scenario "saturation" {

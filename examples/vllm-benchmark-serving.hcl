@@ -3,17 +3,21 @@
 #   python benchmarks/benchmark_serving.py --backend vllm --model $MODEL \
 #     --dataset-name sharegpt --dataset-path $SHAREGPT --num-prompts 1000 --request-rate 10
 #
-# Same sampling (ShareGPT rules, seed 0, the model's tokenizer), same
+# Same sampling (ShareGPT rules, seed 0, the model's token counts), same
 # arrivals (Poisson at 10 req/s), same request bodies (temperature 0.0; see
 # llmload plan -show-request), same metrics and result keys, so the two can
-# be compared line by line. By default it points at the built-in
-# simulator and at the ShareGPT-format sample beside the project; point it at
-# a real server and the real dataset with variables:
+# be compared line by line. By default it runs from a fresh clone: the
+# built-in simulator, the synthetic ShareGPT-format sample in examples/data,
+# and the server's /tokenize for token counts. For the real benchmark, download
+# ShareGPT_V3_unfiltered_cleaned_split.json (Hugging Face dataset
+# anon8231489123/ShareGPT_Vicuna_unfiltered) and point the variables at it
+# and at your server (paths are relative to this file's folder, so give
+# absolute ones):
 #
+#   curl -LO https://huggingface.co/datasets/anon8231489123/ShareGPT_Vicuna_unfiltered/resolve/main/ShareGPT_V3_unfiltered_cleaned_split.json
 #   llmload run examples/vllm-benchmark-serving.hcl \
 #     -var base_url=http://127.0.0.1:8000 \
-#     -var sharegpt=ShareGPT_V3_unfiltered_cleaned_split.json \
-#     -var tokenizer=/models/llama3/tokenizer.json
+#     -var sharegpt=$PWD/ShareGPT_V3_unfiltered_cleaned_split.json
 #
 # Takes about 2 minutes (1000 requests at 10 req/s, then the tail drains).
 
@@ -27,13 +31,15 @@ variable "model" {
 }
 
 variable "sharegpt" {
-  default     = "../../shared/data/sharegpt/sharegpt_like_500.json"
-  description = "A ShareGPT-format JSON file (ShareGPT_V3_unfiltered_cleaned_split.json for the real benchmark)."
+  type        = string
+  default     = "data/sharegpt_synthetic.json"
+  description = "A ShareGPT-format JSON file. The default is the small synthetic sample in examples/data; the real benchmark reads ShareGPT_V3_unfiltered_cleaned_split.json, downloaded from the Hugging Face dataset anon8231489123/ShareGPT_Vicuna_unfiltered (https://huggingface.co/datasets/anon8231489123/ShareGPT_Vicuna_unfiltered)."
 }
 
 variable "tokenizer" {
-  default     = "../../shared/data/tokenizers/llama3/tokenizer.json"
-  description = "The model's tokenizer.json, so prompts are filtered and counted as vLLM counts them."
+  type        = string
+  default     = "server"
+  description = "\"server\" asks the target's /tokenize (vLLM and the simulator serve it); or the path of the model's tokenizer.json (from its Hugging Face repository) to count offline, as vLLM's client does."
 }
 
 target "server" {

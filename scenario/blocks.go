@@ -62,7 +62,7 @@ func (l *loader) decodeTarget(d dec, b *hcl.Block) {
 	d.boolean(a, "http2", &t.HTTP2)
 	if attr := d.str(a, "ca_file", &t.CAFile); attr != nil {
 		t.CAFile = resolvePath(filepath.Dir(b.DefRange.Filename), t.CAFile)
-		t.files = append(t.files, fileRef{t.CAFile, attr.Expr.Range()})
+		t.files = append(t.files, fileRef{t.CAFile, attr.Expr, fmt.Sprintf("the CA file (PEM) of target %q", name)})
 	}
 	d.boolean(a, "insecure_skip_verify", &t.InsecureSkipVerify)
 	if v, attr, ok := d.value(a, "metrics_url", cty.String); ok { // null: the default
@@ -229,7 +229,7 @@ func (l *loader) decodeDataset(d dec, b *hcl.Block) {
 			d.invalid(attr, `tokenizer is a path to a tokenizer.json or "server"; leave it out for the approximate tokenizer.`)
 		} else {
 			ds.Tokenizer = resolvePath(dir, ds.Tokenizer)
-			ds.files = append(ds.files, fileRef{ds.Tokenizer, attr.Expr.Range()})
+			ds.files = append(ds.files, fileRef{ds.Tokenizer, attr.Expr, fmt.Sprintf("the tokenizer.json of dataset %q", name)})
 		}
 	}
 
@@ -256,10 +256,10 @@ func (l *loader) decodeDataset(d dec, b *hcl.Block) {
 		return
 	}
 	ds.Kind = src.Type
-	path := func(attr *hcl.Attribute, p *string) {
+	path := func(attr *hcl.Attribute, p *string, what string) {
 		if attr != nil {
 			*p = resolvePath(dir, *p)
-			ds.files = append(ds.files, fileRef{*p, attr.Expr.Range()})
+			ds.files = append(ds.files, fileRef{*p, attr.Expr, fmt.Sprintf("the %s of dataset %q", what, name)})
 		}
 	}
 	switch src.Type {
@@ -275,7 +275,7 @@ func (l *loader) decodeDataset(d dec, b *hcl.Block) {
 		c, diags := src.Body.Content(sharegptSchema)
 		l.diags = append(l.diags, diags...)
 		a := c.Attributes
-		path(d.str(a, "path", &s.Path), &s.Path)
+		path(d.str(a, "path", &s.Path), &s.Path, "ShareGPT-format JSON file")
 		d.integer(a, "num_prompts", &s.NumPrompts, 1)
 		ds.seedSet = d.int64(a, "seed", &s.Seed, minInt64) != nil
 		d.integer(a, "output_len", &s.OutputLen, 1)
@@ -310,7 +310,7 @@ func (l *loader) decodeDataset(d dec, b *hcl.Block) {
 		c, diags := src.Body.Content(jsonlSchema)
 		l.diags = append(l.diags, diags...)
 		a := c.Attributes
-		path(d.str(a, "path", &s.Path), &s.Path)
+		path(d.str(a, "path", &s.Path), &s.Path, "JSONL prompts file")
 		if attr := d.str(a, "prompt_field", &s.PromptField); attr != nil && s.PromptField == "" {
 			d.invalid(attr, "prompt_field may not be empty.")
 		}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"net/url"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -92,30 +93,79 @@ func SecretHeader(name string) bool {
 // tokenizer paths, CA files) exist and are readable regular files. Load
 // does not, so that a configuration can be checked without its data; the
 // validate, plan and run commands call both.
-func (c *Config) CheckFiles() hcl.Diagnostics {
-	var diags hcl.Diagnostics
+//
+// With no scenario it checks every target and dataset; given scenarios, it
+// checks only the targets and datasets they use, so that running one
+// scenario does not need another's data. A diagnostic says what the file
+// is and, when a variable set the path, that variable's description (which
+// is where an example says how to get the file).
+func (c *Config) CheckFiles(scenarios ...*Scenario) hcl.Diagnostics {
+	targets, datasets := c.Targets, c.Datasets
+	if len(scenarios) > 0 {
+		targets, datasets = nil, nil
+		for _, s := range scenarios {
+			if s.Target != nil && !slices.Contains(targets, s.Target) {
+				targets = append(targets, s.Target)
+			}
+			if s.Dataset != nil && !slices.Contains(datasets, s.Dataset) {
+				datasets = append(datasets, s.Dataset)
+			}
+		}
+	}
 	var refs []fileRef
-	for _, t := range c.Targets {
+	for _, t := range targets {
 		refs = append(refs, t.files...)
 	}
-	for _, d := range c.Datasets {
+	for _, d := range datasets {
 		refs = append(refs, d.files...)
 	}
-	sort.Slice(refs, func(i, j int) bool {
-		a, b := refs[i].rng, refs[j].rng
+	sort.SliceStable(refs, func(i, j int) bool {
+		a, b := refs[i].expr.Range(), refs[j].expr.Range()
 		return a.Filename < b.Filename || a.Filename == b.Filename && a.Start.Byte < b.Start.Byte
 	})
+	var diags hcl.Diagnostics
 	for _, r := range refs {
 		if err := checkReadable(r.path); err != nil {
+			detail := fmt.Sprintf("%s.", err)
+			if r.what != "" {
+				detail = fmt.Sprintf("This is %s: %s.", r.what, err)
+			}
+			for _, v := range c.pathVariables(r.expr) {
+				detail += fmt.Sprintf(" The path comes from var.%s (set by %s)", v.Name, v.Source)
+				if v.Description != "" {
+					detail += ": " + strings.TrimSpace(v.Description)
+				}
+				if !strings.HasSuffix(detail, ".") {
+					detail += "."
+				}
+			}
+			rng := r.expr.Range()
 			diags = append(diags, &hcl.Diagnostic{
 				Severity: hcl.DiagError,
 				Summary:  "Unreadable file",
-				Detail:   fmt.Sprintf("%s.", err),
-				Subject:  r.rng.Ptr(),
+				Detail:   detail,
+				Subject:  &rng,
 			})
 		}
 	}
 	return diags
+}
+
+// pathVariables returns the declared variables an expression refers to.
+func (c *Config) pathVariables(expr hcl.Expression) []*Variable {
+	var out []*Variable
+	for _, tr := range expr.Variables() {
+		if tr.RootName() != "var" || len(tr) < 2 {
+			continue
+		}
+		name := attrName(tr[1])
+		for _, v := range c.Variables {
+			if v.Name == name && !slices.Contains(out, v) {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
 }
 
 func checkReadable(path string) error {

@@ -365,5 +365,6 @@ type Assert struct {
 // fileRef is a path the configuration refers to, for CheckFiles.
 type fileRef struct {
 	path string
-	rng  hcl.Range
+	expr hcl.Expression // where it was written
+	what string         // what the file is, for messages: "the tokenizer.json of dataset \"x\""
 }

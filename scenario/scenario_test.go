@@ -443,3 +443,48 @@ func TestDocsExample(t *testing.T) {
 		t.Errorf("docs example decoded to %+v", s)
 	}
 }
+
+// TestCheckFilesSelected: given scenarios, only their files are checked,
+// and a missing file's diagnostic says what it is and where to get it.
+func TestCheckFilesSelected(t *testing.T) {
+	cfg, diags := Load([]string{"testdata/checkfiles/scenarios.hcl"}, LoadOptions{})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	tests := []struct {
+		name      string
+		scenarios []string
+		wantLines []int
+	}{
+		{"all", nil, []int{27}},
+		{"one without files", []string{"fast"}, nil},
+		{"one with a present file", []string{"here"}, nil},
+		{"the one that needs the real file", []string{"real"}, []int{27}},
+		{"several", []string{"fast", "real", "here"}, []int{27}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var selected []*Scenario
+			for _, name := range tt.scenarios {
+				selected = append(selected, cfg.Scenario(name))
+			}
+			var got []int
+			for _, d := range cfg.CheckFiles(selected...) {
+				got = append(got, d.Subject.Start.Line)
+				for _, want := range []string{
+					`the ShareGPT-format JSON file of dataset "real"`,
+					"absent_sharegpt.json",
+					"var.sharegpt (set by default)",
+					"download ShareGPT_V3_unfiltered_cleaned_split.json from anon8231489123/ShareGPT_Vicuna_unfiltered",
+				} {
+					if !strings.Contains(d.Detail, want) {
+						t.Errorf("detail lacks %q:\n%s", want, d.Detail)
+					}
+				}
+			}
+			if diff := cmp.Diff(tt.wantLines, got); diff != "" {
+				t.Errorf("lines of unreadable files (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

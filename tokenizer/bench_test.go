@@ -8,13 +8,15 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/llmload/llmload/internal/testshared"
 )
 
 // proseText is the sonnet corpus followed by the ShareGPT prompts.
 func proseText(b testing.TB) string {
 	sonnet, err := os.ReadFile("../../shared/data/vllm_sonnet.txt")
 	if err != nil {
-		b.Skipf("prose corpus: %v (../shared is absent in this checkout)", err)
+		testshared.Skipf(b, "prose corpus: %v", err)
 	}
 	var sb strings.Builder
 	sb.Write(sonnet)
@@ -72,7 +74,7 @@ func BenchmarkEncodeCode(b *testing.B) { benchmarkEncode(b, codeText) }
 func BenchmarkLoadLlama3(b *testing.B) {
 	path := filepath.Join(sharedTokenizers, "llama3", "tokenizer.json")
 	if _, err := os.Stat(path); err != nil {
-		b.Skipf("%v (../shared is absent in this checkout)", err)
+		testshared.Skipf(b, "%v", err)
 	}
 	start := cpuTime()
 	for b.Loop() {

@@ -12,6 +12,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/tidwall/gjson"
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/llmload/llmload/internal/testshared"
 )
 
 func loadFixture(t testing.TB, dir string) *HF {
@@ -250,7 +252,9 @@ func FuzzEncode(f *testing.F) {
 	}
 	bl, sp := loadFixture(f, "bytelevel"), loadFixture(f, "sp")
 	var llama3 *HF
-	if _, err := readVectors("llama3"); err == nil {
+	_, err := readVectors("llama3")
+	testshared.Missing(f, err)
+	if err == nil {
 		llama3, _ = loadShared(f, "llama3")
 	}
 	f.Fuzz(func(t *testing.T, s string) {

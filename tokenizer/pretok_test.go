@@ -9,6 +9,8 @@ import (
 	"github.com/dlclark/regexp2"
 	"github.com/google/go-cmp/cmp"
 	"github.com/tidwall/gjson"
+
+	"github.com/llmload/llmload/internal/testshared"
 )
 
 var scannedPatterns = []struct {
@@ -60,13 +62,15 @@ func splitWithScanner(t testing.TB, pattern, s string) []string {
 func TestScannerMatchesRegexp2(t *testing.T) {
 	texts := []string{"", "Hello world", "I'M don't 'S 'sup", "a  b   \n\n  c \t\n", "x1234567y", "  \n", "foo  ", "(foo) ...bar!!\n\n"}
 	for _, name := range sharedNames {
-		if vs, err := readVectors(name); err == nil {
-			for _, v := range vs {
-				texts = append(texts, v.Text)
-			}
+		vs, err := readVectors(name)
+		testshared.Missing(t, err)
+		for _, v := range vs {
+			texts = append(texts, v.Text)
 		}
 	}
-	if sonnet, err := os.ReadFile("../../shared/data/vllm_sonnet.txt"); err == nil {
+	sonnet, err := os.ReadFile("../../shared/data/vllm_sonnet.txt")
+	testshared.Missing(t, err)
+	if err == nil {
 		texts = append(texts, string(sonnet))
 	}
 	r := rand.New(rand.NewPCG(1, 2))

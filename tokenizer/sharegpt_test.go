@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/llmload/llmload/internal/testshared"
 )
 
 const sharedShareGPT = "../../shared/data/sharegpt"
@@ -15,7 +17,7 @@ const sharedShareGPT = "../../shared/data/sharegpt"
 func TestShareGPTReferenceCounts(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join(sharedShareGPT, "reference", "samples.json"))
 	if err != nil {
-		t.Skipf("sharegpt reference: %v (../shared is absent in this checkout)", err)
+		testshared.Skipf(t, "sharegpt reference: %v", err)
 	}
 	var cases []struct {
 		File      string `json:"file"`
@@ -61,7 +63,7 @@ func readConversations(t testing.TB, path string) [][]string {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
-		t.Skipf("%v (../shared is absent in this checkout)", err)
+		testshared.Skipf(t, "%v", err)
 	}
 	var entries []struct {
 		Conversations []struct {

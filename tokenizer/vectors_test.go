@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/llmload/llmload/internal/testshared"
 )
 
 const sharedTokenizers = "../../shared/data/tokenizers"
@@ -26,7 +28,7 @@ func loadShared(t testing.TB, name string) (*HF, []vector) {
 	t.Helper()
 	vs, err := readVectors(name)
 	if errors.Is(err, fs.ErrNotExist) {
-		t.Skipf("shared tokenizer %s: %v (../shared is absent in this checkout)", name, err)
+		testshared.Skipf(t, "shared tokenizer %s: %v", name, err)
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -68,10 +70,10 @@ func fuzzSeeds(t testing.TB) []string {
 	if err := json.Unmarshal(data, &seeds); err != nil {
 		t.Fatalf("testdata/seed_texts.json: %v", err)
 	}
-	if vs, err := readVectors("llama3"); err == nil {
-		for _, v := range vs {
-			seeds = append(seeds, v.Text)
-		}
+	vs, err := readVectors("llama3")
+	testshared.Missing(t, err)
+	for _, v := range vs {
+		seeds = append(seeds, v.Text)
 	}
 	return seeds
 }

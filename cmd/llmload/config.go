@@ -71,10 +71,10 @@ func loadConfig(e env, paths []string, cf *configFlags) (*scenario.Config, int) 
 		Environ:  os.Environ(),
 	})
 	if cfg != nil {
-		// What decoding cannot see, reported in the same pass: files that
-		// must be readable, and the simulator profiles and overrides that
-		// sim:// targets name.
-		diags = append(diags, cfg.CheckFiles()...)
+		// What decoding cannot see, reported in the same pass: the
+		// simulator profiles and overrides that sim:// targets name. Files
+		// are checked once the command knows which scenarios it runs
+		// (checkFiles), so that one scenario does not need another's data.
 		diags = append(diags, checkSimTargets(cfg)...)
 	}
 	if len(diags) > 0 {
@@ -189,4 +189,19 @@ func selectScenarios(e env, cfg *scenario.Config, name string) ([]*scenario.Scen
 	}
 	fmt.Fprintln(e.stderr)
 	return nil, exitInvalid
+}
+
+// checkFiles checks that the files the selected scenarios need (their
+// datasets, tokenizers and CA files) are readable, and prints what is
+// missing, what it is and where to get it. No scenario means every file the
+// configuration names. It returns exitOK or exitInvalid.
+func checkFiles(e env, cfg *scenario.Config, scenarios []*scenario.Scenario) int {
+	diags := cfg.CheckFiles(scenarios...)
+	if len(diags) > 0 {
+		writeDiags(e, cfg, diags)
+	}
+	if diags.HasErrors() {
+		return exitInvalid
+	}
+	return exitOK
 }

@@ -30,6 +30,9 @@ func cmdPlan(_ context.Context, e env, args []string) int {
 	if scenarios == nil {
 		return code
 	}
+	if code := checkFiles(e, cfg, scenarios); code != exitOK {
+		return code
+	}
 	// Datasets are sampled once each, offline: plan sends nothing. A
 	// scenario whose seed samples a dataset has its own copy of it.
 	loaded := map[*scenario.Dataset]*dataset.Dataset{}

@@ -44,6 +44,9 @@ func cmdRun(ctx context.Context, e env, args []string) int {
 	if scenarios == nil {
 		return code
 	}
+	if code := checkFiles(e, cfg, scenarios); code != exitOK {
+		return code
+	}
 	worst := exitOK
 	for _, s := range scenarios {
 		code := runScenario(ctx, e, cfg, s, opts)

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/llmload/llmload/dataset"
+	"github.com/llmload/llmload/scenario"
 	"github.com/llmload/llmload/sim"
 	"github.com/llmload/llmload/tokenizer"
 )
@@ -157,6 +158,9 @@ func cmdDataset(_ context.Context, e env, args []string) int {
 			fmt.Fprintf(e.stderr, "llmload dataset dump: name one dataset with --dataset: the configuration has %s\n", strings.Join(names, ", "))
 		}
 		return exitInvalid
+	}
+	if code := checkFiles(e, cfg, []*scenario.Scenario{{Dataset: d[0]}}); code != exitOK {
+		return code
 	}
 	if d[0].Tokenizer == "server" {
 		fmt.Fprintln(e.stderr, `llmload dataset dump: note: tokenizer = "server" is not called here (dump sends nothing); token counts use the approximation, so filtering may differ from a run`)

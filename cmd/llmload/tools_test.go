@@ -14,12 +14,14 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/llmload/llmload/internal/testshared"
 )
 
 func TestTokenizeCommand(t *testing.T) {
 	const dir = "../../../shared/data/tokenizers"
 	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("tokenizers: %v (../shared is absent in this checkout)", err)
+		testshared.Skipf(t, "tokenizers: %v", err)
 	}
 	tests := []struct {
 		name string

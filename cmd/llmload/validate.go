@@ -23,16 +23,40 @@ func cmdValidate(_ context.Context, e env, args []string) int {
 	if cfg == nil {
 		return code
 	}
-	targets, datasets := cfg.Targets, cfg.Datasets
+	var scenarios []*scenario.Scenario
 	if *name != "" {
-		scenarios, code := selectScenarios(e, cfg, *name)
-		if scenarios == nil {
+		if scenarios, code = selectScenarios(e, cfg, *name); scenarios == nil {
 			return code
 		}
-		targets, datasets = []*scenario.Target{scenarios[0].Target}, []*scenario.Dataset{scenarios[0].Dataset}
 	}
-	// Beyond the language: load what a run would load, sending nothing, so
-	// that validate is a CI gate a run cannot fail later on bad input.
+	if code := validateLoads(e, cfg, scenarios); code != exitOK {
+		return code
+	}
+	fmt.Fprintf(e.stdout, "Valid: %d file(s), %d target(s), %d dataset(s), %d scenario(s).\n",
+		len(cfg.Files), len(cfg.Targets), len(cfg.Datasets), len(cfg.Scenarios))
+	return exitOK
+}
+
+// validateLoads goes beyond the language: it checks the files and loads
+// what a run of the given scenarios would load (every target and dataset
+// when scenarios is empty), sending nothing, so that validate is a CI gate
+// a run cannot fail later on bad input.
+func validateLoads(e env, cfg *scenario.Config, scenarios []*scenario.Scenario) int {
+	if code := checkFiles(e, cfg, scenarios); code != exitOK {
+		return code
+	}
+	targets, datasets := cfg.Targets, cfg.Datasets
+	if len(scenarios) > 0 {
+		targets, datasets = nil, nil
+		for _, s := range scenarios {
+			if !slices.Contains(targets, s.Target) {
+				targets = append(targets, s.Target)
+			}
+			if !slices.Contains(datasets, s.Dataset) {
+				datasets = append(datasets, s.Dataset)
+			}
+		}
+	}
 	bad := false
 	for _, t := range targets {
 		if strings.HasPrefix(t.BaseURL, simScheme) {
@@ -52,8 +76,6 @@ func cmdValidate(_ context.Context, e env, args []string) int {
 	if bad {
 		return exitInvalid
 	}
-	fmt.Fprintf(e.stdout, "Valid: %d file(s), %d target(s), %d dataset(s), %d scenario(s).\n",
-		len(cfg.Files), len(cfg.Targets), len(cfg.Datasets), len(cfg.Scenarios))
 	return exitOK
 }
 

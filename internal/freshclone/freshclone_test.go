@@ -1,0 +1,136 @@
+// Package freshclone holds the test that does what a new user does: clone
+// the repository into an empty folder (no ../shared beside it, nothing
+// else), build llmload, then validate and plan every example and run the
+// fast ones. It is part of `make test`; `go test -short` skips it.
+package freshclone
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/llmload/llmload/internal/testshared"
+)
+
+// skipOrFail skips locally when the test cannot set itself up (no git, no
+// repository), and fails under LLMLOAD_REQUIRE_SHARED, as in CI, where
+// both must be there.
+func skipOrFail(t *testing.T, format string, args ...any) {
+	t.Helper()
+	if testshared.Required() {
+		t.Fatalf(format+" (%s is set: CI must run the fresh-clone test)", append(args, testshared.RequireEnv)...)
+	}
+	t.Skipf(format, args...)
+}
+
+// command runs name with args in dir and returns its exit code and output.
+func command(ctx context.Context, t *testing.T, dir, name string, args ...string) (int, string) {
+	t.Helper()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = dir
+	// A user's environment: nothing of ours that changes behaviour.
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "LLMLOAD_") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		if ee, ok := err.(*exec.ExitError); ok {
+			return ee.ExitCode(), string(out)
+		}
+		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+	}
+	return 0, string(out)
+}
+
+func TestFreshClone(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the fresh-clone test clones, builds and runs examples (about a minute)")
+	}
+	git, err := exec.LookPath("git")
+	if err != nil {
+		skipOrFail(t, "git is not on PATH: %v", err)
+	}
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		skipOrFail(t, "go is not on PATH: %v", err)
+	}
+	root, err := testshared.Root()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	code, out := command(ctx, t, root, git, "rev-parse", "HEAD")
+	if code != 0 {
+		skipOrFail(t, "%s is not a git checkout: %s", root, out)
+	}
+	head := strings.TrimSpace(out)
+	if _, dirty := command(ctx, t, root, git, "status", "--porcelain", "--untracked-files=no"); dirty != "" {
+		t.Logf("note: uncommitted changes are not in the clone; it tests HEAD %s", head)
+	}
+
+	// An empty folder: the clone has nothing beside it, ../shared included.
+	clone := filepath.Join(t.TempDir(), "llmload")
+	for _, args := range [][]string{
+		{"clone", "--quiet", "--no-checkout", root, clone},
+		{"-C", clone, "checkout", "--quiet", "--detach", head},
+	} {
+		if code, out := command(ctx, t, root, git, args...); code != 0 {
+			t.Fatalf("git %s: exit %d\n%s", strings.Join(args, " "), code, out)
+		}
+	}
+	bin := filepath.Join(clone, "bin", "llmload")
+	start := time.Now()
+	if code, out := command(ctx, t, clone, gobin, "build", "-o", bin, "./cmd/llmload"); code != 0 {
+		t.Fatalf("go build in the clone: exit %d\n%s", code, out)
+	}
+	t.Logf("clone of %s built in %v", head[:12], time.Since(start).Round(time.Millisecond))
+
+	examples, err := filepath.Glob(filepath.Join(clone, "examples", "*.hcl"))
+	if err != nil || len(examples) == 0 {
+		t.Fatalf("no examples in the clone: %v", err)
+	}
+	for _, path := range examples {
+		rel, _ := filepath.Rel(clone, path)
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			for _, verb := range []string{"validate", "plan"} {
+				if code, out := command(ctx, t, clone, bin, verb, rel); code != 0 {
+					t.Errorf("llmload %s %s: exit %d\n%s", verb, rel, code, out)
+				}
+			}
+		})
+	}
+
+	// The fast runs, from the clone's root as the README has them; each
+	// must exit 0 (every check passed) and write its result file.
+	results := filepath.Join(t.TempDir(), "results")
+	runs := []struct {
+		name   string
+		args   []string
+		result string
+	}{
+		{"quickstart", []string{"run", "examples/quickstart.hcl"}, "quickstart.json"},
+		// One scenario of reference.hcl: only its own data is loaded.
+		{"reference burst", []string{"run", "examples/reference.hcl", "-scenario", "burst"}, "burst.json"},
+	}
+	for _, r := range runs {
+		t.Run("run "+r.name, func(t *testing.T) {
+			start := time.Now()
+			args := append(append([]string{}, r.args...), "-out", results, "-quiet")
+			code, out := command(ctx, t, clone, bin, args...)
+			if code != 0 {
+				t.Fatalf("llmload %s: exit %d\n%s", strings.Join(args, " "), code, out)
+			}
+			if _, err := os.Stat(filepath.Join(results, r.result)); err != nil {
+				t.Errorf("llmload %s wrote no result file: %v\n%s", strings.Join(args, " "), err, out)
+			}
+			t.Logf("llmload %s: exit 0 in %v", strings.Join(r.args, " "), time.Since(start).Round(100*time.Millisecond))
+		})
+	}
+}
