@@ -88,7 +88,7 @@ func TestRecorderCounts(t *testing.T) {
 				RequestThroughput:  2, OutputThroughput: 3.5, TotalTokenThroughput: 23.5,
 				GoodRequests: 3, GoodOutputTokens: 6,
 				RequestGoodput: 1.5, TokenGoodput: 3,
-				Dispatches: 7, // canceled and warmup requests are not dispatches of the measured schedule
+				Dispatches:   7, // canceled and warmup requests are not dispatches of the measured schedule
 				TokenStreams: 2, // the two with several events
 			},
 		},
