@@ -19,9 +19,10 @@ var scenarioSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
 		{Name: "target", Required: true}, {Name: "dataset", Required: true},
 		{Name: "requests"}, {Name: "duration"}, {Name: "seed"},
+		{Name: "verdict"}, {Name: "min_samples"}, {Name: "allow_inconclusive"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{
-		{Type: "open_loop"}, {Type: "closed_loop"}, {Type: "warmup"}, {Type: "sla"}, {Type: "goodput"},
+		{Type: "open_loop"}, {Type: "closed_loop"}, {Type: "warmup"}, {Type: "sla"}, {Type: "goodput"}, {Type: "validity"},
 		{Type: "assert", LabelNames: []string{"name"}},
 	},
 }
@@ -47,6 +48,10 @@ var warmupSchema = &hcl.BodySchema{
 
 var goodputSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{{Name: "ttft"}, {Name: "tpot"}, {Name: "itl"}, {Name: "e2el"}},
+}
+
+var validitySchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "max_rate_shortfall"}, {Name: "max_lag_p99"}, {Name: "max_client_cpu"}, {Name: "max_token_mismatch"}},
 }
 
 var assertSchema = &hcl.BodySchema{
@@ -75,7 +80,7 @@ func (l *loader) decodeScenario(d dec, filename string, b *hcl.Block) {
 		l.duplicate(b, first.DeclRange)
 		return
 	}
-	s := &Scenario{Name: name, DeclRange: b.DefRange, File: filename}
+	s := &Scenario{Name: name, DeclRange: b.DefRange, File: filename, Verdict: VerdictPoint, Validity: DefaultValidity}
 	l.cfg.Scenarios = append(l.cfg.Scenarios, s)
 
 	content, diags := b.Body.Content(scenarioSchema)
@@ -94,6 +99,9 @@ func (l *loader) decodeScenario(d dec, filename string, b *hcl.Block) {
 	d.integer(a, "requests", &s.Requests, 1)
 	d.duration(a, "duration", &s.Duration, true)
 	d.int64(a, "seed", &s.Seed, minInt64)
+	d.oneOf(a, "verdict", &s.Verdict, VerdictPoint, VerdictStrict)
+	d.integer(a, "min_samples", &s.MinSamples, 1)
+	d.boolean(a, "allow_inconclusive", &s.AllowInconclusive)
 
 	open := atMostOne(&l.diags, content.Blocks.OfType("open_loop"), "a scenario")
 	closed := atMostOne(&l.diags, content.Blocks.OfType("closed_loop"), "a scenario")
@@ -153,6 +161,10 @@ func (l *loader) decodeScenario(d dec, filename string, b *hcl.Block) {
 	}
 	if sb := atMostOne(&l.diags, content.Blocks.OfType("sla"), "a scenario"); sb != nil {
 		l.decodeSLA(d, s, sb)
+	}
+	addDefaultChecks(s)
+	if vb := atMostOne(&l.diags, content.Blocks.OfType("validity"), "a scenario"); vb != nil {
+		l.decodeValidity(d, s, vb)
 	}
 	for _, ab := range content.Blocks.OfType("assert") {
 		l.decodeAssert(d, s, ab)
@@ -378,6 +390,21 @@ func (l *loader) decodeSLA(d dec, s *Scenario, b *hcl.Block) {
 		}
 		s.SLA = append(s.SLA, sla)
 	}
+}
+
+func (l *loader) decodeValidity(d dec, s *Scenario, b *hcl.Block) {
+	c, diags := b.Body.Content(validitySchema)
+	l.diags = append(l.diags, diags...)
+	v := &s.Validity
+	for _, f := range []struct {
+		name string
+		dst  *float64
+	}{{"max_rate_shortfall", &v.MaxRateShortfall}, {"max_client_cpu", &v.MaxClientCPU}, {"max_token_mismatch", &v.MaxTokenMismatch}} {
+		if a := d.float(c.Attributes, f.name, f.dst); a != nil && (*f.dst < 0 || *f.dst > 1) {
+			d.invalid(a, "%s is a fraction from 0 to 1 (0.05 is 5%%), not %g.", f.name, *f.dst)
+		}
+	}
+	d.duration(c.Attributes, "max_lag_p99", &v.MaxLagP99, true)
 }
 
 func (l *loader) decodeAssert(d dec, s *Scenario, b *hcl.Block) {
