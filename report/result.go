@@ -148,6 +148,7 @@ type Extras struct {
 	Capacity             *Capacity        `json:"capacity,omitempty"`
 	Schedule             Schedule         `json:"schedule"`
 	Checks               []Check          `json:"checks"`
+	Validity             *Validity        `json:"validity,omitempty"`
 	Parts                []Part           `json:"parts,omitempty"`
 	Config               json.RawMessage  `json:"config"`
 	Dataset              json.RawMessage  `json:"dataset"`
@@ -237,6 +238,7 @@ func NewResult(r *Run) (*Result, error) {
 			Capacity:             CapacityOf(r.Stages),
 			Schedule:             ScheduleOf(r.RequestRate, s),
 			Checks:               r.Checks,
+			Validity:             r.Validity,
 			Parts:                r.Parts,
 		},
 	}
