@@ -62,6 +62,10 @@ type Config struct {
 	Delay time.Duration
 	// Fault breaks the stream.
 	Fault Fault
+	// Buffered holds every output chunk, produced at its deadline, and
+	// writes them all in one flush after the last, as a buffering proxy
+	// does: the client sees every token arrive at once.
+	Buffered bool
 	// RecordSends keeps when each output chunk was flushed, by x-request-id
 	// (see Sends): the truth to compare a client's timestamps with.
 	RecordSends bool
@@ -235,6 +239,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	var sends []time.Time
 	var ev []byte // the last output event, reused while it does not change
 	var lastContent, lastFinish string
+	var held []byte // Buffered: the chunks not yet written
 	for k := 0; k < chunks; k++ {
 		if cfg.Fault.Kind != NoFault && k == cfg.Fault.After {
 			st.fault(r)
@@ -252,10 +257,17 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			ev = st.render("", st.choice("", content, fr))
 			lastContent, lastFinish = content, fr
 		}
+		if cfg.Buffered {
+			held = append(held, ev...)
+			continue
+		}
 		st.write(ev)
 		if cfg.RecordSends {
 			sends = append(sends, time.Now())
 		}
+	}
+	if len(held) > 0 {
+		st.write(held)
 	}
 	if cfg.RecordSends {
 		s.mu.Lock()
