@@ -10,6 +10,7 @@ package assert
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -194,6 +195,16 @@ func evalSLA(s *scenario.Scenario, sla scenario.SLA, sum *metrics.Summary) Outco
 		}
 	case s.Verdict == scenario.VerdictStrict && o.Lower != nil:
 		lo, hi := *o.Lower, *o.Upper
+		// An end past the sample (too few samples, with min_samples set
+		// low) is open: nothing is known beyond it.
+		if low, high := metrics.IntervalBounded(o.Samples, pct/100, metrics.DefaultConfidence); !low || !high {
+			if !low {
+				lo = math.Inf(-1)
+			}
+			if !high {
+				hi = math.Inf(1)
+			}
+		}
 		interval := fmt.Sprintf("[%s, %s]", metrics.Format(sla.Metric, sla.Stat, lo), metrics.Format(sla.Metric, sla.Stat, hi))
 		switch {
 		case meets(lo) && meets(hi):

@@ -241,3 +241,17 @@ func TestValidity(t *testing.T) {
 		t.Errorf("tight bounds let the run pass: %+v", rules)
 	}
 }
+
+// TestStrictOpenInterval: with min_samples set low, a P99 of 20 samples has
+// no order statistic above it; a strict check cannot pass on it.
+func TestStrictOpenInterval(t *testing.T) {
+	sum := summaryOf(20)
+	s := &scenario.Scenario{Verdict: scenario.VerdictStrict, MinSamples: 10, SLA: []scenario.SLA{ttftSLA("p99", 1e6, true)}}
+	if o := Evaluate(s, sum)[0]; o.Verdict != Inconclusive {
+		t.Errorf("verdict %s, want inconclusive: %s", o.Verdict, o.Message)
+	}
+	s.Verdict = scenario.VerdictPoint
+	if o := Evaluate(s, sum)[0]; o.Verdict != Pass {
+		t.Errorf("point verdict %s, want pass: %s", o.Verdict, o.Message)
+	}
+}

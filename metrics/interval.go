@@ -107,6 +107,15 @@ func IntervalRanks(n int64, q, conf float64) (l, u int64) {
 	return min(max(l, 1), n), min(max(u, 1), n)
 }
 
+// IntervalBounded says whether each end of the interval IntervalRanks
+// gives is a real order statistic: too few samples leave the rank beyond
+// the sample (the interval is then open on that side, however the min or
+// max that stands in for it reads).
+func IntervalBounded(n int64, q, conf float64) (low, high bool) {
+	alpha := 1 - conf
+	return BinomialQuantile(alpha/2, n, q) >= 1, BinomialQuantile(1-alpha/2, n, q)+1 <= n
+}
+
 // ErrNoSamples is returned for an interval of a distribution without samples.
 var ErrNoSamples = errors.New("no samples")
 
