@@ -235,6 +235,31 @@ func TestValidity(t *testing.T) {
 			}
 		})
 	}
+	// With a real histogram, lag P99 is judged by the lower end of its
+	// interval: 2 late dispatches of 100 are not enough, 10 are.
+	for _, tt := range []struct {
+		late  int
+		valid bool
+	}{{2, true}, {10, false}} {
+		rec := metrics.NewRecorder(metrics.Options{Scheduled: true})
+		for i := range 100 {
+			lag := time.Millisecond
+			if i < tt.late {
+				lag = 40 * time.Millisecond
+			}
+			rec.Add(&metrics.Request{Intended: 0, Dispatched: lag, Sent: lag, OutputTokens: 1, OutputEvents: 1})
+		}
+		sum := rec.Summary()
+		var lag Rule
+		for _, r := range Validity(s, sum) {
+			if r.Name == "lag_p99" {
+				lag = r
+			}
+		}
+		if lag.Value != 40 || lag.Valid != tt.valid {
+			t.Errorf("%d of 100 dispatches 40 ms late: lag p99 %g ms, valid %v; want 40 ms, valid %v (%s)", tt.late, lag.Value, lag.Valid, tt.valid, lag.Why)
+		}
+	}
 	// The bounds come from the validity block.
 	strict := &scenario.Scenario{Validity: scenario.Validity{MaxRateShortfall: 0.01, MaxLagP99: time.Millisecond, MaxClientCPU: 0.1, MaxTokenMismatch: 0}}
 	if rules := Validity(strict, base()); Valid(rules) {
