@@ -10,6 +10,7 @@ package assert
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,6 +27,24 @@ const (
 	KindSLA    = "sla"
 	KindAssert = "assert"
 )
+
+// Verdicts of a check. An inconclusive check could not be judged: too few
+// samples for its percentile, streams without per-token timing, no samples
+// at all, or (with verdict = "strict") a confidence interval that
+// straddles the bound.
+const (
+	Pass         = "pass"
+	Fail         = "fail"
+	Inconclusive = "inconclusive"
+)
+
+// UntimedLimit is the fraction of responses without per-token timing
+// (metrics.Summary.UntimedFraction) past which ITL, TPOT and user TPS
+// checks are inconclusive.
+const UntimedLimit = 0.5
+
+// timingMetrics are the distributions that need per-token timing.
+var timingMetrics = map[string]bool{"itl": true, "tpot": true, "user_tps": true}
 
 // Outcome is the verdict of one check, as data.
 type Outcome struct {
@@ -48,9 +67,19 @@ type Outcome struct {
 	Samples int64    `json:"samples"`
 	// Refs are the metrics an assert's condition refers to, with their
 	// values (nil for no samples), in order of appearance.
-	Refs   []Ref `json:"refs,omitempty"`
-	Passed bool  `json:"passed"`
-	// Message says why a check failed; "" when it passed.
+	Refs []Ref `json:"refs,omitempty"`
+	// Lower and Upper are the 95% confidence interval of a percentile's
+	// value (order statistics, distribution-free); nil for other figures.
+	Lower *float64 `json:"lower,omitempty"`
+	Upper *float64 `json:"upper,omitempty"`
+	// Default marks a check the scenario did not write (the default error
+	// budget).
+	Default bool `json:"default,omitempty"`
+	// Verdict is Pass, Fail or Inconclusive; Passed is Verdict == Pass.
+	Verdict string `json:"verdict"`
+	Passed  bool   `json:"passed"`
+	// Message says why a check failed or was inconclusive; "" when it
+	// passed.
 	Message string `json:"message,omitempty"`
 	// Diagnostic describes a failure with its source range (and, for an
 	// assert, its expression and evaluation context), for
@@ -74,14 +103,32 @@ func Passed(outcomes []Outcome) bool {
 	return true
 }
 
+// Tally counts the outcomes by verdict.
+func Tally(outcomes []Outcome) (passed, failed, inconclusive int) {
+	for _, o := range outcomes {
+		switch o.Verdict {
+		case Pass:
+			passed++
+		case Inconclusive:
+			inconclusive++
+		default:
+			failed++
+		}
+	}
+	return passed, failed, inconclusive
+}
+
 // Evaluate checks the scenario's SLA bounds, then its asserts, in
-// declaration order, against a run's summary. A latency metric without
-// samples (Count 0) fails every check that needs it: there is nothing to
-// show that it holds.
+// declaration order, against a run's summary. An sla check is inconclusive
+// when its metric has no samples, when a percentile rests on fewer than its
+// minimum samples (metrics.MinSamples, or the scenario's min_samples), when
+// an ITL, TPOT or user TPS check meets mostly untimed streams, and with
+// verdict = "strict" when the percentile's 95% interval straddles the
+// bound. An assert is inconclusive when a metric it uses has no samples.
 func Evaluate(s *scenario.Scenario, sum *metrics.Summary) []Outcome {
 	var out []Outcome
 	for _, sla := range s.SLA {
-		out = append(out, evalSLA(sla, sum))
+		out = append(out, evalSLA(s, sla, sum))
 	}
 	if len(s.Asserts) > 0 {
 		var raw []string
@@ -109,8 +156,7 @@ func serverNulls(nulls []string) []string {
 
 // noServerMessage says why a check on a server figure has no value: nothing
 // was scraped at all, or the server did not export that figure.
-// TODO(verdicts): such a check is "inconclusive" once assert has that
-// verdict (branch verdicts); until then it fails with this message.
+// Such a check is inconclusive: the figure could not be measured.
 func noServerMessage(sum *metrics.Summary, ref string) string {
 	if sum.Server == nil || sum.Server.Scrapes == 0 {
 		why := "no server metrics were scraped"
@@ -122,7 +168,7 @@ func noServerMessage(sum *metrics.Summary, ref string) string {
 	return fmt.Sprintf("the server's metrics endpoint did not export %s", ref)
 }
 
-func evalSLA(sla scenario.SLA, sum *metrics.Summary) Outcome {
+func evalSLA(s *scenario.Scenario, sla scenario.SLA, sum *metrics.Summary) Outcome {
 	m, _ := metrics.Lookup(sla.Metric)
 	bound := sla.Bound
 	o := Outcome{
@@ -135,30 +181,92 @@ func evalSLA(sla scenario.SLA, sum *metrics.Summary) Outcome {
 		Threshold:   &bound,
 		Unit:        m.Unit,
 		Samples:     samples(sla, sum),
+		Default:     sla.Default,
+	}
+	meets := func(v float64) bool {
+		if sla.Upper {
+			return v <= sla.Bound
+		}
+		return v >= sla.Bound
 	}
 	v, ok := sum.Value(sla.Metric, sla.Stat)
-	switch {
-	case !ok && m.Kind == metrics.Server:
-		o.Message = fmt.Sprintf("%s: %s, so %q cannot be shown to hold.", metrics.Ref(sla.Metric, sla.Stat), noServerMessage(sum, sla.Metric), o.Description)
-	case !ok:
-		o.Message = fmt.Sprintf("%s has no samples, so %q cannot be shown to hold.", m.Title, o.Description)
-	default:
-		o.Value = &v
-		o.Passed = v <= sla.Bound
-		if !sla.Upper {
-			o.Passed = v >= sla.Bound
+	if !ok {
+		o.Verdict = Inconclusive
+		o.Message = fmt.Sprintf("%s has no samples, so %q can be neither shown to hold nor to break.", m.Title, o.Description)
+		if m.Kind == metrics.Server {
+			o.Message = fmt.Sprintf("%s: %s, so %q can be neither shown to hold nor to break.", metrics.Ref(sla.Metric, sla.Stat), noServerMessage(sum, sla.Metric), o.Description)
 		}
-		if !o.Passed {
-			o.Message = fmt.Sprintf("%s: measured %s.", o.Description, metrics.Format(sla.Metric, sla.Stat, v))
+		return withDiagnostic(o, sla)
+	}
+	o.Value = &v
+	o.Verdict = Fail
+	if meets(v) {
+		o.Verdict = Pass
+	}
+	pct, isPct := metrics.StatPercentile(sla.Stat)
+	if l := sum.LatencyOf(sla.Metric); isPct && l != nil {
+		if lo, hi, err := l.PercentileInterval(pct, metrics.DefaultConfidence); err == nil {
+			o.Lower, o.Upper = &lo, &hi
 		}
 	}
-	if !o.Passed {
-		o.Diagnostic = &hcl.Diagnostic{
-			Severity: hcl.DiagError,
-			Summary:  "SLA not met: " + sla.Key,
-			Detail:   o.Message,
-			Subject:  sla.Range.Ptr(),
+	need := int64(s.MinSamples)
+	if isPct && need == 0 {
+		need = metrics.MinSamples(pct)
+	}
+	switch {
+	case timingMetrics[sla.Metric] && sum.TokenStreams > 0 && sum.UntimedFraction() > UntimedLimit:
+		o.Verdict = Inconclusive
+		o.Message = fmt.Sprintf("%d of %d streams (%.0f%%) carried no per-token timing (buffered, or all tokens in one event), so %s measures the delivery, not the server.",
+			sum.BufferedStreams, sum.TokenStreams, 100*sum.UntimedFraction(), m.Title)
+	case isPct && o.Samples < need:
+		o.Verdict = Inconclusive
+		o.Message = fmt.Sprintf("%s rests on %d samples; a %s check needs at least %d (set min_samples to change it).",
+			metrics.Title(sla.Metric, sla.Stat), o.Samples, metrics.StatTitle(sla.Stat), need)
+		if s.MinSamples == 0 {
+			o.Message = fmt.Sprintf("%s rests on %d samples; a %s check needs at least %d, so that %d lie beyond the percentile (set min_samples to change it).",
+				metrics.Title(sla.Metric, sla.Stat), o.Samples, metrics.StatTitle(sla.Stat), need, metrics.TailSamples)
 		}
+	case s.Verdict == scenario.VerdictStrict && o.Lower != nil:
+		lo, hi := *o.Lower, *o.Upper
+		// An end past the sample (too few samples, with min_samples set
+		// low) is open: nothing is known beyond it.
+		if low, high := metrics.IntervalBounded(o.Samples, pct/100, metrics.DefaultConfidence); !low || !high {
+			if !low {
+				lo = math.Inf(-1)
+			}
+			if !high {
+				hi = math.Inf(1)
+			}
+		}
+		interval := fmt.Sprintf("[%s, %s]", metrics.Format(sla.Metric, sla.Stat, lo), metrics.Format(sla.Metric, sla.Stat, hi))
+		switch {
+		case meets(lo) && meets(hi):
+			o.Verdict = Pass
+		case !meets(lo) && !meets(hi):
+			o.Verdict = Fail
+			o.Message = fmt.Sprintf("%s: measured %s, and its whole 95%% interval %s breaks the bound.", o.Description, metrics.Format(sla.Metric, sla.Stat, v), interval)
+		default:
+			o.Verdict = Inconclusive
+			o.Message = fmt.Sprintf("%s: measured %s, but its 95%% interval %s straddles the bound (verdict = \"strict\").", o.Description, metrics.Format(sla.Metric, sla.Stat, v), interval)
+		}
+	case o.Verdict == Fail:
+		o.Message = fmt.Sprintf("%s: measured %s.", o.Description, metrics.Format(sla.Metric, sla.Stat, v))
+	}
+	return withDiagnostic(o, sla)
+}
+
+// withDiagnostic sets Passed and, for a check that did not pass, the
+// diagnostic pointing at its sla line (a warning when inconclusive).
+func withDiagnostic(o Outcome, sla scenario.SLA) Outcome {
+	o.Passed = o.Verdict == Pass
+	switch o.Verdict {
+	case Fail:
+		o.Diagnostic = &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "SLA not met: " + sla.Key, Detail: o.Message, Subject: sla.Range.Ptr()}
+	case Inconclusive:
+		o.Diagnostic = &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "SLA inconclusive: " + sla.Key, Detail: o.Message, Subject: sla.Range.Ptr()}
+	}
+	if sla.Default && o.Diagnostic != nil {
+		o.Diagnostic.Detail += " (The default error budget: set error_rate in the sla block to change it.)"
 	}
 	return o
 }
@@ -187,11 +295,20 @@ func evalAssert(a *scenario.Assert, ctx *hcl.EvalContext, sum *metrics.Summary) 
 		Refs:        refs,
 	}
 	fail := func(msg string, diag *hcl.Diagnostic) Outcome {
+		o.Verdict = Fail
 		o.Message = msg
 		if measured != "" {
 			o.Message += " (" + measured + ")"
 		}
 		o.Diagnostic = diag
+		return o
+	}
+	// undecided: the condition reads a figure that has no value, so it
+	// can be neither shown to hold nor to break.
+	undecided := func(diag *hcl.Diagnostic) Outcome {
+		diag.Severity = hcl.DiagWarning
+		o := fail(diag.Detail, diag)
+		o.Verdict = Inconclusive
 		return o
 	}
 	diag := &hcl.Diagnostic{
@@ -208,7 +325,7 @@ func evalAssert(a *scenario.Assert, ctx *hcl.EvalContext, sum *metrics.Summary) 
 			if server := serverNulls(nulls); len(server) > 0 {
 				diag.Detail = fmt.Sprintf("The condition uses %s, which has no value: %s.", strings.Join(nulls, " and "), noServerMessage(sum, strings.Join(server, " and ")))
 			}
-			return fail(diag.Detail, diag)
+			return undecided(diag)
 		}
 		for _, d := range diags {
 			if d.Severity == hcl.DiagError {
@@ -230,7 +347,7 @@ func evalAssert(a *scenario.Assert, ctx *hcl.EvalContext, sum *metrics.Summary) 
 		return fail(diag.Detail, diag)
 	}
 	if b.True() {
-		o.Passed = true
+		o.Passed, o.Verdict = true, Pass
 		return o
 	}
 	if server := serverNulls(nulls); len(server) > 0 {
@@ -238,7 +355,7 @@ func evalAssert(a *scenario.Assert, ctx *hcl.EvalContext, sum *metrics.Summary) 
 		// scraped decides nothing.
 		diag.Summary = "Assertion could not be decided: " + a.Name
 		diag.Detail = fmt.Sprintf("The condition uses %s, which has no value: %s.", strings.Join(server, " and "), noServerMessage(sum, strings.Join(server, " and ")))
-		return fail(diag.Detail, diag)
+		return undecided(diag)
 	}
 	msg := a.ErrorMessage
 	if msg == "" {

@@ -35,29 +35,28 @@ func good() *metrics.Summary {
 		Duration:         10,
 		OutputThroughput: 3000,
 		RequestGoodput:   6,
-		TTFT:             metrics.Latency{Count: 100, P50: 100, P99: 300},
-		ITL:              metrics.Latency{Count: 1000, P99: 20},
+		TTFT:             metrics.Latency{Count: 1000, P50: 100, P99: 300},
+		ITL:              metrics.Latency{Count: 5000, P99: 20},
 	}
 }
 
 // bad misses every check of testdata/checks.hcl, and has no ITL samples.
 func bad() *metrics.Summary {
 	return &metrics.Summary{
-		Completed:        98,
-		Failed:           2,
+		Completed:        1960,
+		Failed:           40,
 		Duration:         10,
 		OutputThroughput: 2100.5,
 		RequestGoodput:   4,
-		TTFT:             metrics.Latency{Count: 98, P50: 100, P99: 612.3},
+		TTFT:             metrics.Latency{Count: 1960, P50: 100, P99: 612.3},
 	}
 }
 
 func TestEvaluate(t *testing.T) {
 	_, s := loadChecks(t)
 	type row struct {
-		Name, Kind, Threshold, Measured string
-		Passed                          bool
-		Message                         string
+		Name, Kind, Threshold, Measured, Verdict string
+		Message                                  string
 	}
 	tests := []struct {
 		name string
@@ -68,30 +67,30 @@ func TestEvaluate(t *testing.T) {
 			name: "all pass",
 			sum:  good(),
 			want: []row{
-				{"ttft_p99", KindSLA, "<= 500 ms", "300 ms", true, ""},
-				{"itl_p99", KindSLA, "<= 30 ms", "20 ms", true, ""},
-				{"error_rate", KindSLA, "<= 1%", "0%", true, ""},
-				{"min_output_throughput", KindSLA, ">= 2500 tok/s", "3000 tok/s", true, ""},
-				{"min_goodput", KindSLA, ">= 5 req/s", "6 req/s", true, ""},
-				{"throughput holds", KindAssert, "", "metrics.output_throughput = 3000", true, ""},
-				{"tail", KindAssert, "", "metrics.ttft.p99 = 300, metrics.ttft.p50 = 100", true, ""},
-				{"itl", KindAssert, "", `metrics["itl"].p99 = 20`, true, ""},
+				{"ttft_p99", KindSLA, "<= 500 ms", "300 ms", Pass, ""},
+				{"itl_p99", KindSLA, "<= 30 ms", "20 ms", Pass, ""},
+				{"error_rate", KindSLA, "<= 1%", "0%", Pass, ""},
+				{"min_output_throughput", KindSLA, ">= 2500 tok/s", "3000 tok/s", Pass, ""},
+				{"min_goodput", KindSLA, ">= 5 req/s", "6 req/s", Pass, ""},
+				{"throughput holds", KindAssert, "", "metrics.output_throughput = 3000", Pass, ""},
+				{"tail", KindAssert, "", "metrics.ttft.p99 = 300, metrics.ttft.p50 = 100", Pass, ""},
+				{"itl", KindAssert, "", `metrics["itl"].p99 = 20`, Pass, ""},
 			},
 		},
 		{
 			name: "all fail",
 			sum:  bad(),
 			want: []row{
-				{"ttft_p99", KindSLA, "<= 500 ms", "612.3 ms", false, "P99 TTFT <= 500 ms: measured 612.3 ms."},
-				{"itl_p99", KindSLA, "<= 30 ms", "no samples", false, `ITL has no samples, so "P99 ITL <= 30 ms" cannot be shown to hold.`},
-				{"error_rate", KindSLA, "<= 1%", "2%", false, "error rate <= 1%: measured 2%."},
-				{"min_output_throughput", KindSLA, ">= 2500 tok/s", "2100.5 tok/s", false, "output throughput >= 2500 tok/s: measured 2100.5 tok/s."},
-				{"min_goodput", KindSLA, ">= 5 req/s", "4 req/s", false, "goodput >= 5 req/s: measured 4 req/s."},
-				{"throughput holds", KindAssert, "", "metrics.output_throughput = 2100.5", false,
+				{"ttft_p99", KindSLA, "<= 500 ms", "612.3 ms", Fail, "P99 TTFT <= 500 ms: measured 612.3 ms."},
+				{"itl_p99", KindSLA, "<= 30 ms", "no samples", Inconclusive, `ITL has no samples, so "P99 ITL <= 30 ms" can be neither shown to hold nor to break.`},
+				{"error_rate", KindSLA, "<= 1%", "2%", Fail, "error rate <= 1%: measured 2%."},
+				{"min_output_throughput", KindSLA, ">= 2500 tok/s", "2100.5 tok/s", Fail, "output throughput >= 2500 tok/s: measured 2100.5 tok/s."},
+				{"min_goodput", KindSLA, ">= 5 req/s", "4 req/s", Fail, "goodput >= 5 req/s: measured 4 req/s."},
+				{"throughput holds", KindAssert, "", "metrics.output_throughput = 2100.5", Fail,
 					"Output throughput fell under 2,500 tok/s. (metrics.output_throughput = 2100.5)"},
-				{"tail", KindAssert, "", "metrics.ttft.p99 = 612.3, metrics.ttft.p50 = 100", false,
+				{"tail", KindAssert, "", "metrics.ttft.p99 = 612.3, metrics.ttft.p50 = 100", Fail,
 					`Assertion "tail" failed. (metrics.ttft.p99 = 612.3, metrics.ttft.p50 = 100)`},
-				{"itl", KindAssert, "", `metrics["itl"].p99 = null (no samples)`, false,
+				{"itl", KindAssert, "", `metrics["itl"].p99 = null (no samples)`, Inconclusive,
 					`The condition uses metrics["itl"].p99, which has no samples in this run. (metrics["itl"].p99 = null (no samples))`},
 			},
 		},
@@ -101,7 +100,7 @@ func TestEvaluate(t *testing.T) {
 			outcomes := Evaluate(s, tt.sum)
 			var got []row
 			for _, o := range outcomes {
-				got = append(got, row{o.Name, o.Kind, thresholdText(o), measuredText(o), o.Passed, o.Message})
+				got = append(got, row{o.Name, o.Kind, thresholdText(o), measuredText(o), o.Verdict, o.Message})
 				if o.Passed != (o.Diagnostic == nil) {
 					t.Errorf("%s: passed %v with diagnostic %v", o.Name, o.Passed, o.Diagnostic)
 				}
@@ -216,8 +215,8 @@ func TestEvalContextShape(t *testing.T) {
 	if v, _ := m.GetAttr("errors").GetAttr("http_status").AsBigFloat().Int64(); v != 2 {
 		t.Errorf("metrics.errors.http_status = %d, want 2", v)
 	}
-	if v, _ := m.GetAttr("ttft").GetAttr("count").AsBigFloat().Int64(); v != 98 {
-		t.Errorf("metrics.ttft.count = %d, want 98", v)
+	if v, _ := m.GetAttr("ttft").GetAttr("count").AsBigFloat().Int64(); v != 1960 {
+		t.Errorf("metrics.ttft.count = %d, want 1960", v)
 	}
 	if _, ok := ctx.Functions["ms"]; !ok {
 		t.Error("ms() missing from the context")
@@ -234,7 +233,7 @@ func TestConditionResults(t *testing.T) {
 		{`metrics.failed == 0 || metrics.error_rate < 0.05`, true, ""},
 		{`metrics.ttft.p99 < 500 ? true : null`, false, "The condition's result is null. (metrics.ttft.p99 = 612.3)"},
 		{`metrics.itl.p99 == null`, true, ""},
-		{`metrics.completed > 0 && max(metrics.ttft.p50, 1) > 100`, false, `Assertion "a" failed. (metrics.completed = 98, metrics.ttft.p50 = 100)`},
+		{`metrics.completed > 0 && max(metrics.ttft.p50, 1) > 100`, false, `Assertion "a" failed. (metrics.completed = 1960, metrics.ttft.p50 = 100)`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.cond, func(t *testing.T) {
@@ -265,7 +264,8 @@ scenario "s" {
 			if diags.HasErrors() {
 				t.Fatal(diags)
 			}
-			o := Evaluate(cfg.Scenario("s"), bad())[0]
+			outs := Evaluate(cfg.Scenario("s"), bad())
+			o := outs[len(outs)-1] // after the default error budget
 			if o.Passed != tt.wantPassed || o.Message != tt.wantMsg {
 				t.Errorf("passed %v, message %q; want %v, %q", o.Passed, o.Message, tt.wantPassed, tt.wantMsg)
 			}

@@ -113,15 +113,26 @@ scenario "poisson" {
     max_concurrency = 64        # optional cap
   }
 
-  requests = 60 # stop after this many (default: the dataset size); or duration = "10m"
+  requests = 100 # stop after this many (default: the dataset size); or duration = "10m"
   seed     = 1
   warmup { requests = 4 } # sent first, not measured
 
-  sla {
-    ttft_p99               = "500ms"
+  # How checks are judged (docs/reliability.md). A percentile check needs 10
+  # samples beyond it (100 for P90, 1,000 for P99) or it is inconclusive.
+  verdict            = "point" # "strict": a percentile must meet its bound over its whole 95% interval
+  allow_inconclusive = false   # true: inconclusive checks exit 0 instead of 3
+  validity {                   # past these the load generator failed and the run is invalid (exit 3); the defaults
+    max_rate_shortfall = 0.05  # achieved rate at most 5% under the schedule's
+    max_lag_p99        = "10ms"
+    max_client_cpu     = 0.9 # of the cores llmload may use
+    max_token_mismatch = 0.01
+  }
+
+  sla { # without error_rate, a default error budget of 0.01 applies
+    ttft_p90               = "500ms"
     itl_p99                = "50ms"
     tpot_mean              = "40ms"
-    e2el_p999              = "1m30s"
+    e2el_max               = "1m30s"
     queue_max              = "2s"
     error_rate             = 0.01
     min_request_throughput = 1
@@ -174,6 +185,8 @@ scenario "users" {
 scenario "ramp" {
   target  = target.server
   dataset = dataset.random
+
+  min_samples = 20 # replaces the default minimum of every percentile check
 
   closed_loop {
     think_time = "100ms"

@@ -64,8 +64,11 @@ scenario "saturation" {
     }
   }
 
+  # Each stage is judged on its own samples: a P90 TTFT needs 100 requests
+  # (stage 1, one user, sends about 20: inconclusive), ITL has thousands of
+  # gaps.
   sla {
-    ttft_p99 = "500ms"
+    ttft_p90 = "500ms"
     itl_p99  = "30ms"
   }
 }

@@ -374,6 +374,11 @@ func (c *client) read(ctx context.Context, sr *sseReader, tr *timedReader, t0 ti
 	switch {
 	case usage:
 		res.OutputTokens, res.OutputTokensSource = completion, metrics.SourceUsage
+		if _, remote := c.tok.(*tokenizer.Server); c.tok != nil && !remote && res.OK() {
+			// The client's own count, to compare with the server's (a
+			// remote tokenizer would add a request per request: skipped).
+			res.TokenizerOutputTokens = len(c.tok.Encode(string(text), false))
+		}
 	case c.tok != nil:
 		res.GeneratedText = string(text)
 		res.OutputTokens, res.OutputTokensSource = len(c.tok.Encode(res.GeneratedText, false)), metrics.SourceTokenizer

@@ -68,6 +68,14 @@ func merge(parts []*Summary) (*Summary, error) {
 		s.GoodRequests += p.GoodRequests
 		s.GoodOutputTokens += p.GoodOutputTokens
 		s.PeakConcurrency = max(s.PeakConcurrency, p.PeakConcurrency)
+		s.TokenStreams += p.TokenStreams
+		s.BufferedStreams += p.BufferedStreams
+		s.MultiTokenStreams += p.MultiTokenStreams
+		s.TokenCountsCompared += p.TokenCountsCompared
+		s.TokenCountMismatches += p.TokenCountMismatches
+		// Each part's client ran on its own: the busiest one is the
+		// figure that can invalidate the whole.
+		s.ClientCPU = max(s.ClientCPU, p.ClientCPU)
 		s.PeakOutputThroughput = max(s.PeakOutputThroughput, p.PeakOutputThroughput)
 		s.LateDispatches += p.LateDispatches
 		s.SpanStart, s.SpanEnd = unionSpan(s.SpanStart, s.SpanEnd, p.SpanStart, p.SpanEnd)

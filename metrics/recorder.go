@@ -31,6 +31,8 @@ type Recorder struct {
 	outputTokens                       int
 	goodRequests, goodOutputTokens     int
 	peakConcurrency                    int
+	tokenStreams, buffered, multiToken int
+	countsCompared, countMismatches    int
 
 	measured                    int // every measured request, canceled ones too
 	firstDisp, lastEnd          time.Duration
@@ -112,6 +114,21 @@ func (r *Recorder) Add(req *Request) {
 	truncated := req.Truncated()
 	if truncated {
 		r.truncated++
+	}
+	if req.TimingExpected() {
+		r.tokenStreams++
+	}
+	if req.Buffered() {
+		r.buffered++
+	}
+	if req.MultiTokenEvents() {
+		r.multiToken++
+	}
+	if compared, mismatch := req.TokenCountMismatch(); compared {
+		r.countsCompared++
+		if mismatch {
+			r.countMismatches++
+		}
 	}
 
 	r.ttft.add(int64(req.TTFT))
@@ -201,6 +218,12 @@ func (r *Recorder) SummaryOver(duration time.Duration) *Summary {
 		GoodOutputTokens:   r.goodOutputTokens,
 		PeakConcurrency:    r.peakConcurrency,
 
+		TokenStreams:         r.tokenStreams,
+		BufferedStreams:      r.buffered,
+		MultiTokenStreams:    r.multiToken,
+		TokenCountsCompared:  r.countsCompared,
+		TokenCountMismatches: r.countMismatches,
+
 		TTFT:             r.ttft.latency(),
 		ITL:              r.itl.latency(),
 		TPOT:             r.tpot.latency(),
@@ -259,6 +282,11 @@ func (r *Recorder) Merge(o *Recorder) {
 	r.goodRequests += o.goodRequests
 	r.goodOutputTokens += o.goodOutputTokens
 	r.peakConcurrency = max(r.peakConcurrency, o.peakConcurrency)
+	r.tokenStreams += o.tokenStreams
+	r.buffered += o.buffered
+	r.multiToken += o.multiToken
+	r.countsCompared += o.countsCompared
+	r.countMismatches += o.countMismatches
 	if o.measured > 0 {
 		if r.measured == 0 {
 			r.firstDisp, r.lastEnd = o.firstDisp, o.lastEnd

@@ -60,7 +60,7 @@ func TestRecorderCounts(t *testing.T) {
 			reqs:     []*Request{ok(0, 0, 100*ms, 10*ms)},
 			duration: 0,
 			want: Summary{Completed: 1, Errors: map[ErrorKind]int{}, TotalInputTokens: 10, ServerInputTokens: 12, TotalOutputTokens: 2,
-				GoodRequests: 1, GoodOutputTokens: 2, Dispatches: 1},
+				GoodRequests: 1, GoodOutputTokens: 2, Dispatches: 1, TokenStreams: 1},
 		},
 		{
 			name: "successes failures warmup and truncation",
@@ -88,7 +88,8 @@ func TestRecorderCounts(t *testing.T) {
 				RequestThroughput:  2, OutputThroughput: 3.5, TotalTokenThroughput: 23.5,
 				GoodRequests: 3, GoodOutputTokens: 6,
 				RequestGoodput: 1.5, TokenGoodput: 3,
-				Dispatches: 7, // canceled and warmup requests are not dispatches of the measured schedule
+				Dispatches:   7, // canceled and warmup requests are not dispatches of the measured schedule
+				TokenStreams: 2, // the two with several events
 			},
 		},
 		{
@@ -110,7 +111,7 @@ func TestRecorderCounts(t *testing.T) {
 				TotalInputTokens: 70, ServerInputTokens: 84, TotalOutputTokens: 3 + 2 + 3 + 4 + 2 + 1 + 1,
 				RequestThroughput: 7, OutputThroughput: 16, TotalTokenThroughput: 86,
 				GoodRequests: 2, GoodOutputTokens: 4, RequestGoodput: 2, TokenGoodput: 4,
-				Dispatches: 8,
+				Dispatches: 8, TokenStreams: 5,
 			},
 		},
 	}

@@ -66,10 +66,14 @@ type Request struct {
 	OutputTokens        int    `json:"output_tokens"`
 	OutputTokensSource  string `json:"output_tokens_source"`
 	OutputEvents        int    `json:"output_events"` // output-carrying events seen
-	MaxTokens           int    `json:"max_tokens"`    // what was asked for
-	IgnoreEOS           bool   `json:"ignore_eos"`    // whether the request asked to ignore EOS
-	FinishReason        string `json:"finish_reason"` // as the server said ("stop", "length", ...)
-	GeneratedText       string `json:"-"`             // kept only when a tokenizer must count it
+	// TokenizerOutputTokens is the client's own count of the generated
+	// text (the dataset's local tokenizer) when the server also sent
+	// usage, so that the two can be compared; 0 when not counted.
+	TokenizerOutputTokens int    `json:"tokenizer_output_tokens,omitempty"`
+	MaxTokens             int    `json:"max_tokens"`    // what was asked for
+	IgnoreEOS             bool   `json:"ignore_eos"`    // whether the request asked to ignore EOS
+	FinishReason          string `json:"finish_reason"` // as the server said ("stop", "length", ...)
+	GeneratedText         string `json:"-"`             // kept only when a tokenizer must count it
 
 	StatusCode   int       `json:"status_code,omitempty"`
 	Error        ErrorKind `json:"error,omitempty"`
@@ -98,6 +102,55 @@ func (r *Request) Lag() time.Duration { return r.Dispatched - r.Intended }
 // stop on its own (ignore_eos off): its output was not complete.
 func (r *Request) Truncated() bool {
 	return r.OK() && !r.IgnoreEOS && r.FinishReason == "length"
+}
+
+// BufferedSpan is the stream-sanity window: a response whose content events
+// all arrive within it, after a first token at least this long in coming,
+// was held and flushed at once (a buffering proxy), so it carries no
+// per-token timing.
+const BufferedSpan = time.Millisecond
+
+// TimingExpected reports whether a successful response should carry
+// per-token timing: it has two output events or more, or more tokens than
+// events beyond one (usage may count a stop token that is never streamed).
+func (r *Request) TimingExpected() bool {
+	return r.OK() && (r.OutputEvents >= 2 || r.manyTokensPerEvent())
+}
+
+// manyTokensPerEvent: more tokens than events, beyond one, by a real count
+// (usage or tokenizer), not the event count itself.
+func (r *Request) manyTokensPerEvent() bool {
+	return r.OutputTokensSource != SourceEvents && r.OutputEvents > 0 && r.OutputTokens > r.OutputEvents+1
+}
+
+// Buffered reports a response that should carry per-token timing and does
+// not: all its tokens came in one event, or all its content events arrived
+// within BufferedSpan while the first token took at least that long. Its
+// ITL gaps, TPOT and user TPS measure the buffer, not the server.
+func (r *Request) Buffered() bool {
+	if !r.TimingExpected() {
+		return false
+	}
+	if r.OutputEvents < 2 {
+		return true
+	}
+	return r.E2E-r.TTFT < BufferedSpan && r.TTFT >= BufferedSpan
+}
+
+// MultiTokenEvents reports a successful response whose events carried
+// several tokens each: more tokens (by usage or the tokenizer) than events,
+// beyond one. Its ITL is per event, not per token.
+func (r *Request) MultiTokenEvents() bool { return r.OK() && r.manyTokensPerEvent() }
+
+// TokenCountMismatch says whether the server's output count (usage) and the
+// client's (its tokenizer) were both taken, and whether they differ by more
+// than one token (a stop token usage may count).
+func (r *Request) TokenCountMismatch() (compared, mismatch bool) {
+	if !r.OK() || r.OutputTokensSource != SourceUsage || r.TokenizerOutputTokens == 0 {
+		return false, false
+	}
+	d := r.OutputTokens - r.TokenizerOutputTokens
+	return true, d > 1 || d < -1
 }
 
 // SLO is the per-request service level that makes a request "good" for

@@ -54,6 +54,24 @@ type Summary struct {
 	// usage or a tokenizer: their token figures are approximate.
 	ApproxOutputCounts int `json:"approx_output_counts"`
 
+	// Stream sanity. TokenStreams counts successful responses that should
+	// carry per-token timing (Request.TimingExpected); BufferedStreams
+	// those of them that did not (Request.Buffered); MultiTokenStreams
+	// responses whose events carried several tokens each.
+	TokenStreams      int `json:"token_streams"`
+	BufferedStreams   int `json:"buffered_streams"`
+	MultiTokenStreams int `json:"multi_token_streams"`
+	// TokenCountsCompared counts successful requests whose output was
+	// counted by both the server (usage) and the client's tokenizer;
+	// TokenCountMismatches those where the counts differ by more than one.
+	TokenCountsCompared  int `json:"token_counts_compared"`
+	TokenCountMismatches int `json:"token_count_mismatches"`
+	// ClientCPU is the client process's CPU time (user + system) over the
+	// measured phase, as a fraction of the wall time times the cores it may
+	// use (GOMAXPROCS); it includes an in-process simulator's. Set by the
+	// caller of the executor; merged results keep the largest.
+	ClientCPU float64 `json:"client_cpu"`
+
 	RequestThroughput    float64 `json:"request_throughput"`     // completed / duration
 	OutputThroughput     float64 `json:"output_throughput"`      // output tokens / duration
 	TotalTokenThroughput float64 `json:"total_token_throughput"` // (input + output) / duration
@@ -121,4 +139,23 @@ func (s *Summary) ErrorRate() float64 {
 		return 0
 	}
 	return float64(s.Failed) / float64(n)
+}
+
+// UntimedFraction is the fraction of the responses that should carry
+// per-token timing that did not (buffered, or all tokens in one event); 0
+// when there were none.
+func (s *Summary) UntimedFraction() float64 {
+	if s.TokenStreams == 0 {
+		return 0
+	}
+	return float64(s.BufferedStreams) / float64(s.TokenStreams)
+}
+
+// TokenMismatchFraction is TokenCountMismatches / TokenCountsCompared, 0
+// when nothing was compared.
+func (s *Summary) TokenMismatchFraction() float64 {
+	if s.TokenCountsCompared == 0 {
+		return 0
+	}
+	return float64(s.TokenCountMismatches) / float64(s.TokenCountsCompared)
 }

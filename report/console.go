@@ -65,7 +65,8 @@ func WriteConsole(w io.Writer, r *Result) error {
 	writeExtras(p, r, s)
 	writeServer(p, s)
 	writeStages(p, r.Stages, r.Capacity)
-	writeChecks(p, r.Checks)
+	writeValidity(p, r.Validity)
+	writeChecks(p, r.Checks, s)
 	return p.err
 }
 
@@ -191,6 +192,7 @@ func writeExtras(p *printer, r *Result, s *metrics.Summary) {
 	if s.Truncated > 0 {
 		p.printf("Truncated: %s stopped at max_tokens with ignore_eos off: output incomplete, not good for goodput.\n", count(s.Truncated, "request", "requests"))
 	}
+	writeStreamNotes(p, s)
 	if s.ApproxOutputCounts > 0 {
 		p.printf("Note: output tokens of %s counted as stream events (no usage, no tokenizer): token figures are approximate.\n", count(s.ApproxOutputCounts, "request", "requests"))
 	}
@@ -260,11 +262,17 @@ func writeStages(p *printer, stages []Stage, capacity *Capacity) {
 			st.Stage, st.Users, st.Duration, s.RequestThroughput, s.OutputThroughput,
 			s.TTFT.P50, s.TTFT.P99, s.ITL.P50, s.ITL.P99, s.Failed)
 		if checked {
-			if len(st.SLAFailed) == 0 {
-				p.printf("  ok")
-			} else {
-				p.printf("  FAIL %s", strings.Join(st.SLAFailed, ", "))
+			var parts []string
+			if len(st.SLAFailed) > 0 {
+				parts = append(parts, "FAIL "+strings.Join(st.SLAFailed, ", "))
 			}
+			if len(st.SLAInconclusive) > 0 {
+				parts = append(parts, "inconclusive "+strings.Join(st.SLAInconclusive, ", "))
+			}
+			if len(parts) == 0 {
+				parts = []string{"ok"}
+			}
+			p.printf("  %s", strings.Join(parts, "; "))
 		}
 		p.printf("\n")
 	}
@@ -306,48 +314,152 @@ func (c *Check) MeasuredText() string {
 	return metrics.Format(c.Metric, c.Stat, *c.Value)
 }
 
-func writeChecks(p *printer, checks []Check) {
+// verdictLabel is a check's verdict as the table shows it.
+func verdictLabel(c Check) string {
+	switch {
+	case c.Verdict == Inconclusive:
+		return "INCONCLUSIVE"
+	case c.Passed:
+		return "PASS"
+	}
+	return "FAIL"
+}
+
+func writeChecks(p *printer, checks []Check, s *metrics.Summary) {
 	if len(checks) == 0 {
 		return
 	}
-	nameW, thrW := len("check"), len("threshold")
+	thresholdText := func(c Check) string {
+		t := c.ThresholdText()
+		if c.Default {
+			t += " (default)"
+		}
+		return t
+	}
+	nameW, thrW, resW := len("check"), len("threshold"), len("result")
+	passed, failed, inconclusive := 0, 0, 0
+	latency := false
 	for _, c := range checks {
 		nameW = max(nameW, len(c.Name))
-		thrW = max(thrW, len(c.ThresholdText()))
-	}
-	passed := 0
-	for _, c := range checks {
-		if c.Passed {
+		thrW = max(thrW, len(thresholdText(c)))
+		resW = max(resW, len(verdictLabel(c)))
+		switch verdictLabel(c) {
+		case "PASS":
 			passed++
+		case "FAIL":
+			failed++
+		default:
+			inconclusive++
+		}
+		if m, ok := metrics.Lookup(c.Metric); ok && m.Kind == metrics.Distribution {
+			latency = true
 		}
 	}
-	p.printf("\nChecks: %d passed, %d failed\n", passed, len(checks)-passed)
-	p.printf("  %-6s %-*s %-*s %s\n", "result", nameW, "check", thrW, "threshold", "measured")
+	p.printf("\nChecks: %d passed, %d failed", passed, failed)
+	if inconclusive > 0 {
+		p.printf(", %d inconclusive", inconclusive)
+	}
+	p.printf("\n")
+	p.printf("  %-*s %-*s %-*s %s\n", resW, "result", nameW, "check", thrW, "threshold", "measured")
 	for _, c := range checks {
-		verdict := "FAIL"
-		if c.Passed {
-			verdict = "PASS"
-		}
+		verdict := verdictLabel(c)
 		if c.Kind == "assert" {
 			// An assert's condition and values do not fit the columns: they
 			// go on lines of their own.
-			p.printf("  %-6s %-*s %s\n", verdict, nameW, c.Name, "(assert)")
-			p.printf("         condition: %s\n", c.Description)
+			p.printf("  %-*s %-*s %s\n", resW, verdict, nameW, c.Name, "(assert)")
+			indent := strings.Repeat(" ", resW+3)
+			p.printf("%scondition: %s\n", indent, c.Description)
 			if m := c.MeasuredText(); m != "" {
-				p.printf("         values:    %s\n", m)
+				p.printf("%svalues:    %s\n", indent, m)
 			}
 			continue
 		}
 		measured := c.MeasuredText()
 		if c.Samples > 0 && c.Stat != "" {
-			measured += fmt.Sprintf(" (n=%d)", c.Samples)
+			measured += fmt.Sprintf(" (n=%d", c.Samples)
+			if c.Lower != nil && c.Upper != nil {
+				measured += fmt.Sprintf("; 95%% CI %s to %s", metrics.Format(c.Metric, c.Stat, *c.Lower), metrics.Format(c.Metric, c.Stat, *c.Upper))
+			}
+			measured += ")"
 		}
-		p.printf("  %-6s %-*s %-*s %s\n", verdict, nameW, c.Name, thrW, c.ThresholdText(), measured)
+		p.printf("  %-*s %-*s %-*s %s\n", resW, verdict, nameW, c.Name, thrW, thresholdText(c), measured)
+	}
+	if latency {
+		p.printf("Latency checks rest on the n samples shown: the %s that completed (ITL on their gaps between events);", count(s.Completed, "request", "requests"))
+		if s.Failed > 0 {
+			p.printf(" the %s that failed are excluded from every latency figure.\n", count(s.Failed, "request", "requests"))
+		} else {
+			p.printf(" failed requests would be excluded.\n")
+		}
 	}
 	for _, c := range checks {
 		if !c.Passed && c.Message != "" {
 			msg := strings.ReplaceAll(strings.TrimRight(c.Message, "\n"), "\n", "\n    ")
-			p.printf("FAIL %s (%s): %s\n", c.Name, c.Kind, msg)
+			p.printf("%s %s (%s): %s\n", verdictLabel(c), c.Name, c.Kind, msg)
 		}
 	}
+}
+
+// writeStreamNotes says what the stream sanity counts found.
+func writeStreamNotes(p *printer, s *metrics.Summary) {
+	if s.BufferedStreams > 0 {
+		p.printf("Streams: %d of %d responses carried no per-token timing (all tokens in one event, or every event within %v after a first token at least as slow: a buffering proxy?)",
+			s.BufferedStreams, s.TokenStreams, metrics.BufferedSpan)
+		if s.UntimedFraction() > 0.5 {
+			p.printf("; more than half, so ITL, TPOT and user TPS checks are inconclusive")
+		}
+		p.printf(".\n")
+	}
+	if s.MultiTokenStreams > 0 {
+		p.printf("Note: %s carried several tokens per event (more tokens than events): ITL there is per event, not per token.\n", count(s.MultiTokenStreams, "response", "responses"))
+	}
+	if s.TokenCountMismatches > 0 {
+		p.printf("Token counts: the server's usage and the tokenizer differ by more than one token on %d of %d requests.\n", s.TokenCountMismatches, s.TokenCountsCompared)
+	}
+}
+
+// writeValidity prints each validity figure against its bound.
+func writeValidity(p *printer, v *Validity) {
+	if v == nil {
+		return
+	}
+	if v.Valid {
+		p.printf("\nRun validity: valid (the load generator did what the scenario said)\n")
+	} else {
+		var names []string
+		for _, r := range v.Broken() {
+			names = append(names, r.Name)
+		}
+		p.printf("\nRun validity: INVALID (%s): the load was not what the scenario said, so no verdict can be drawn\n", strings.Join(names, ", "))
+	}
+	format := func(r Rule, x float64) string {
+		if r.Unit == "ms" {
+			return strconv.FormatFloat(roundTo(x, 3), 'f', -1, 64) + " ms"
+		}
+		return strconv.FormatFloat(roundTo(100*x, 2), 'f', -1, 64) + "%"
+	}
+	w := 0
+	for _, r := range v.Rules {
+		w = max(w, len(r.Name))
+	}
+	for _, r := range v.Rules {
+		if !r.Applies {
+			p.printf("  %-*s  %-9s %s\n", w, r.Name, "n/a", r.Why)
+			continue
+		}
+		state := "ok"
+		if !r.Valid {
+			state = "BROKEN"
+		}
+		line := fmt.Sprintf("  %-*s  %-9s <= %-9s %-6s %s", w, r.Name, format(r, r.Value), format(r, r.Bound), state, r.Description)
+		if r.Why != "" {
+			line += " (" + r.Why + ")"
+		}
+		p.printf("%s\n", line)
+	}
+}
+
+func roundTo(v float64, digits int) float64 {
+	f, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'f', digits, 64), 64)
+	return f
 }

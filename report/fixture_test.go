@@ -144,7 +144,16 @@ func openLoopRun() *Run {
 				Message: "metrics.itl.p99 is 60.00, over 50"},
 			{Name: "no_errors", Kind: "assert", Description: "metrics.error_rate == 0", Refs: []Ref{{Ref: "metrics.error_rate", Value: num(0.2857)}}, Verdict: Fail,
 				Message: "error rate must be zero\nwith metrics.error_rate as 0.2857"},
+			{Name: "ttft_p50", Kind: "sla", Metric: "ttft", Stat: "p50", Op: "<=", Threshold: num(150), Unit: "ms", Value: num(120), Lower: num(80), Upper: num(190), Samples: 5, Verdict: Inconclusive,
+				Message: "P50 TTFT <= 150 ms: measured 120 ms, but its 95% interval [80 ms, 190 ms] straddles the bound"},
+			{Name: "error_rate", Kind: "sla", Metric: "error_rate", Op: "<=", Threshold: num(0.01), Unit: "fraction", Value: num(0.2857), Samples: 7, Default: true, Verdict: Fail,
+				Message: "error rate <= 1%: measured 28.57%."},
 		},
+		Validity: &Validity{Valid: false, Rules: []Rule{
+			{Name: "rate_shortfall", Description: "achieved dispatch rate under the schedule's own", Value: 0.02, Bound: 0.05, Unit: "fraction", Applies: true, Valid: true},
+			{Name: "lag_p99", Description: "P99 dispatch lag", Value: 12.5, Bound: 10, Unit: "ms", Applies: true, Valid: false, Why: "over 7 dispatches"},
+			{Name: "token_mismatch", Description: "requests whose server and client output token counts differ", Bound: 0.01, Unit: "fraction", Why: "no request counted by both"},
+		}},
 	}
 }
 

@@ -15,10 +15,13 @@ import (
 	"github.com/llmload/llmload/metrics"
 )
 
-// Verdicts of a check.
+// Verdicts of a check. An inconclusive check could not be judged (too few
+// samples for its percentile, streams without per-token timing, or an
+// interval straddling its bound with verdict = "strict").
 const (
-	Pass = "pass"
-	Fail = "fail"
+	Pass         = "pass"
+	Fail         = "fail"
+	Inconclusive = "inconclusive"
 )
 
 // Check is the outcome of one sla or assert check, as data: numbers, not
@@ -44,10 +47,50 @@ type Check struct {
 	Samples int64    `json:"samples"`
 	// Refs are the metrics an assert's condition refers to, with their
 	// values (null for no samples).
-	Refs    []Ref  `json:"refs,omitempty"`
-	Verdict string `json:"verdict"` // Pass or Fail
+	Refs []Ref `json:"refs,omitempty"`
+	// Lower and Upper are the 95% confidence interval of a percentile
+	// (distribution-free, from order statistics); absent for other figures.
+	Lower *float64 `json:"lower,omitempty"`
+	Upper *float64 `json:"upper,omitempty"`
+	// Default marks a check the scenario did not write (the default error
+	// budget).
+	Default bool   `json:"default,omitempty"`
+	Verdict string `json:"verdict"` // Pass, Fail or Inconclusive
+	// Passed is Verdict == Pass, kept for readers of older results.
 	Passed  bool   `json:"passed"`
-	Message string `json:"message,omitempty"` // why it failed
+	Message string `json:"message,omitempty"` // why it failed or was inconclusive
+}
+
+// Validity says whether the load generator did what the scenario said; an
+// invalid run gives no verdict (exit 3).
+type Validity struct {
+	Valid bool   `json:"valid"`
+	Rules []Rule `json:"rules"`
+}
+
+// Rule is one validity figure and its bound (valid when value <= bound).
+type Rule struct {
+	Name        string  `json:"name"`
+	Description string  `json:"description"`
+	Value       float64 `json:"value"`
+	Bound       float64 `json:"bound"`
+	Unit        string  `json:"unit"` // "fraction" or "ms"
+	// Applies is false when there was nothing to judge; Why says why, or
+	// what the figure rests on.
+	Applies bool   `json:"applies"`
+	Valid   bool   `json:"valid"`
+	Why     string `json:"why,omitempty"`
+}
+
+// Broken lists the rules that apply and were broken.
+func (v *Validity) Broken() []Rule {
+	var out []Rule
+	for _, r := range v.Rules {
+		if r.Applies && !r.Valid {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // Ref is one metric reference of an assert condition and its value.
@@ -66,11 +109,15 @@ type Stage struct {
 	// SLAChecked says whether there were any (and the stage ran).
 	SLAChecked bool     `json:"sla_checked"`
 	SLAFailed  []string `json:"sla_failed,omitempty"`
-	Checks     []Check  `json:"checks,omitempty"`
+	// SLAInconclusive names the checks that could not be judged on the
+	// stage alone (too few samples, mostly).
+	SLAInconclusive []string `json:"sla_inconclusive,omitempty"`
+	Checks          []Check  `json:"checks,omitempty"`
 }
 
 // Capacity names the stage with the most users that met every sla check on
-// its own: the knee of a closed loop's stages.
+// its own (each one passed, none failed or inconclusive): the knee of a
+// closed loop's stages.
 type Capacity struct {
 	Stage int `json:"stage"`
 	Users int `json:"users"`
@@ -81,7 +128,7 @@ type Capacity struct {
 func CapacityOf(stages []Stage) *Capacity {
 	var best *Capacity
 	for _, st := range stages {
-		if !st.SLAChecked || len(st.SLAFailed) > 0 {
+		if !st.SLAChecked || len(st.SLAFailed) > 0 || len(st.SLAInconclusive) > 0 {
 			continue
 		}
 		if best == nil || st.Users > best.Users {
@@ -173,7 +220,9 @@ type Run struct {
 	Overall *metrics.Summary
 	Stages  []Stage
 
-	Checks      []Check
+	Checks []Check
+	// Validity is the run's validity; nil when not judged.
+	Validity    *Validity
 	Interrupted bool
 
 	// Percentiles and PercentileMetrics choose the vLLM block's rows and

@@ -178,6 +178,7 @@ type Extras struct {
 	// DefaultPercentileMetrics).
 	Percentiles       []float64       `json:"percentiles,omitempty"`
 	PercentileMetrics []string        `json:"percentile_metrics,omitempty"`
+	Validity          *Validity       `json:"validity,omitempty"`
 	Parts             []Part          `json:"parts,omitempty"`
 	Config            json.RawMessage `json:"config"`
 	Dataset           json.RawMessage `json:"dataset"`
@@ -358,6 +359,7 @@ func NewResult(r *Run) (*Result, error) {
 			Checks:               r.Checks,
 			Percentiles:          r.Percentiles,
 			PercentileMetrics:    r.PercentileMetrics,
+			Validity:             r.Validity,
 			Parts:                r.Parts,
 		},
 	}

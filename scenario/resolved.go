@@ -198,12 +198,23 @@ func ChecksFromResolved(name string, raw []byte) (*Scenario, hcl.Diagnostics) {
 			Condition    string `json:"condition"`
 			ErrorMessage string `json:"error_message"`
 		} `json:"asserts"`
+		Verdict           string   `json:"verdict"`
+		MinSamples        int      `json:"min_samples"`
+		AllowInconclusive bool     `json:"allow_inconclusive"`
+		Validity          Validity `json:"validity"`
 	}
+	// A result written before these settings existed judges by the
+	// defaults.
+	v.Verdict, v.Validity = VerdictPoint, DefaultValidity
 	if err := json.Unmarshal(raw, &v); err != nil {
 		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Unreadable checks", Detail: fmt.Sprintf("%s: the result's config holds no readable checks: %v.", name, err)}}
 	}
-	s := &Scenario{Name: v.Name, SLA: v.SLA}
+	s := &Scenario{Name: v.Name, SLA: v.SLA, Verdict: v.Verdict, MinSamples: v.MinSamples, AllowInconclusive: v.AllowInconclusive, Validity: v.Validity}
 	var diags hcl.Diagnostics
+	if s.Verdict != VerdictPoint && s.Verdict != VerdictStrict {
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Unknown verdict", Detail: fmt.Sprintf("%s: verdict %q is not one this version of llmload knows.", name, s.Verdict)})
+	}
+	addDefaultChecks(s)
 	for i := range s.SLA {
 		if _, ok := slaKeyTable[s.SLA[i].Key]; !ok {
 			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Unknown sla check", Detail: fmt.Sprintf("%s: sla %q is not a check this version of llmload knows.", name, s.SLA[i].Key)})

@@ -294,11 +294,56 @@ type Scenario struct {
 	Asserts      []*Assert `json:"asserts"`
 	// MetricsAddr is where the run serves its live Prometheus metrics
 	// ("" = nowhere; the run's -metrics-addr flag overrides it).
-	MetricsAddr string    `json:"metrics_addr,omitempty"`
-	DeclRange   hcl.Range `json:"-"`
-	File        string    `json:"file"` // the file that declares it
+	MetricsAddr string `json:"metrics_addr,omitempty"`
+	// Verdict says what a check judges: VerdictPoint (the measured figure)
+	// or VerdictStrict (the whole confidence interval of a percentile).
+	Verdict string `json:"verdict"`
+	// MinSamples, when set, replaces the default minimum number of samples
+	// of a percentile check (metrics.MinSamples: 10 beyond the percentile).
+	MinSamples int `json:"min_samples,omitempty"`
+	// AllowInconclusive lets a run whose checks are inconclusive (and none
+	// failed) exit 0 instead of 3.
+	AllowInconclusive bool `json:"allow_inconclusive"`
+	// Validity bounds what the load generator itself may get wrong before
+	// the run is invalid.
+	Validity  Validity  `json:"validity"`
+	DeclRange hcl.Range `json:"-"`
+	File      string    `json:"file"` // the file that declares it
 
 	resultRange *hcl.Range // result_filename's value, when set
+}
+
+// Verdict modes.
+const (
+	VerdictPoint  = "point"
+	VerdictStrict = "strict"
+)
+
+// DefaultErrorRate is the error budget of a scenario whose sla block sets
+// no error_rate: a run with failures never passes by accident.
+const DefaultErrorRate = 0.01
+
+// Validity holds the bounds past which a run is invalid: the load
+// generator did not do what the scenario said.
+type Validity struct {
+	// MaxRateShortfall: an open loop at a finite rate must dispatch at
+	// least (1 - MaxRateShortfall) of its own schedule's rate.
+	MaxRateShortfall float64 `json:"max_rate_shortfall"`
+	// MaxLagP99 bounds the P99 dispatch lag against a real schedule.
+	MaxLagP99 time.Duration `json:"max_lag_p99"`
+	// MaxClientCPU bounds the client's CPU use, as a fraction of its cores.
+	MaxClientCPU float64 `json:"max_client_cpu"`
+	// MaxTokenMismatch bounds the fraction of requests whose server and
+	// client output token counts differ.
+	MaxTokenMismatch float64 `json:"max_token_mismatch"`
+}
+
+// DefaultValidity is the validity block's default.
+var DefaultValidity = Validity{
+	MaxRateShortfall: 0.05,
+	MaxLagP99:        10 * time.Millisecond,
+	MaxClientCPU:     0.9,
+	MaxTokenMismatch: 0.01,
 }
 
 // OpenLoop sends requests at a rate, whatever the server does.

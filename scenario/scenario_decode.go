@@ -21,9 +21,10 @@ var scenarioSchema = &hcl.BodySchema{
 		{Name: "target", Required: true}, {Name: "dataset", Required: true},
 		{Name: "requests"}, {Name: "duration"}, {Name: "seed"},
 		{Name: "percentiles"}, {Name: "percentile_metrics"}, {Name: "result_filename"}, {Name: "save_detailed"}, {Name: "metrics_addr"},
+		{Name: "verdict"}, {Name: "min_samples"}, {Name: "allow_inconclusive"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{
-		{Type: "open_loop"}, {Type: "closed_loop"}, {Type: "warmup"}, {Type: "sla"}, {Type: "goodput"},
+		{Type: "open_loop"}, {Type: "closed_loop"}, {Type: "warmup"}, {Type: "sla"}, {Type: "goodput"}, {Type: "validity"},
 		{Type: "assert", LabelNames: []string{"name"}},
 	},
 }
@@ -49,6 +50,10 @@ var warmupSchema = &hcl.BodySchema{
 
 var goodputSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{{Name: "ttft"}, {Name: "tpot"}, {Name: "itl"}, {Name: "e2el"}},
+}
+
+var validitySchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "max_rate_shortfall"}, {Name: "max_lag_p99"}, {Name: "max_client_cpu"}, {Name: "max_token_mismatch"}},
 }
 
 var assertSchema = &hcl.BodySchema{
@@ -78,7 +83,7 @@ func (l *loader) decodeScenario(d dec, filename string, b *hcl.Block) {
 		return
 	}
 	s := &Scenario{
-		Name: name, DeclRange: b.DefRange, File: filename,
+		Name: name, DeclRange: b.DefRange, File: filename, Verdict: VerdictPoint, Validity: DefaultValidity,
 		Percentiles:       slices.Clone(DefaultPercentiles),
 		PercentileMetrics: slices.Clone(DefaultPercentileMetrics),
 	}
@@ -110,6 +115,9 @@ func (l *loader) decodeScenario(d dec, filename string, b *hcl.Block) {
 			d.invalid(attr, "metrics_addr is host:port, such as \"127.0.0.1:9464\": %v.", err)
 		}
 	}
+	d.oneOf(a, "verdict", &s.Verdict, VerdictPoint, VerdictStrict)
+	d.integer(a, "min_samples", &s.MinSamples, 1)
+	d.boolean(a, "allow_inconclusive", &s.AllowInconclusive)
 
 	open := atMostOne(&l.diags, content.Blocks.OfType("open_loop"), "a scenario")
 	closed := atMostOne(&l.diags, content.Blocks.OfType("closed_loop"), "a scenario")
@@ -169,6 +177,10 @@ func (l *loader) decodeScenario(d dec, filename string, b *hcl.Block) {
 	}
 	if sb := atMostOne(&l.diags, content.Blocks.OfType("sla"), "a scenario"); sb != nil {
 		l.decodeSLA(d, s, sb)
+	}
+	addDefaultChecks(s)
+	if vb := atMostOne(&l.diags, content.Blocks.OfType("validity"), "a scenario"); vb != nil {
+		l.decodeValidity(d, s, vb)
 	}
 	for _, ab := range content.Blocks.OfType("assert") {
 		l.decodeAssert(d, s, ab)
@@ -509,6 +521,21 @@ func (l *loader) decodeSLA(d dec, s *Scenario, b *hcl.Block) {
 		}
 		s.SLA = append(s.SLA, sla)
 	}
+}
+
+func (l *loader) decodeValidity(d dec, s *Scenario, b *hcl.Block) {
+	c, diags := b.Body.Content(validitySchema)
+	l.diags = append(l.diags, diags...)
+	v := &s.Validity
+	for _, f := range []struct {
+		name string
+		dst  *float64
+	}{{"max_rate_shortfall", &v.MaxRateShortfall}, {"max_client_cpu", &v.MaxClientCPU}, {"max_token_mismatch", &v.MaxTokenMismatch}} {
+		if a := d.float(c.Attributes, f.name, f.dst); a != nil && (*f.dst < 0 || *f.dst > 1) {
+			d.invalid(a, "%s is a fraction from 0 to 1 (0.05 is 5%%), not %g.", f.name, *f.dst)
+		}
+	}
+	d.duration(c.Attributes, "max_lag_p99", &v.MaxLagP99, true)
 }
 
 func (l *loader) decodeAssert(d dec, s *Scenario, b *hcl.Block) {

@@ -72,6 +72,9 @@ func TestDecodeFull(t *testing.T) {
 		},
 	}
 	file := filepath.Join(dir, "full.hcl")
+	// Every scenario whose sla block sets no error_rate gets the default
+	// error budget.
+	defaultBudget := SLA{Key: "error_rate", Metric: "error_rate", Bound: DefaultErrorRate, Upper: true, Default: true}
 	want := []*Scenario{
 		{
 			Name: "poisson_10rps", Target: vllm, Dataset: sharegpt, File: file,
@@ -88,7 +91,9 @@ func TestDecodeFull(t *testing.T) {
 				{Key: "min_output_throughput", Metric: "output_throughput", Bound: 1200},
 				{Key: "min_goodput", Metric: "request_goodput", Bound: 8},
 			},
-			Goodput: Goodput{TTFT: 500 * time.Millisecond, TPOT: 50 * time.Millisecond, ITL: 100 * time.Millisecond, E2EL: 20 * time.Second},
+			Verdict: VerdictStrict, MinSamples: 500, AllowInconclusive: true,
+			Validity: Validity{MaxRateShortfall: 0.1, MaxLagP99: 20 * time.Millisecond, MaxClientCPU: 0.8, MaxTokenMismatch: 0.02},
+			Goodput:  Goodput{TTFT: 500 * time.Millisecond, TPOT: 50 * time.Millisecond, ITL: 100 * time.Millisecond, E2EL: 20 * time.Second},
 			Asserts: []*Assert{
 				{Name: "throughput holds", Source: "metrics.output_throughput >= 2500", ErrorMessage: "Output throughput fell under 2,500 tok/s."},
 				{Name: "tail stays close to the median", Source: `metrics.ttft.p99 <= 4 * metrics.ttft.p50 && metrics.e2el.max < ms("2m")`},
@@ -97,6 +102,7 @@ func TestDecodeFull(t *testing.T) {
 		{
 			Name: "burst", Target: sim, Dataset: random, File: file, Duration: 10 * time.Minute,
 			OpenLoop: &OpenLoop{Rate: math.Inf(1), Arrival: ArrivalGamma, Burstiness: 0.5},
+			SLA:      []SLA{defaultBudget}, Verdict: VerdictPoint, Validity: DefaultValidity,
 		},
 		{
 			Name: "users", Target: tls, Dataset: prompts, File: file,
@@ -104,6 +110,7 @@ func TestDecodeFull(t *testing.T) {
 				Users: 100, ThinkMin: time.Second, ThinkMax: 3 * time.Second, Duration: 5 * time.Minute,
 				Stages: []Stage{{Users: 100, Duration: 5 * time.Minute}},
 			},
+			SLA: []SLA{defaultBudget}, Verdict: VerdictPoint, Validity: DefaultValidity,
 		},
 		{
 			Name: "ramp", Target: sim, Dataset: random, File: file,
@@ -111,7 +118,8 @@ func TestDecodeFull(t *testing.T) {
 				Users: 100, ThinkMin: 500 * time.Millisecond, ThinkMax: 500 * time.Millisecond, Duration: 3 * time.Minute,
 				Stages: []Stage{{Users: 10, Duration: time.Minute}, {Users: 100, Duration: 2 * time.Minute, Ramp: 30 * time.Second}},
 			},
-			SLA: []SLA{{Key: "e2el_p50", Metric: "e2el", Stat: "p50", Bound: 10000, Upper: true}},
+			SLA:     []SLA{{Key: "e2el_p50", Metric: "e2el", Stat: "p50", Bound: 10000, Upper: true}, defaultBudget},
+			Verdict: VerdictPoint, Validity: DefaultValidity,
 		},
 	}
 	for _, s := range want {

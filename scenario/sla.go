@@ -24,8 +24,22 @@ type SLA struct {
 	Bound float64 `json:"bound"`
 	// Upper is true when the measured value must be <= Bound, false when it
 	// must be >= Bound.
-	Upper bool      `json:"upper"`
-	Range hcl.Range `json:"-"`
+	Upper bool `json:"upper"`
+	// Default marks a check the scenario did not write: the default error
+	// budget (error_rate <= DefaultErrorRate).
+	Default bool      `json:"default,omitempty"`
+	Range   hcl.Range `json:"-"`
+}
+
+// addDefaultChecks adds the default error budget when no sla bounds the
+// error rate.
+func addDefaultChecks(s *Scenario) {
+	for _, x := range s.SLA {
+		if x.Metric == "error_rate" {
+			return
+		}
+	}
+	s.SLA = append(s.SLA, SLA{Key: "error_rate", Metric: "error_rate", Bound: DefaultErrorRate, Upper: true, Default: true, Range: s.DeclRange})
 }
 
 // slaStats are the statistics an sla key may bound (min and stddev make

@@ -52,13 +52,14 @@ func cmdMerge(_ context.Context, e env, args []string) int {
 		res.Stages[i] = judgeStage(sc, res.Stages[i])
 	}
 	res.Capacity = report.CapacityOf(res.Stages)
+	res.Validity = reportValidity(sc, res.Summary)
 	if !*quiet {
 		fmt.Fprintf(e.stdout, "Merged %d results of scenario %q\n", len(paths), res.Scenario)
 		if err := report.WriteConsole(e.stdout, res); err != nil {
 			fmt.Fprintf(e.stderr, "llmload merge: writing the report: %v\n", err)
 		}
 	}
-	code = verdict(e, res.Interrupted, res.Summary, outs)
+	code = verdict(e, res.Interrupted, res.Summary, outs, res.Validity, sc.AllowInconclusive)
 	if out != "" {
 		if err := report.WriteResultFile(out, res); err != nil {
 			fmt.Fprintf(e.stderr, "llmload merge: %v\n", err)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/llmload/llmload/dataset"
 	"github.com/llmload/llmload/executor"
+	"github.com/llmload/llmload/metrics"
 	"github.com/llmload/llmload/scenario"
 )
 
@@ -289,11 +290,34 @@ func writeChecksPlan(w io.Writer, cfg *scenario.Config, s *scenario.Scenario) {
 	}
 	fmt.Fprintln(w, "  Checks:")
 	for _, c := range s.SLA {
-		fmt.Fprintf(w, "           sla %-18s %s\n", c.Key, c.Describe())
+		note := ""
+		if c.Default {
+			note = " (the default error budget)"
+		}
+		if p, ok := metrics.StatPercentile(c.Stat); ok {
+			need := int64(s.MinSamples)
+			if need == 0 {
+				need = metrics.MinSamples(p)
+			}
+			note += fmt.Sprintf(" (inconclusive under %d samples)", need)
+		}
+		fmt.Fprintf(w, "           sla %-18s %s%s\n", c.Key, c.Describe(), note)
 	}
 	for _, a := range s.Asserts {
 		fmt.Fprintf(w, "           assert %q: %s\n", a.Name, exprSource(cfg, a))
 	}
+	judged := "by the measured figure"
+	if s.Verdict == scenario.VerdictStrict {
+		judged = `by the whole 95% interval of each percentile (verdict = "strict")`
+	}
+	exit := "3"
+	if s.AllowInconclusive {
+		exit = "0 (allow_inconclusive)"
+	}
+	fmt.Fprintf(w, "  Verdict: %s; an inconclusive check exits %s\n", judged, exit)
+	v := s.Validity
+	fmt.Fprintf(w, "  Valid when: achieved rate at most %g%% under the schedule's, dispatch lag p99 <= %v, client CPU <= %g%%, token counts differing on <= %g%% of requests\n",
+		100*v.MaxRateShortfall, v.MaxLagP99, 100*v.MaxClientCPU, 100*v.MaxTokenMismatch)
 }
 
 // exprSource returns an assert condition as written in its file.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -133,11 +134,14 @@ func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.S
 		defer lx.Close()
 	}
 	scr := startScrape(ctx, s, lt)
+	cpu := &cpuMeter{}
+	plan.Observers = append(plan.Observers, cpu)
 	started := time.Now()
 	outcome, err := executor.Run(ctx, plan)
 	ended := time.Now()
 	if err == nil {
 		scr.finish(e, outcome)
+		outcome.Overall.ClientCPU = cpu.Fraction()
 	} else if scr != nil {
 		scr.s.Stop()
 	}
@@ -155,6 +159,7 @@ func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.S
 	if detailed != nil {
 		rep.Detailed = detailed.Detailed()
 	}
+	rep.Validity = reportValidity(s, outcome.Overall)
 	res, err := report.NewResult(rep)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "llmload: %v\n", err)
@@ -168,7 +173,7 @@ func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.S
 			writeDiags(e, cfg, hcl.Diagnostics{o.Diagnostic})
 		}
 	}
-	code := verdict(e, outcome.Interrupted, outcome.Overall, outs)
+	code := verdict(e, outcome.Interrupted, outcome.Overall, outs, rep.Validity, s.AllowInconclusive)
 	if opts.out != "" {
 		var paths []string
 		werr := reqs.Close()
@@ -192,8 +197,12 @@ func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.S
 	return code
 }
 
-// verdict is the exit code of a finished (or merged) run.
-func verdict(e env, interrupted bool, overall *metrics.Summary, outs []assert.Outcome) int {
+// verdict is the exit code of a finished (or merged) run: 130 when it was
+// interrupted; 3 when no request completed, when the run was invalid, or
+// when a check was inconclusive (unless allowInconclusive); 1 when a check
+// failed; 0 when every check passed on a valid run.
+func verdict(e env, interrupted bool, overall *metrics.Summary, outs []assert.Outcome, validity *report.Validity, allowInconclusive bool) int {
+	_, failed, inconclusive := assert.Tally(outs)
 	switch {
 	case interrupted:
 		fmt.Fprintln(e.stderr, "llmload: interrupted; partial results above")
@@ -201,10 +210,38 @@ func verdict(e env, interrupted bool, overall *metrics.Summary, outs []assert.Ou
 	case overall.Completed == 0:
 		fmt.Fprintln(e.stderr, "llmload: no request completed: no valid result")
 		return exitNoResult
-	case !assert.Passed(outs):
+	case validity != nil && !validity.Valid:
+		var reasons []string
+		for _, r := range validity.Broken() {
+			reasons = append(reasons, fmt.Sprintf("%s %s over its bound of %s", r.Name, ruleValue(r, r.Value), ruleValue(r, r.Bound)))
+		}
+		fmt.Fprintf(e.stderr, "llmload: invalid run (%s): the load was not what the scenario said, so its checks prove nothing\n", strings.Join(reasons, "; "))
+		return exitNoResult
+	case failed > 0:
 		return exitCheckFailed
+	case inconclusive > 0 && !allowInconclusive:
+		fmt.Fprintf(e.stderr, "llmload: %s inconclusive: no valid verdict (allow_inconclusive = true accepts them)\n", count(inconclusive, "check", "checks"))
+		return exitNoResult
+	case inconclusive > 0:
+		fmt.Fprintf(e.stderr, "llmload: %s inconclusive, accepted by allow_inconclusive\n", count(inconclusive, "check", "checks"))
 	}
 	return exitOK
+}
+
+// ruleValue renders a validity figure in its unit.
+func ruleValue(r report.Rule, v float64) string {
+	if r.Unit == "ms" {
+		return strconv.FormatFloat(v, 'f', 3, 64) + " ms"
+	}
+	return strconv.FormatFloat(100*v, 'f', 2, 64) + "%"
+}
+
+// count writes n with the singular or plural noun.
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 func buildReport(s *scenario.Scenario, lt *liveTarget, ds *dataset.Dataset, tok tokenizer.Tokenizer, o *executor.Outcome, outs []assert.Outcome, started, ended time.Time) *report.Run {
@@ -253,7 +290,7 @@ func stageReports(s *scenario.Scenario, stages []executor.StageOutcome) []report
 
 // judgeStage evaluates the scenario's sla checks on one stage.
 func judgeStage(s *scenario.Scenario, rs report.Stage) report.Stage {
-	rs.SLAChecked, rs.SLAFailed, rs.Checks = false, nil, nil
+	rs.SLAChecked, rs.SLAFailed, rs.SLAInconclusive, rs.Checks = false, nil, nil, nil
 	if len(s.SLA) == 0 || rs.Summary == nil || rs.Summary.Completed+rs.Summary.Failed == 0 {
 		return rs
 	}
@@ -263,8 +300,11 @@ func judgeStage(s *scenario.Scenario, rs report.Stage) report.Stage {
 	outs := assert.Evaluate(&slaOnly, rs.Summary)
 	rs.Checks = reportChecks(outs)
 	for _, c := range outs {
-		if !c.Passed {
+		switch c.Verdict {
+		case assert.Fail:
 			rs.SLAFailed = append(rs.SLAFailed, c.Name)
+		case assert.Inconclusive:
+			rs.SLAInconclusive = append(rs.SLAInconclusive, c.Name)
 		}
 	}
 	return rs

@@ -283,12 +283,12 @@ func reportChecks(outs []assert.Outcome) []report.Check {
 			Unit:        o.Unit,
 			Value:       o.Value,
 			Samples:     o.Samples,
-			Verdict:     report.Fail,
+			Lower:       o.Lower,
+			Upper:       o.Upper,
+			Default:     o.Default,
+			Verdict:     o.Verdict,
 			Passed:      o.Passed,
 			Message:     o.Message,
-		}
-		if o.Passed {
-			c.Verdict = report.Pass
 		}
 		for _, r := range o.Refs {
 			c.Refs = append(c.Refs, report.Ref{Ref: r.Ref, Value: r.Value})
@@ -296,6 +296,16 @@ func reportChecks(outs []assert.Outcome) []report.Check {
 		checks = append(checks, c)
 	}
 	return checks
+}
+
+// reportValidity judges the run's validity for the result.
+func reportValidity(s *scenario.Scenario, sum *metrics.Summary) *report.Validity {
+	rules := assert.Validity(s, sum)
+	v := &report.Validity{Valid: assert.Valid(rules), Rules: make([]report.Rule, 0, len(rules))}
+	for _, r := range rules {
+		v.Rules = append(v.Rules, report.Rule(r))
+	}
+	return v
 }
 
 // newRunID returns a random identifier for a run.

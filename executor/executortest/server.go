@@ -62,6 +62,10 @@ type Config struct {
 	Delay time.Duration
 	// Fault breaks the stream.
 	Fault Fault
+	// Buffered holds every output chunk, produced at its deadline, and
+	// writes them all in one flush after the last, as a buffering proxy
+	// does: the client sees every token arrive at once.
+	Buffered bool
 	// RecordSends keeps when each output chunk was flushed, by x-request-id
 	// (see Sends): the truth to compare a client's timestamps with.
 	RecordSends bool
@@ -164,6 +168,13 @@ func (s *Server) Received() []Received {
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	received := time.Now()
+	// The suffix, so that a BaseURL with a path prefix reaches it too. Other
+	// paths (a /metrics probe, say) are not requests: they are not counted.
+	chat := strings.HasSuffix(r.URL.Path, openaiwire.PathChat)
+	if !chat && !strings.HasSuffix(r.URL.Path, openaiwire.PathCompletions) {
+		http.NotFound(w, r)
+		return
+	}
 	i := int(s.count.Add(1) - 1)
 	n := s.inflight.Add(1)
 	defer s.inflight.Add(-1)
@@ -183,12 +194,6 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	cfg := s.cfg
 	if cfg.Vary != nil {
 		cfg.Vary(i, &cfg)
-	}
-	// The suffix, so that a BaseURL with a path prefix reaches it too.
-	chat := strings.HasSuffix(r.URL.Path, openaiwire.PathChat)
-	if !chat && !strings.HasSuffix(r.URL.Path, openaiwire.PathCompletions) {
-		http.NotFound(w, r)
-		return
 	}
 	if cfg.Fault.Kind == Hangup {
 		panic(http.ErrAbortHandler)
@@ -235,6 +240,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	var sends []time.Time
 	var ev []byte // the last output event, reused while it does not change
 	var lastContent, lastFinish string
+	var held []byte // Buffered: the chunks not yet written
 	for k := 0; k < chunks; k++ {
 		if cfg.Fault.Kind != NoFault && k == cfg.Fault.After {
 			st.fault(r)
@@ -252,10 +258,17 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			ev = st.render("", st.choice("", content, fr))
 			lastContent, lastFinish = content, fr
 		}
+		if cfg.Buffered {
+			held = append(held, ev...)
+			continue
+		}
 		st.write(ev)
 		if cfg.RecordSends {
 			sends = append(sends, time.Now())
 		}
+	}
+	if len(held) > 0 {
+		st.write(held)
 	}
 	if cfg.RecordSends {
 		s.mu.Lock()

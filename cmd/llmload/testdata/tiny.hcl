@@ -1,5 +1,5 @@
 # A fast scenario on the simulator's tiny profile, for the command's tests.
-variable "itl_p99" {
+variable "itl_p95" {
   default = "1s"
 }
 
@@ -38,8 +38,16 @@ scenario "tiny" {
     requests = 2
   }
 
+  # The tests share a busy machine with the simulator in the same process:
+  # the exit codes they check are the checks', not the machine's.
+  validity {
+    max_rate_shortfall = 0.5
+    max_lag_p99        = "1s"
+    max_client_cpu     = 1
+  }
+
   sla {
-    itl_p99    = var.itl_p99
+    itl_p95    = var.itl_p95
     error_rate = 0.0
   }
 

@@ -28,3 +28,19 @@ scenario "s" {
     requests = -1 # ERROR: Invalid requests
   }
 }
+
+scenario "verdicts" {
+  target             = target.t
+  dataset            = dataset.d
+  verdict            = "strikt" # ERROR: Invalid verdict
+  min_samples        = 0 # ERROR: Invalid min_samples
+  allow_inconclusive = "maybe" # ERROR: Incorrect attribute value type
+  open_loop {
+    rate = 1
+  }
+  validity {
+    max_client_cpu = 1.5 # ERROR: Invalid max_client_cpu
+    max_lag_p99    = "0s" # ERROR: Invalid max_lag_p99
+    max_ratio      = 1 # ERROR: Unsupported argument
+  }
+}

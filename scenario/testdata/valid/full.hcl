@@ -106,6 +106,16 @@ scenario "poisson_10rps" {
   seed     = 1
   warmup { requests = 10 } # sent first, not measured
 
+  verdict            = "strict" # judge percentiles by their whole 95% interval
+  min_samples        = 500      # instead of 10 samples beyond each percentile
+  allow_inconclusive = true     # exit 0, not 3, when a check is inconclusive
+  validity {
+    max_rate_shortfall = 0.1
+    max_lag_p99        = "20ms"
+    max_client_cpu     = 0.8
+    max_token_mismatch = 0.02
+  }
+
   sla {
     ttft_p99               = "500ms"
     itl_p99                = "30ms"

@@ -1,0 +1,93 @@
+package assert
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/llmload/llmload/metrics"
+	"github.com/llmload/llmload/scenario"
+)
+
+// Rule is one validity rule of a run: a figure of the load generator
+// itself and the bound it must stay within (value <= bound) for the run to
+// say anything about the server.
+type Rule struct {
+	Name        string  `json:"name"`
+	Description string  `json:"description"`
+	Value       float64 `json:"value"`
+	Bound       float64 `json:"bound"`
+	Unit        string  `json:"unit"` // "fraction" or "ms"
+	// Applies is false when the rule has nothing to judge (no schedule, no
+	// token counts to compare); Why then says why.
+	Applies bool   `json:"applies"`
+	Valid   bool   `json:"valid"`
+	Why     string `json:"why,omitempty"`
+}
+
+// Valid reports whether no rule was broken.
+func Valid(rules []Rule) bool {
+	for _, r := range rules {
+		if r.Applies && !r.Valid {
+			return false
+		}
+	}
+	return true
+}
+
+// Validity judges whether the load generator did what the scenario said:
+// an open loop at a finite rate kept within MaxRateShortfall of its
+// schedule's rate and its P99 dispatch lag within MaxLagP99 (judged by the
+// lower end of the P99's 95% interval, so that one late dispatch of a
+// hundred does not decide), the client's
+// CPU stayed under MaxClientCPU, and the server's and the client's output
+// token counts agreed on all but MaxTokenMismatch of the requests.
+func Validity(s *scenario.Scenario, sum *metrics.Summary) []Rule {
+	v := s.Validity
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	noSchedule := "no schedule to keep: a closed loop, or rate = \"inf\""
+	rules := []Rule{
+		{Name: "rate_shortfall", Description: "achieved dispatch rate under the schedule's own", Bound: v.MaxRateShortfall, Unit: "fraction"},
+		{Name: "lag_p99", Description: "P99 dispatch lag", Bound: ms(v.MaxLagP99), Unit: "ms"},
+		{Name: "client_cpu", Description: "client CPU, of the cores it may use", Bound: v.MaxClientCPU, Unit: "fraction"},
+		{Name: "token_mismatch", Description: "requests whose server and client output token counts differ", Bound: v.MaxTokenMismatch, Unit: "fraction"},
+	}
+	scheduled := sum.Scheduled && sum.Dispatches >= 2 && sum.ScheduledRate > 0
+	for i := range rules {
+		r := &rules[i]
+		judged := &r.Value
+		switch r.Name {
+		case "rate_shortfall":
+			if r.Applies = scheduled; scheduled {
+				r.Value = max(0, 1-sum.AchievedRate/sum.ScheduledRate)
+				r.Why = fmt.Sprintf("achieved %.2f req/s of the schedule's %.2f", sum.AchievedRate, sum.ScheduledRate)
+			} else {
+				r.Why = noSchedule
+			}
+		case "lag_p99":
+			if r.Applies = sum.Scheduled && sum.Lag.Count > 0; r.Applies {
+				r.Value = sum.Lag.P99
+				r.Why = fmt.Sprintf("over %d dispatches", sum.Lag.Count)
+				// A P99 of few dispatches is their worst few: the run is
+				// invalid only when the lower end of the P99's 95%
+				// interval is over the bound, not on one late dispatch.
+				if lo, _, err := sum.Lag.PercentileInterval(99, metrics.DefaultConfidence); err == nil {
+					judged = &lo
+					r.Why += fmt.Sprintf("; judged by the lower end of its 95%% interval, %.3f ms", lo)
+				}
+			} else {
+				r.Why = noSchedule
+			}
+		case "client_cpu":
+			r.Applies, r.Value = true, sum.ClientCPU
+		case "token_mismatch":
+			if r.Applies = sum.TokenCountsCompared > 0; r.Applies {
+				r.Value = sum.TokenMismatchFraction()
+				r.Why = fmt.Sprintf("%d of %d requests counted by both", sum.TokenCountMismatches, sum.TokenCountsCompared)
+			} else {
+				r.Why = "no request counted by both usage and a local tokenizer"
+			}
+		}
+		r.Valid = !r.Applies || *judged <= r.Bound
+	}
+	return rules
+}

@@ -1,0 +1,100 @@
+package metrics
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestStreamSanity classifies synthetic responses: held and flushed at once
+// by a proxy, all tokens in one event, several tokens per event, and
+// honest streams, then checks the summary's counts.
+func TestStreamSanity(t *testing.T) {
+	us := time.Microsecond
+	tokens := func(r *Request, n int) *Request { r.OutputTokens = n; return r }
+	tests := []struct {
+		name                               string
+		req                                *Request
+		expected, buffered, multi, untimed bool
+	}{
+		{name: "paced stream", req: ok(0, 0, 200*ms, 20*ms, 20*ms, 20*ms), expected: true},
+		{name: "buffered by a proxy: 4 events within 30µs after 500ms",
+			req: ok(0, 0, 500*ms, 10*us, 10*us, 10*us), expected: true, buffered: true},
+		{name: "fast local server: the first token was quick too",
+			req: ok(0, 0, 200*us, 10*us, 10*us, 10*us), expected: true},
+		{name: "span just over the window is timed",
+			req: ok(0, 0, 500*ms, 400*us, 400*us, 300*us), expected: true},
+		{name: "all ten tokens in one event", req: tokens(ok(0, 0, 300*ms), 10),
+			expected: true, buffered: true, multi: true},
+		{name: "one event, two tokens by usage: a stop token, not buffering", req: tokens(ok(0, 0, 300*ms), 2)},
+		{name: "one token", req: ok(0, 0, 300*ms)},
+		{name: "three tokens per event", req: tokens(ok(0, 0, 100*ms, 30*ms, 30*ms), 9), expected: true, multi: true},
+		{name: "event count is no evidence of multi-token events",
+			req: with(tokens(ok(0, 0, 300*ms), 10), func(r *Request) { r.OutputTokensSource = SourceEvents })},
+		{name: "failed", req: with(ok(0, 0, 500*ms, 10*us), func(r *Request) { r.Error = ErrStream })},
+	}
+	rec := NewRecorder(Options{})
+	var want Summary
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.req.TimingExpected(); got != tt.expected {
+				t.Errorf("TimingExpected = %v, want %v", got, tt.expected)
+			}
+			if got := tt.req.Buffered(); got != tt.buffered {
+				t.Errorf("Buffered = %v, want %v", got, tt.buffered)
+			}
+			if got := tt.req.MultiTokenEvents(); got != tt.multi {
+				t.Errorf("MultiTokenEvents = %v, want %v", got, tt.multi)
+			}
+		})
+		rec.Add(tt.req)
+		if tt.expected {
+			want.TokenStreams++
+		}
+		if tt.buffered {
+			want.BufferedStreams++
+		}
+		if tt.multi {
+			want.MultiTokenStreams++
+		}
+	}
+	s := rec.Summary()
+	got := Summary{TokenStreams: s.TokenStreams, BufferedStreams: s.BufferedStreams, MultiTokenStreams: s.MultiTokenStreams}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("summary counts (-want +got):\n%s", diff)
+	}
+	if want.BufferedStreams == 0 || s.UntimedFraction() != float64(want.BufferedStreams)/float64(want.TokenStreams) {
+		t.Errorf("UntimedFraction = %g with %d of %d buffered", s.UntimedFraction(), want.BufferedStreams, want.TokenStreams)
+	}
+}
+
+func TestTokenCountMismatch(t *testing.T) {
+	counted := func(usage, tok int) *Request {
+		r := ok(0, 0, 10*ms, ms)
+		r.OutputTokens, r.OutputTokensSource, r.TokenizerOutputTokens = usage, SourceUsage, tok
+		return r
+	}
+	tests := []struct {
+		name               string
+		req                *Request
+		compared, mismatch bool
+	}{
+		{"equal", counted(100, 100), true, false},
+		{"a stop token apart", counted(101, 100), true, false},
+		{"two apart", counted(100, 102), true, true},
+		{"no tokenizer count", counted(100, 0), false, false},
+		{"tokenizer was the only count", with(counted(100, 80), func(r *Request) { r.OutputTokensSource = SourceTokenizer }), false, false},
+	}
+	rec := NewRecorder(Options{})
+	for _, tt := range tests {
+		c, m := tt.req.TokenCountMismatch()
+		if c != tt.compared || m != tt.mismatch {
+			t.Errorf("%s: compared %v mismatch %v, want %v %v", tt.name, c, m, tt.compared, tt.mismatch)
+		}
+		rec.Add(tt.req)
+	}
+	if s := rec.Summary(); s.TokenCountsCompared != 3 || s.TokenCountMismatches != 1 {
+		t.Errorf("compared %d, mismatches %d; want 3 and 1", s.TokenCountsCompared, s.TokenCountMismatches)
+	}
+}
