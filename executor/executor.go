@@ -165,7 +165,7 @@ func ShareOf(n, shard, shards int) int {
 	if n <= shard {
 		return 0
 	}
-	return (n-shard+shards-1) / shards
+	return (n - shard + shards - 1) / shards
 }
 
 // global is the run-wide index of the shard's i-th request or user.
