@@ -60,6 +60,7 @@ func WriteConsole(w io.Writer, r *Result) error {
 	writeVLLMBlock(p, r, s)
 	writeExtras(p, r, s)
 	writeStages(p, r.Stages, r.Capacity)
+	writeShards(p, r)
 	writeChecks(p, r.Checks)
 	return p.err
 }

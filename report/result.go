@@ -149,6 +149,13 @@ type Extras struct {
 	Schedule             Schedule         `json:"schedule"`
 	Checks               []Check          `json:"checks"`
 	Parts                []Part           `json:"parts,omitempty"`
+	// Shard and Sync: a shard's identity and how it lined up with the
+	// others; ShardCount and MissingShards: a merge of shards, and the
+	// shards it lacks (the merged figures are then partial).
+	Shard         *Shard `json:"shard,omitempty"`
+	Sync          *Sync  `json:"sync,omitempty"`
+	ShardCount    int    `json:"shard_count,omitempty"`
+	MissingShards []int  `json:"missing_shards,omitempty"`
 	Config               json.RawMessage  `json:"config"`
 	Dataset              json.RawMessage  `json:"dataset"`
 	Simulator            json.RawMessage  `json:"simulator,omitempty"`
@@ -238,6 +245,10 @@ func NewResult(r *Run) (*Result, error) {
 			Schedule:             ScheduleOf(r.RequestRate, s),
 			Checks:               r.Checks,
 			Parts:                r.Parts,
+			Shard:                r.Shard,
+			Sync:                 r.Sync,
+			ShardCount:           r.ShardCount,
+			MissingShards:        r.MissingShards,
 		},
 	}
 	if r.Tokenizer != "" {
