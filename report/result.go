@@ -152,13 +152,13 @@ type Extras struct {
 	// Shard and Sync: a shard's identity and how it lined up with the
 	// others; ShardCount and MissingShards: a merge of shards, and the
 	// shards it lacks (the merged figures are then partial).
-	Shard         *Shard `json:"shard,omitempty"`
-	Sync          *Sync  `json:"sync,omitempty"`
-	ShardCount    int    `json:"shard_count,omitempty"`
-	MissingShards []int  `json:"missing_shards,omitempty"`
-	Config               json.RawMessage  `json:"config"`
-	Dataset              json.RawMessage  `json:"dataset"`
-	Simulator            json.RawMessage  `json:"simulator,omitempty"`
+	Shard         *Shard          `json:"shard,omitempty"`
+	Sync          *Sync           `json:"sync,omitempty"`
+	ShardCount    int             `json:"shard_count,omitempty"`
+	MissingShards []int           `json:"missing_shards,omitempty"`
+	Config        json.RawMessage `json:"config"`
+	Dataset       json.RawMessage `json:"dataset"`
+	Simulator     json.RawMessage `json:"simulator,omitempty"`
 }
 
 // SLOms is a goodput SLO in milliseconds (absent = not set).
