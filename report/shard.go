@@ -37,9 +37,9 @@ type Sync struct {
 // ClockOffset is another clock measured against ours over a few HTTP
 // probes: OffsetMs is theirs minus ours, known to within ±UncertaintyMs.
 // RTTMs is the shortest probe's round trip (the uncertainty cannot be much
-// below half of it). Resolution says what the other side reports: "1s" for
-// the Date header, whose whole seconds bound the offset only as far as the
-// probes straddle a change of second; "1ns" for shard 0's barrier.
+// below half of it). Resolution says what the other side reports: whole
+// seconds for the Date header, which bound the offset only as far as the
+// probes straddle a change of second; nanoseconds for shard 0's barrier.
 type ClockOffset struct {
 	OffsetMs      float64 `json:"offset_ms"`
 	UncertaintyMs float64 `json:"uncertainty_ms"`
@@ -49,8 +49,8 @@ type ClockOffset struct {
 	Error         string  `json:"error,omitempty"`
 }
 
-// String renders the offset for the console: "+12.0 ms ±250.0 ms (rtt
-// 0.4 ms, 6 probes of the Date header, 1s resolution)".
+// String renders the offset for the console: "+12.00 ms ±15.60 ms (6
+// probes, shortest round trip 0.40 ms, resolution 1 s (HTTP Date header))".
 func (c *ClockOffset) String() string {
 	if c == nil {
 		return "not measured"
@@ -58,7 +58,7 @@ func (c *ClockOffset) String() string {
 	if c.Error != "" {
 		return "not measured: " + c.Error
 	}
-	return fmt.Sprintf("%+.1f ms ±%.1f ms (rtt %.2f ms, %d probes, %s resolution)", c.OffsetMs, c.UncertaintyMs, c.RTTMs, c.Probes, c.Resolution)
+	return fmt.Sprintf("%+.2f ms ±%.2f ms (%d probes, shortest round trip %.2f ms, resolution %s)", c.OffsetMs, c.UncertaintyMs, c.Probes, c.RTTMs, c.Resolution)
 }
 
 // pieceKey names one unmerged result inside a merge: its run id and shard.
@@ -185,5 +185,5 @@ func offsetText(v, pm *float64) string {
 	if pm == nil {
 		return fmt.Sprintf("%+.1f", *v)
 	}
-	return fmt.Sprintf("%+.1f±%.0f", *v, *pm)
+	return fmt.Sprintf("%+.1f±%.1f", *v, *pm)
 }

@@ -229,8 +229,12 @@ type Scenario struct {
 	Requests int           `json:"requests"`
 	Duration time.Duration `json:"duration"`
 	// Warmup requests are sent first and not measured.
-	Warmup    int       `json:"warmup"`
-	Seed      int64     `json:"seed"` // arrival-time randomness
+	Warmup int   `json:"warmup"`
+	Seed   int64 `json:"seed"` // arrival-time randomness
+	// StartAt, when set, is the wall-clock instant the measured phase
+	// begins (after warmup), so that the shards of a split run start their
+	// schedules together.
+	StartAt   time.Time `json:"start_at,omitzero"`
 	SLA       []SLA     `json:"sla"`
 	Goodput   Goodput   `json:"goodput"`
 	Asserts   []*Assert `json:"asserts"`

@@ -18,7 +18,7 @@ import (
 var scenarioSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
 		{Name: "target", Required: true}, {Name: "dataset", Required: true},
-		{Name: "requests"}, {Name: "duration"}, {Name: "seed"},
+		{Name: "requests"}, {Name: "duration"}, {Name: "seed"}, {Name: "start_at"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{
 		{Type: "open_loop"}, {Type: "closed_loop"}, {Type: "warmup"}, {Type: "sla"}, {Type: "goodput"},
@@ -94,6 +94,15 @@ func (l *loader) decodeScenario(d dec, filename string, b *hcl.Block) {
 	d.integer(a, "requests", &s.Requests, 1)
 	d.duration(a, "duration", &s.Duration, true)
 	d.int64(a, "seed", &s.Seed, minInt64)
+	var startAt string
+	if attr := d.str(a, "start_at", &startAt); attr != nil && startAt != "" {
+		t, err := time.Parse(time.RFC3339Nano, startAt)
+		if err != nil {
+			d.invalid(attr, "start_at %q is not an RFC 3339 time: want one such as \"2026-12-01T10:00:00Z\".", startAt)
+		} else {
+			s.StartAt = t
+		}
+	}
 
 	open := atMostOne(&l.diags, content.Blocks.OfType("open_loop"), "a scenario")
 	closed := atMostOne(&l.diags, content.Blocks.OfType("closed_loop"), "a scenario")

@@ -21,6 +21,7 @@ import (
 type runOptions struct {
 	out   string
 	quiet bool
+	shard shardOptions
 }
 
 func cmdRun(ctx context.Context, e env, args []string) int {
@@ -31,14 +32,22 @@ func cmdRun(ctx context.Context, e env, args []string) int {
 	var opts runOptions
 	out := outFlag(fs, "llmload-results", "`directory` for <scenario>.json and <scenario>.requests.jsonl (empty: write none)")
 	fs.BoolVar(&opts.quiet, "quiet", false, "no progress line")
+	opts.shard.register(fs)
 	cfg, code := parseAndLoad(e, fs, &cf, args)
 	if cfg == nil {
 		return code
 	}
 	opts.out = *out
+	if err := opts.shard.resolve(os.Getenv); err != nil {
+		return fs.usageError(err.Error())
+	}
 	scenarios, code := selectScenarios(e, cfg, *name)
 	if scenarios == nil {
 		return code
+	}
+	if len(scenarios) > 1 && opts.shard.active() {
+		fmt.Fprintf(e.stderr, "llmload: -shard, -run-id, -start-at and -barrier apply to one scenario: choose it with -scenario (the configuration has %d)\n", len(scenarios))
+		return exitInvalid
 	}
 	worst := exitOK
 	for _, s := range scenarios {
@@ -88,6 +97,13 @@ func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.S
 	}
 
 	plan := executorPlan(s, lt, ds, tok)
+	fp := fingerprint(s, ds)
+	co, code := coordinate(ctx, e, s, lt, &plan, fp, opts.shard)
+	if co == nil {
+		return code
+	}
+	defer co.close()
+	opts.out = opts.shard.shardDir(opts.out)
 	// The requests file is opened before any load is sent: an unwritable
 	// output directory fails now, not after the run.
 	var reqs *report.RequestWriter
@@ -115,6 +131,17 @@ func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.S
 
 	outs := assert.Evaluate(s, outcome.Overall)
 	rep := buildReport(s, lt, ds, tok, outcome, outs, started, ended)
+	rep.RunID, rep.Fingerprint = co.runID, fp
+	if opts.shard.count > 0 {
+		rep.Shard = &report.Shard{Index: opts.shard.index, Count: opts.shard.count}
+	}
+	if sy := co.sync; sy != nil {
+		sy.StartLateMs = ms(outcome.StartLate)
+		rep.Sync = sy
+		if outcome.StartLate > 0 {
+			fmt.Fprintf(e.stderr, "llmload: warning: the schedule began %v after the common start (warmup ran past it)\n", outcome.StartLate.Round(time.Millisecond))
+		}
+	}
 	res, err := report.NewResult(rep)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "llmload: %v\n", err)
@@ -128,7 +155,14 @@ func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.S
 			writeDiags(e, cfg, hcl.Diagnostics{o.Diagnostic})
 		}
 	}
-	code := verdict(e, outcome.Interrupted, outcome.Overall, outs)
+	code = verdict(e, outcome.Interrupted, outcome.Overall, outs)
+	if code == exitCheckFailed && opts.shard.sharded() {
+		// A shard's checks see a slice of the run; the verdict is the
+		// merge's. A shard that produced a result succeeded (a failed pod
+		// would be retried by its Job).
+		fmt.Fprintf(e.stderr, "llmload: shard %d of %d: the checks above judge this shard alone; the verdict is llmload merge's (exit 0)\n", opts.shard.index, opts.shard.count)
+		code = exitOK
+	}
 	if opts.out != "" {
 		var paths []string
 		werr := reqs.Close()
