@@ -138,6 +138,46 @@ type Plan struct {
 	// results stream to observers and are dropped, so that memory does not
 	// grow with the run; tests and small tools may ask for them.
 	KeepResults bool
+
+	// Shard and Shards run one part of a run split across Shards processes
+	// (Shards 0 or 1: the whole run). Together the shards send exactly what
+	// one process would: an open loop's shard draws the whole seeded
+	// schedule and keeps arrivals Shard, Shard+Shards, ...; a closed loop's
+	// shard runs users u with u mod Shards == Shard, following the stages'
+	// (global) user counts, and sends its share of MaxRequests (ShareOf).
+	// Measured request k of the whole run uses place Warmup+k in both
+	// cases, so prompts follow their arrivals. Warmup is per shard.
+	Shard, Shards int
+	// StartAt, when set, is the wall-clock instant of time zero: warmup runs
+	// first, then Run sleeps until StartAt, so that every shard begins the
+	// schedule at the same instant. A shard whose warmup ends after StartAt
+	// keeps StartAt as time zero (its first arrivals leave late, and its
+	// schedule lag shows it); Outcome.StartLate says by how much.
+	StartAt time.Time
+}
+
+// sharded reports whether the plan is one shard of several.
+func (p *Plan) sharded() bool { return p.Shards > 1 }
+
+// ShareOf returns shard's part of n things dealt round-robin over shards
+// (things shard, shard+shards, ...): n/shards, one more for the first
+// n%shards shards, so that the parts add up to n.
+func ShareOf(n, shard, shards int) int {
+	if shards <= 1 {
+		return n
+	}
+	if n <= shard {
+		return 0
+	}
+	return (n - shard + shards - 1) / shards
+}
+
+// global is the run-wide index of the shard's i-th request or user.
+func (p *Plan) global(i int) int {
+	if !p.sharded() {
+		return i
+	}
+	return p.Shard + i*p.Shards
 }
 
 // Starter is an Observer that wants the run's time zero (the wall-clock
@@ -194,6 +234,9 @@ type Outcome struct {
 	Started time.Time
 	// Elapsed runs from Started to the end of the drain.
 	Elapsed time.Duration
+	// StartLate is how long after Plan.StartAt the measured phase could
+	// begin (warmup ran past it); 0 when it began on time or had no StartAt.
+	StartLate time.Duration
 }
 
 // StageOutcome is one closed-loop stage's figures. A request belongs to the
@@ -232,8 +275,23 @@ func Run(ctx context.Context, p Plan) (*Outcome, error) {
 // requests: the seeded schedule of MaxRequests (or len(Requests)) arrivals,
 // cut where Duration stops dispatching (an arrival exactly at Duration is
 // not sent). Run sends exactly these; plan prints them. Nil for a closed
-// loop, whose dispatches depend on the server.
+// loop, whose dispatches depend on the server. For one shard of several it
+// returns the shard's arrivals: those at Shard, Shard+Shards, ... of the
+// whole run's schedule.
 func Arrivals(p Plan) []time.Duration {
+	offs := allArrivals(p)
+	if !p.sharded() {
+		return offs
+	}
+	var mine []time.Duration
+	for k := p.Shard; k < len(offs); k += p.Shards {
+		mine = append(mine, offs[k])
+	}
+	return mine
+}
+
+// allArrivals is the whole run's schedule, whatever the shard.
+func allArrivals(p Plan) []time.Duration {
 	if p.Open == nil {
 		return nil
 	}
@@ -262,6 +320,9 @@ func (p *Plan) validate() error {
 	}
 	if p.MaxRequests < 0 || p.Warmup < 0 || p.Duration < 0 {
 		errs = append(errs, errors.New("requests, warmup and duration must not be negative"))
+	}
+	if p.Shards < 0 || p.Shard < 0 || (p.Shards > 0 && p.Shard >= p.Shards) || (p.Shards == 0 && p.Shard != 0) {
+		errs = append(errs, fmt.Errorf("shard %d of %d: want 0 <= shard < shards", p.Shard, p.Shards))
 	}
 	if o := p.Open; o != nil {
 		if !(o.Rate > 0) {
@@ -310,7 +371,7 @@ func (p *Plan) connections() int {
 	if p.Closed != nil {
 		n := 1
 		for _, s := range p.Closed.Stages {
-			n = max(n, s.Users)
+			n = max(n, p.usersOf(s.Users))
 		}
 		return max(n, min(p.Warmup, WarmupConcurrency))
 	}
@@ -319,3 +380,12 @@ func (p *Plan) connections() int {
 	}
 	return min(max(p.MaxRequests, len(p.Requests)), 1024)
 }
+
+// usersOf is how many of a closed loop's first n users are this shard's.
+func (p *Plan) usersOf(n int) int { return ShareOf(n, p.Shard, p.Shards) }
+
+// maxRequests is this shard's share of a closed loop's MaxRequests (0 when
+// MaxRequests is: no limit; a share may also be 0, so callers test
+// MaxRequests > 0 first). An open loop's share is its part of the
+// schedule.
+func (p *Plan) maxRequests() int { return ShareOf(p.MaxRequests, p.Shard, p.Shards) }

@@ -24,6 +24,7 @@ type run struct {
 	idPre   string          // x-request-id prefix, unique to the run
 
 	start    time.Time     // time zero of the measured phase
+	late     time.Duration // how late after Plan.StartAt the measured phase began
 	dispEnd  time.Duration // when dispatching stopped
 	nextID   atomic.Int64
 	inflight atomic.Int64
@@ -47,6 +48,11 @@ func newRun(p Plan, c *client, preps []prepared) *run {
 	var b [4]byte
 	_, _ = rand.Read(b[:])
 	r.idPre = "llmload-" + hex.EncodeToString(b[:]) + "-"
+	if p.sharded() {
+		// Request ids carry the shard, so the shards' ids stay unique
+		// however their random prefixes fall.
+		r.idPre += "s" + strconv.Itoa(p.Shard) + "-"
+	}
 	stages := 1
 	if p.Open != nil {
 		r.offsets = Arrivals(p)
@@ -61,6 +67,23 @@ func newRun(p Plan, c *client, preps []prepared) *run {
 func (r *run) execute(ctx context.Context) *Outcome {
 	warm, zero := r.warmup(ctx)
 	r.start = time.Now()
+	if at := r.p.StartAt; !at.IsZero() {
+		// The common start as a monotonic reading: the wall-clock instant
+		// is turned into an offset from now once, so a clock step during
+		// the run cannot move the schedule.
+		mono := r.start.Add(at.Sub(r.start))
+		if d := mono.Sub(r.start); d > 0 {
+			t := time.NewTimer(d)
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+			}
+			t.Stop()
+		} else {
+			r.late = -d
+		}
+		r.start = mono
+	}
 	shift := r.start.Sub(zero)
 	for _, w := range warm {
 		w.Intended -= shift
@@ -97,6 +120,7 @@ func (r *run) execute(ctx context.Context) *Outcome {
 	out.Interrupted = ctx.Err() != nil
 	out.Started = r.start
 	out.Elapsed = time.Since(r.start)
+	out.StartLate = r.late
 	return out
 }
 
@@ -234,7 +258,7 @@ func (r *run) open(ctx context.Context) {
 		}
 		res := r.newResult(off, time.Since(r.start))
 		r.sent.Add(1)
-		p := r.prep(r.p.Warmup + i)
+		p := r.prep(r.p.Warmup + r.p.global(i))
 		r.wg.Add(1)
 		if queue != nil {
 			r.unsent.Add(1)
@@ -262,7 +286,8 @@ func sleepUntil(ctx context.Context, timer *time.Timer, t time.Time) bool {
 
 // gate tells closed-loop users how many of them may run.
 type gate struct {
-	active  *atomic.Int64 // mirrors users, for snapshots
+	active  *atomic.Int64 // this shard's part of users, for snapshots
+	local   func(int) int // this shard's part of a user count
 	mu      sync.Mutex
 	users   int
 	changed chan struct{} // closed and replaced on every change
@@ -273,7 +298,7 @@ type gate struct {
 func (g *gate) set(users int) {
 	g.mu.Lock()
 	g.users = users
-	g.active.Store(int64(users))
+	g.active.Store(int64(g.local(users)))
 	close(g.changed)
 	g.changed = make(chan struct{})
 	g.mu.Unlock()
@@ -290,7 +315,7 @@ func (g *gate) halt() { g.once.Do(func() { close(g.stop) }) }
 // closed runs the virtual users and moves their number along the stages.
 func (r *run) closed(ctx context.Context) {
 	cl := r.p.Closed
-	g := &gate{active: &r.active, changed: make(chan struct{}), stop: make(chan struct{})}
+	g := &gate{active: &r.active, local: r.p.usersOf, changed: make(chan struct{}), stop: make(chan struct{})}
 	steps := userSteps(cl.Stages)
 	users := 0
 	for _, s := range cl.Stages {
@@ -301,7 +326,13 @@ func (r *run) closed(ctx context.Context) {
 		end = d
 	}
 	var tickets atomic.Int64
+	// A shard runs the users u with u mod Shards == Shard; each follows the
+	// whole run's user count, so the shards' users together are one
+	// process's.
 	for u := range users {
+		if r.p.sharded() && u%r.p.Shards != r.p.Shard {
+			continue
+		}
 		r.wg.Add(1)
 		go r.user(ctx, u, g, &tickets, end)
 	}
@@ -335,7 +366,7 @@ func (r *run) closed(ctx context.Context) {
 	}
 }
 
-// user is virtual user u: while the gate counts it in, it sends a request,
+// user is virtual user u (numbered across shards): while the gate counts it in, it sends a request,
 // reads the whole stream and thinks, until the run stops (at the latest at
 // end, when end is set).
 func (r *run) user(ctx context.Context, u int, g *gate, tickets *atomic.Int64, end time.Duration) {
@@ -369,8 +400,8 @@ func (r *run) user(ctx context.Context, u int, g *gate, tickets *atomic.Int64, e
 		if end > 0 && now >= end {
 			return
 		}
-		t := tickets.Add(1) - 1 // also the place in the dataset's cycle
-		if limit := r.p.MaxRequests; limit > 0 && t >= int64(limit) {
+		t := tickets.Add(1) - 1 // the shard's t-th request: place Warmup+global(t)
+		if r.p.MaxRequests > 0 && t >= int64(r.p.maxRequests()) {
 			g.halt()
 			return
 		}
@@ -378,7 +409,7 @@ func (r *run) user(ctx context.Context, u int, g *gate, tickets *atomic.Int64, e
 		r.sent.Add(1)
 		res.Stage = stageAt(cl.Stages, now)
 		r.wg.Add(1)
-		r.send(ctx, res, r.prep(r.p.Warmup+int(t)))
+		r.send(ctx, res, r.prep(r.p.Warmup+r.p.global(int(t))))
 
 		d := cl.ThinkMin
 		if cl.ThinkMax > cl.ThinkMin {
@@ -525,7 +556,7 @@ func (r *run) planned() int {
 	if r.p.Open != nil {
 		return len(r.offsets)
 	}
-	return r.p.MaxRequests
+	return r.p.maxRequests()
 }
 
 // outcome computes the summaries once every result is in.
@@ -553,7 +584,7 @@ func (c *collector) outcome() *Outcome {
 				d = max(0, stop-start)
 			}
 			c.stages[i].ObserveConcurrency(int(r.peaks[i].Load()))
-			out.Stages = append(out.Stages, StageOutcome{Index: i, Users: s.Users, Duration: d, Summary: c.stages[i].SummaryOver(d)})
+			out.Stages = append(out.Stages, StageOutcome{Index: i, Users: r.p.usersOf(s.Users), Duration: d, Summary: c.stages[i].SummaryOver(d)})
 			start += s.Duration
 		}
 	}

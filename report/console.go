@@ -65,6 +65,7 @@ func WriteConsole(w io.Writer, r *Result) error {
 	writeExtras(p, r, s)
 	writeServer(p, s)
 	writeStages(p, r.Stages, r.Capacity)
+	writeShards(p, r)
 	writeValidity(p, r.Validity)
 	writeChecks(p, r.Checks, s)
 	return p.err

@@ -15,14 +15,23 @@ import (
 // merge exactly, the time window is the union of the parts', throughputs
 // and rates are recomputed over it, and time series line up on wall-clock
 // time. It refuses results of different scenarios or configurations (their
-// fingerprints differ) and the same result twice. Checks are left empty:
-// the caller evaluates the scenario's checks on the merged figures.
+// fingerprints differ) and the same result twice. Shards (results with a
+// Shard) merge only with the other shards of their run: one run id, one
+// shard count, each (run id, shard) once. Shards not given are listed in
+// MissingShards; whether a partial merge is a result is the caller's call.
+// Checks are left empty: the caller evaluates the scenario's checks on the
+// merged figures.
 func MergeResults(parts []*Result) (*Result, error) {
 	if len(parts) == 0 {
 		return nil, errors.New("nothing to merge")
 	}
 	first := parts[0]
-	seen := map[string]int{}
+	seen := map[pieceKey]int{}
+	// Shards merge only with the other shards of their run: the first
+	// piece decides whether this is a merge of shards, and of which run.
+	firstPiece := piecesOf(first)[0]
+	firstRun, sharded := firstPiece.RunID, firstPiece.Shard != nil
+	shards := shardCheck{present: map[int]bool{}}
 	for i, p := range parts {
 		if p.Scenario != first.Scenario {
 			return nil, fmt.Errorf("result %d is of scenario %q, result 1 of %q: only results of one scenario merge", i+1, p.Scenario, first.Scenario)
@@ -36,18 +45,18 @@ func MergeResults(parts []*Result) (*Result, error) {
 		if len(p.Stages) != len(first.Stages) {
 			return nil, fmt.Errorf("result %d has %d stages, result 1 has %d", i+1, len(p.Stages), len(first.Stages))
 		}
-		ids := []string{p.RunID}
-		if len(p.Parts) > 0 {
-			ids = ids[:0]
-			for _, part := range p.Parts {
-				ids = append(ids, part.RunID)
+		for _, pc := range piecesOf(p) {
+			if err := shards.add(i, pc.RunID, pc.Shard, firstRun, sharded); err != nil {
+				return nil, err
 			}
-		}
-		for _, id := range ids {
-			if j, dup := seen[id]; dup {
-				return nil, fmt.Errorf("results %d and %d both hold run %s: the same requests would be counted twice", j+1, i+1, id)
+			key := pieceKey{pc.RunID, -1}
+			if pc.Shard != nil {
+				key.shard = pc.Shard.Index
 			}
-			seen[id] = i
+			if j, dup := seen[key]; dup {
+				return nil, fmt.Errorf("results %d and %d both hold %s: the same requests would be counted twice", j+1, i+1, key)
+			}
+			seen[key] = i
 		}
 	}
 
@@ -84,14 +93,10 @@ func MergeResults(parts []*Result) (*Result, error) {
 			run.TimeZero = p.TimeZero
 		}
 		run.Interrupted = run.Interrupted || p.Interrupted
-		if len(p.Parts) > 0 {
-			run.Parts = append(run.Parts, p.Parts...)
-		} else {
-			run.Parts = append(run.Parts, Part{
-				RunID: p.RunID, StartedAt: p.StartedAt, Completed: p.Summary.Completed, Failed: p.Summary.Failed,
-				AchievedRate: p.Summary.AchievedRate, LagP99: p.Summary.Lag.P99,
-			})
-		}
+		run.Parts = append(run.Parts, piecesOf(p)...)
+	}
+	if sharded {
+		run.ShardCount, run.MissingShards = shards.count, shards.missing()
 	}
 	overall, err := metrics.MergeSummaries(sums...)
 	if err != nil {
@@ -143,4 +148,13 @@ func mergeDetailed(parts []*Result) *Detailed {
 
 func fromMs(v float64) time.Duration {
 	return time.Duration(math.Round(v * float64(time.Millisecond)))
+}
+
+// piecesOf returns the unmerged results a result holds: its parts when it
+// is a merge, else itself.
+func piecesOf(r *Result) []Part {
+	if len(r.Parts) > 0 {
+		return r.Parts
+	}
+	return []Part{PartOf(r)}
 }

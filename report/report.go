@@ -236,6 +236,15 @@ type Run struct {
 
 	// Parts lists the results a merged result was made of.
 	Parts []Part
+
+	// Shard is this result's shard of a split run (nil when unsplit); Sync
+	// how it lined up with the other shards (nil without a common start).
+	Shard *Shard
+	Sync  *Sync
+	// ShardCount and MissingShards describe a merge of shards: how many the
+	// run had and which of them were not merged (a partial result).
+	ShardCount    int
+	MissingShards []int
 }
 
 // The vLLM block's rows when a run does not choose them: P99 of TTFT, TPOT,
@@ -245,12 +254,58 @@ var (
 	DefaultPercentileMetrics = []string{"ttft", "tpot", "itl", "e2el"}
 )
 
-// Part is one result file of a merged result.
+// Part is one result file of a merged result: for shards, what shows a
+// slow or skewed pod (its achieved rate, schedule lag, late start, clock
+// offsets and errors).
 type Part struct {
-	RunID        string    `json:"run_id"`
-	StartedAt    time.Time `json:"started_at"`
-	Completed    int       `json:"completed"`
-	Failed       int       `json:"failed"`
-	AchievedRate float64   `json:"achieved_rate"`
-	LagP99       float64   `json:"lag_p99_ms"`
+	RunID          string                    `json:"run_id"`
+	Shard          *Shard                    `json:"shard,omitempty"`
+	StartedAt      time.Time                 `json:"started_at"`
+	TimeZero       time.Time                 `json:"time_zero,omitzero"`
+	Completed      int                       `json:"completed"`
+	Failed         int                       `json:"failed"`
+	Errors         map[metrics.ErrorKind]int `json:"errors,omitempty"`
+	Dispatches     int                       `json:"dispatches"`
+	AchievedRate   float64                   `json:"achieved_rate"`
+	LagP50         float64                   `json:"lag_p50_ms"`
+	LagP99         float64                   `json:"lag_p99_ms"`
+	LagMax         float64                   `json:"lag_max_ms"`
+	LateDispatches int                       `json:"late_dispatches"`
+	// StartLateMs is how long after the common start the shard began.
+	StartLateMs float64 `json:"start_late_ms"`
+	// The target's clock and shard 0's minus this shard's, and their
+	// uncertainties (null when not measured).
+	ClockOffsetMs       *float64 `json:"clock_offset_ms"`
+	ClockUncertaintyMs  *float64 `json:"clock_uncertainty_ms"`
+	LeaderOffsetMs      *float64 `json:"leader_offset_ms"`
+	LeaderUncertaintyMs *float64 `json:"leader_uncertainty_ms"`
+}
+
+// PartOf summarises one unmerged result for a merged result's parts.
+func PartOf(r *Result) Part {
+	s := r.Summary
+	pt := Part{
+		RunID: r.RunID, Shard: r.Shard, StartedAt: r.StartedAt, TimeZero: r.TimeZero,
+		Completed: s.Completed, Failed: s.Failed, Dispatches: s.Dispatches,
+		AchievedRate: s.AchievedRate, LagP50: s.Lag.P50, LagP99: s.Lag.P99, LagMax: s.Lag.Max,
+		LateDispatches: s.LateDispatches,
+	}
+	for k, n := range s.Errors {
+		if n > 0 {
+			if pt.Errors == nil {
+				pt.Errors = map[metrics.ErrorKind]int{}
+			}
+			pt.Errors[k] = n
+		}
+	}
+	if sy := r.Sync; sy != nil {
+		pt.StartLateMs = sy.StartLateMs
+		if c := sy.TargetClock; c != nil && c.Error == "" {
+			pt.ClockOffsetMs, pt.ClockUncertaintyMs = &c.OffsetMs, &c.UncertaintyMs
+		}
+		if c := sy.LeaderClock; c != nil && c.Error == "" {
+			pt.LeaderOffsetMs, pt.LeaderUncertaintyMs = &c.OffsetMs, &c.UncertaintyMs
+		}
+	}
+	return pt
 }

@@ -176,13 +176,20 @@ type Extras struct {
 	// Percentiles and PercentileMetrics are the scenario's choice of the
 	// vLLM block's rows (absent: DefaultPercentiles and
 	// DefaultPercentileMetrics).
-	Percentiles       []float64       `json:"percentiles,omitempty"`
-	PercentileMetrics []string        `json:"percentile_metrics,omitempty"`
-	Validity          *Validity       `json:"validity,omitempty"`
-	Parts             []Part          `json:"parts,omitempty"`
-	Config            json.RawMessage `json:"config"`
-	Dataset           json.RawMessage `json:"dataset"`
-	Simulator         json.RawMessage `json:"simulator,omitempty"`
+	Percentiles       []float64 `json:"percentiles,omitempty"`
+	PercentileMetrics []string  `json:"percentile_metrics,omitempty"`
+	Validity          *Validity `json:"validity,omitempty"`
+	Parts             []Part    `json:"parts,omitempty"`
+	// Shard and Sync: a shard's identity and how it lined up with the
+	// others; ShardCount and MissingShards: a merge of shards, and the
+	// shards it lacks (the merged figures are then partial).
+	Shard         *Shard          `json:"shard,omitempty"`
+	Sync          *Sync           `json:"sync,omitempty"`
+	ShardCount    int             `json:"shard_count,omitempty"`
+	MissingShards []int           `json:"missing_shards,omitempty"`
+	Config        json.RawMessage `json:"config"`
+	Dataset       json.RawMessage `json:"dataset"`
+	Simulator     json.RawMessage `json:"simulator,omitempty"`
 }
 
 // SLOms is a goodput SLO in milliseconds (absent = not set).
@@ -361,6 +368,10 @@ func NewResult(r *Run) (*Result, error) {
 			PercentileMetrics:    r.PercentileMetrics,
 			Validity:             r.Validity,
 			Parts:                r.Parts,
+			Shard:                r.Shard,
+			Sync:                 r.Sync,
+			ShardCount:           r.ShardCount,
+			MissingShards:        r.MissingShards,
 		},
 	}
 	res.Detailed = r.Detailed

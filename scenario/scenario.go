@@ -278,6 +278,10 @@ type Scenario struct {
 	// the dataset sets no seed of its own (Dataset is then this scenario's
 	// copy with the seed filled in).
 	Seed int64 `json:"seed"`
+	// StartAt, when set, is the wall-clock instant the measured phase
+	// begins (after warmup), so that the shards of a split run start their
+	// schedules together.
+	StartAt time.Time `json:"start_at,omitzero"`
 	// Percentiles and PercentileMetrics choose what the vLLM block of the
 	// report shows and which pNN_<metric>_ms keys the result adds to the
 	// ones always written (vLLM's --metric-percentiles and

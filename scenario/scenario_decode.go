@@ -19,7 +19,7 @@ import (
 var scenarioSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
 		{Name: "target", Required: true}, {Name: "dataset", Required: true},
-		{Name: "requests"}, {Name: "duration"}, {Name: "seed"},
+		{Name: "requests"}, {Name: "duration"}, {Name: "seed"}, {Name: "start_at"},
 		{Name: "percentiles"}, {Name: "percentile_metrics"}, {Name: "result_filename"}, {Name: "save_detailed"}, {Name: "metrics_addr"},
 		{Name: "verdict"}, {Name: "min_samples"}, {Name: "allow_inconclusive"},
 	},
@@ -118,6 +118,15 @@ func (l *loader) decodeScenario(d dec, filename string, b *hcl.Block) {
 	d.oneOf(a, "verdict", &s.Verdict, VerdictPoint, VerdictStrict)
 	d.integer(a, "min_samples", &s.MinSamples, 1)
 	d.boolean(a, "allow_inconclusive", &s.AllowInconclusive)
+	var startAt string
+	if attr := d.str(a, "start_at", &startAt); attr != nil && startAt != "" {
+		t, err := time.Parse(time.RFC3339Nano, startAt)
+		if err != nil {
+			d.invalid(attr, "start_at %q is not an RFC 3339 time: want one such as \"2026-12-01T10:00:00Z\".", startAt)
+		} else {
+			s.StartAt = t
+		}
+	}
 
 	open := atMostOne(&l.diags, content.Blocks.OfType("open_loop"), "a scenario")
 	closed := atMostOne(&l.diags, content.Blocks.OfType("closed_loop"), "a scenario")

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/llmload/llmload/assert"
 	"github.com/llmload/llmload/report"
@@ -17,6 +19,7 @@ func cmdMerge(_ context.Context, e env, args []string) int {
 	fs.StringVar(&out, "o", "", "write the merged result to this `file` (default: print only)")
 	fs.StringVar(&out, "out", "", "same as -o")
 	quiet := fs.Bool("quiet", false, "print no report, only errors")
+	partial := fs.Bool("allow-partial", false, "judge a merge of shards that lacks some (default: a missing shard means no valid result, exit 3)")
 	paths, code, ok := parseInterspersed(fs, args)
 	if !ok {
 		return code
@@ -60,6 +63,15 @@ func cmdMerge(_ context.Context, e env, args []string) int {
 		}
 	}
 	code = verdict(e, res.Interrupted, res.Summary, outs, res.Validity, sc.AllowInconclusive)
+	if n := len(res.MissingShards); n > 0 {
+		fmt.Fprintf(e.stderr, "llmload merge: %d of %d shards of run %s missing (%s)", n, res.ShardCount, res.RunID, joinInts(res.MissingShards))
+		if *partial {
+			fmt.Fprintln(e.stderr, "; -allow-partial: judged on the shards present")
+		} else {
+			fmt.Fprintln(e.stderr, ": no valid result (-allow-partial judges the shards present)")
+			code = worse(code, exitNoResult)
+		}
+	}
 	if out != "" {
 		if err := report.WriteResultFile(out, res); err != nil {
 			fmt.Fprintf(e.stderr, "llmload merge: %v\n", err)
@@ -68,4 +80,12 @@ func cmdMerge(_ context.Context, e env, args []string) int {
 		fmt.Fprintf(e.stderr, "llmload: wrote %s\n", out)
 	}
 	return code
+}
+
+func joinInts(v []int) string {
+	s := make([]string, len(v))
+	for i, n := range v {
+		s[i] = strconv.Itoa(n)
+	}
+	return strings.Join(s, ", ")
 }

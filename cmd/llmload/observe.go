@@ -24,7 +24,10 @@ func startLive(e env, s *scenario.Scenario, plan *executor.Plan, addr string) (*
 	if addr == "" {
 		return nil, nil
 	}
-	o := live.Options{Scenario: s.Name, Shard: ""} // TODO(sharding): the shard's name
+	o := live.Options{Scenario: s.Name}
+	if plan.Shards > 1 {
+		o.Shard = fmt.Sprintf("%d/%d", plan.Shard, plan.Shards)
+	}
 	if plan.Open != nil {
 		o.ConfiguredRate = plan.Open.Rate
 	}

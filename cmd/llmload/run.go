@@ -25,6 +25,7 @@ type runOptions struct {
 	out         string
 	quiet       bool
 	metricsAddr string
+	shard       shardOptions
 }
 
 func cmdRun(ctx context.Context, e env, args []string) int {
@@ -36,17 +37,25 @@ func cmdRun(ctx context.Context, e env, args []string) int {
 	out := outFlag(fs, "llmload-results", "`directory` for <scenario>.json (or the scenario's result_filename) and its .requests.jsonl (empty: write none)")
 	fs.BoolVar(&opts.quiet, "quiet", false, "no progress line")
 	fs.StringVar(&opts.metricsAddr, "metrics-addr", "", "serve live Prometheus metrics of the run at http://`host:port`/metrics (overrides a scenario's metrics_addr)")
+	opts.shard.register(fs)
 	cfg, code := parseAndLoad(e, fs, &cf, args)
 	if cfg == nil {
 		return code
 	}
 	opts.out = *out
+	if err := opts.shard.resolve(os.Getenv); err != nil {
+		return fs.usageError(err.Error())
+	}
 	scenarios, code := selectScenarios(e, cfg, *name)
 	if scenarios == nil {
 		return code
 	}
 	if code := checkFiles(e, cfg, scenarios); code != exitOK {
 		return code
+	}
+	if len(scenarios) > 1 && opts.shard.active() {
+		fmt.Fprintf(e.stderr, "llmload: -shard, -run-id, -start-at and -barrier apply to one scenario: choose it with -scenario (the configuration has %d)\n", len(scenarios))
+		return exitInvalid
 	}
 	worst := exitOK
 	for _, s := range scenarios {
@@ -96,6 +105,13 @@ func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.S
 	}
 
 	plan := executorPlan(s, lt, ds, tok)
+	fp := fingerprint(s, ds)
+	co, code := coordinate(ctx, e, s, lt, &plan, fp, opts.shard)
+	if co == nil {
+		return code
+	}
+	defer co.close()
+	opts.out = opts.shard.shardDir(opts.out)
 	// The requests file is opened before any load is sent: an unwritable
 	// output directory fails now, not after the run.
 	var reqs *report.RequestWriter
@@ -160,6 +176,17 @@ func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.S
 		rep.Detailed = detailed.Detailed()
 	}
 	rep.Validity = reportValidity(s, outcome.Overall)
+	rep.RunID, rep.Fingerprint = co.runID, fp
+	if opts.shard.count > 0 {
+		rep.Shard = &report.Shard{Index: opts.shard.index, Count: opts.shard.count}
+	}
+	if sy := co.sync; sy != nil {
+		sy.StartLateMs = ms(outcome.StartLate)
+		rep.Sync = sy
+		if outcome.StartLate > 0 {
+			fmt.Fprintf(e.stderr, "llmload: warning: the schedule began %v after the common start (warmup ran past it)\n", outcome.StartLate.Round(time.Millisecond))
+		}
+	}
 	res, err := report.NewResult(rep)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "llmload: %v\n", err)
@@ -173,7 +200,14 @@ func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.S
 			writeDiags(e, cfg, hcl.Diagnostics{o.Diagnostic})
 		}
 	}
-	code := verdict(e, outcome.Interrupted, outcome.Overall, outs, rep.Validity, s.AllowInconclusive)
+	code = verdict(e, outcome.Interrupted, outcome.Overall, outs, rep.Validity, s.AllowInconclusive)
+	if code == exitCheckFailed && opts.shard.sharded() {
+		// A shard's checks see a slice of the run; the verdict is the
+		// merge's. A shard that produced a result succeeded (a failed pod
+		// would be retried by its Job).
+		fmt.Fprintf(e.stderr, "llmload: shard %d of %d: the checks above judge this shard alone; the verdict is llmload merge's (exit 0)\n", opts.shard.index, opts.shard.count)
+		code = exitOK
+	}
 	if opts.out != "" {
 		var paths []string
 		werr := reqs.Close()
