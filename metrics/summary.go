@@ -39,9 +39,12 @@ type Summary struct {
 	Errors    map[ErrorKind]int `json:"errors"` // failed requests by kind
 	// Canceled counts requests cut off by an interruption (Ctrl-C) while in
 	// flight: neither completed nor failed, and not in the error rate.
-	Canceled  int     `json:"canceled"`
-	Truncated int     `json:"truncated"`
-	Duration  float64 `json:"duration"` // seconds, first dispatch to last completion
+	Canceled  int `json:"canceled"`
+	Truncated int `json:"truncated"`
+	// ShortOutputs counts completed requests flagged ShortOutput (ignore_eos
+	// set, fewer tokens than max_tokens): suspicious, not failures.
+	ShortOutputs int     `json:"short_outputs"`
+	Duration     float64 `json:"duration"` // seconds, first dispatch to last completion
 
 	// TotalInputTokens sums the dataset's prompt counts of completed
 	// requests, as vLLM's benchmark does; ServerInputTokens sums the
