@@ -7,18 +7,35 @@ import (
 	"net/url"
 	"os"
 	"sort"
-	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
+
+	"github.com/llmload/llmload/internal/secret"
 )
 
 // Resolved returns a JSON-ready view of the scenario as it will run, for
 // result files: every default filled in, paths resolved, no hcl types, and
 // no secrets (the API key is left out, credential-like header values and
-// URL passwords are redacted). Durations are in nanoseconds, as
+// URL passwords are redacted, and sensitive variables' values are scrubbed
+// wherever they were used). Durations are in nanoseconds, as
 // time.Duration marshals; an "inf" rate is the string "inf".
 func (s *Scenario) Resolved() any {
+	view := s.resolved()
+	b, err := json.Marshal(view)
+	if err != nil {
+		return view
+	}
+	sc := secret.New()
+	for _, v := range s.secrets.Secrets() {
+		// As the value appears inside a JSON string, too.
+		q, _ := json.Marshal(v)
+		sc.Add(v, string(q[1:len(q)-1]))
+	}
+	return json.RawMessage(sc.Scrub(string(b)))
+}
+
+func (s *Scenario) resolved() any {
 	type openLoop struct {
 		Rate           any     `json:"rate"`
 		Arrival        string  `json:"arrival"`
@@ -46,7 +63,7 @@ func (s *Scenario) Resolved() any {
 		if t.Headers != nil {
 			t.Headers = map[string]string{}
 			for k, v := range s.Target.Headers {
-				if secretHeader(k) {
+				if secret.SensitiveHeader(k, s.Target.SensitiveHeaders) {
 					v = "<redacted>"
 				}
 				t.Headers[k] = v
@@ -73,17 +90,6 @@ func redactURL(s string) string {
 		return s
 	}
 	return u.Redacted()
-}
-
-// secretHeader reports header names whose values are likely credentials.
-func secretHeader(name string) bool {
-	n := strings.ToLower(name)
-	for _, w := range []string{"authorization", "key", "token", "secret", "cookie", "password"} {
-		if strings.Contains(n, w) {
-			return true
-		}
-	}
-	return false
 }
 
 // CheckFiles checks that the files the configuration names (dataset and

@@ -19,7 +19,7 @@ import (
 var ignoreHCL = cmp.Options{
 	cmpopts.IgnoreTypes(hcl.Range{}, map[string]hcl.Range{}),
 	cmpopts.IgnoreFields(Assert{}, "Condition"),
-	cmpopts.IgnoreUnexported(Target{}, Dataset{}),
+	cmpopts.IgnoreUnexported(Target{}, Dataset{}, Scenario{}),
 }
 
 func loadFull(t *testing.T) *Config {
@@ -113,6 +113,12 @@ func TestDecodeFull(t *testing.T) {
 			},
 			SLA: []SLA{{Key: "e2el_p50", Metric: "e2el", Stat: "p50", Bound: 10000, Upper: true}},
 		},
+	}
+	for _, s := range want {
+		s.Preflight = true // the defaults
+		if s.ClosedLoop != nil {
+			s.ClosedLoop.BackoffMin, s.ClosedLoop.BackoffMax = DefaultBackoffMin, DefaultBackoffMax
+		}
 	}
 	if diff := cmp.Diff(want, cfg.Scenarios, ignoreHCL); diff != "" {
 		t.Errorf("scenarios (-want +got):\n%s", diff)
