@@ -57,6 +57,9 @@ func WriteConsole(w io.Writer, r *Result) error {
 	if r.Interrupted {
 		p.printf("INTERRUPTED: the run was stopped early; these are partial results.\n")
 	}
+	if r.Aborted != "" {
+		p.printf("ABORTED: %s; these are partial results.\n", r.Aborted)
+	}
 	writeVLLMBlock(p, r, s)
 	writeExtras(p, r, s)
 	writeStages(p, r.Stages, r.Capacity)

@@ -79,6 +79,9 @@ func MergeResults(parts []*Result) (*Result, error) {
 			run.TimeZero = p.TimeZero
 		}
 		run.Interrupted = run.Interrupted || p.Interrupted
+		if run.Aborted == "" {
+			run.Aborted = p.Aborted
+		}
 		if len(p.Parts) > 0 {
 			run.Parts = append(run.Parts, p.Parts...)
 		} else {

@@ -175,6 +175,8 @@ type Run struct {
 
 	Checks      []Check
 	Interrupted bool
+	// Aborted says why abort_on stopped the run early ("" when it did not).
+	Aborted string
 
 	// Parts lists the results a merged result was made of.
 	Parts []Part

@@ -41,6 +41,9 @@ type RequestLine struct {
 	IgnoreEOS     bool              `json:"ignore_eos"`
 	FinishReason  string            `json:"finish_reason"`
 	Truncated     bool              `json:"truncated"`
+	ShortOutput   bool              `json:"short_output,omitempty"`
+	BytesReceived int64             `json:"bytes_received"`
+	RetryAfter    string            `json:"retry_after,omitempty"`
 	Status        int               `json:"status_code,omitempty"`
 	Error         metrics.ErrorKind `json:"error,omitempty"`
 	ErrorMessage  string            `json:"error_message,omitempty"`
@@ -58,6 +61,7 @@ func NewRequestLine(r *metrics.Request, zero time.Time, stages bool) RequestLine
 		PromptTokens: r.PromptTokens, PromptSource: r.PromptTokensSource, DatasetPrompt: r.DatasetPromptTokens,
 		OutputTokens: r.OutputTokens, OutputSource: r.OutputTokensSource, OutputEvents: r.OutputEvents,
 		MaxTokens: r.MaxTokens, IgnoreEOS: r.IgnoreEOS, FinishReason: r.FinishReason, Truncated: r.Truncated(),
+		ShortOutput: r.ShortOutput, BytesReceived: r.BytesReceived, RetryAfter: r.RetryAfter,
 		Status: r.StatusCode, Error: r.Error, ErrorMessage: r.ErrorMessage,
 	}
 	if !zero.IsZero() {

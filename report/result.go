@@ -141,6 +141,7 @@ type Extras struct {
 	TargetURL            string           `json:"target_url"`
 	API                  string           `json:"api"`
 	Interrupted          bool             `json:"interrupted"`
+	Aborted              string           `json:"aborted,omitempty"` // why abort_on stopped the run
 	TokenizerApproximate bool             `json:"tokenizer_approximate"`
 	Goodput              *SLOms           `json:"goodput_slo"` // null without a goodput SLO
 	Summary              *metrics.Summary `json:"summary"`
@@ -175,22 +176,25 @@ func vllmLatencyFields(s *metrics.Summary) []field {
 	var out []field
 	for _, m := range vllmLatencies {
 		l := s.LatencyOf(m.key)
+		empty := l.Count == 0
 		out = append(out,
-			field{"mean_" + m.key + "_ms", l.Mean},
-			field{"median_" + m.key + "_ms", l.P50},
-			field{"std_" + m.key + "_ms", l.Stddev},
+			field{"mean_" + m.key + "_ms", l.Mean, empty},
+			field{"median_" + m.key + "_ms", l.P50, empty},
+			field{"std_" + m.key + "_ms", l.Stddev, empty},
 		)
 		for _, pc := range []struct{ p, v float64 }{{50, l.P50}, {90, l.P90}, {95, l.P95}, {99, l.P99}, {99.9, l.P999}} {
-			out = append(out, field{vllmPercentileKey(pc.p, m.key), pc.v})
+			out = append(out, field{vllmPercentileKey(pc.p, m.key), pc.v, empty})
 		}
 	}
 	return out
 }
 
-// field is one key of a JSON object written in a fixed order.
+// field is one key of a JSON object written in a fixed order; empty marks
+// a statistic of a distribution without samples (written as null).
 type field struct {
 	key   string
 	value float64
+	empty bool
 }
 
 // NewResult builds the result file's content from a run.
@@ -231,6 +235,7 @@ func NewResult(r *Run) (*Result, error) {
 			TargetURL:            r.TargetURL,
 			API:                  r.API,
 			Interrupted:          r.Interrupted,
+			Aborted:              r.Aborted,
 			TokenizerApproximate: r.TokenizerApproximate,
 			Summary:              s,
 			Stages:               r.Stages,
@@ -280,9 +285,19 @@ func (res *Result) MarshalJSON() ([]byte, error) {
 	}
 	var buf bytes.Buffer
 	buf.Write(head[:len(head)-1])
-	for _, f := range vllmLatencyFields(&metrics.Summary{}) {
+	s := res.Summary
+	if s == nil {
+		s = &metrics.Summary{}
+	}
+	for _, f := range vllmLatencyFields(s) {
 		v, ok := res.VLLMLatencies[f.key]
 		if !ok {
+			continue
+		}
+		if f.empty {
+			// No sample: null, as the summary's own statistics are (vLLM
+			// writes 0 here, from its "or 0" fallbacks).
+			fmt.Fprintf(&buf, ",%q:null", f.key)
 			continue
 		}
 		b, err := json.Marshal(v)
