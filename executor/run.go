@@ -433,7 +433,7 @@ type collector struct {
 
 	completed, failed, canceled, outputTokens int
 	aborted                                   string // why AbortOn stopped the run
-	lastWindow                                int // index of the last window whose rate was reported
+	lastWindow                                int    // index of the last window whose rate was reported
 	rate                                      float64
 }
 
