@@ -178,6 +178,9 @@ func writeExtras(p *printer, r *Result, s *metrics.Summary) {
 	if s.Truncated > 0 {
 		p.printf("Truncated: %s stopped at max_tokens with ignore_eos off: output incomplete, not good for goodput.\n", count(s.Truncated, "request", "requests"))
 	}
+	if s.ShortOutputs > 0 {
+		p.printf("Short outputs: %s asked to ignore EOS but got fewer tokens than max_tokens (by the server's usage): the server did not honour ignore_eos.\n", count(s.ShortOutputs, "request", "requests"))
+	}
 	if s.ApproxOutputCounts > 0 {
 		p.printf("Note: output tokens of %s counted as stream events (no usage, no tokenizer): token figures are approximate.\n", count(s.ApproxOutputCounts, "request", "requests"))
 	}
