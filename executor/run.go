@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"math"
 	rand2 "math/rand/v2"
 	"sort"
@@ -35,7 +36,13 @@ type run struct {
 	wg       sync.WaitGroup // requests dispatched and not yet recorded
 	unsent   sync.WaitGroup // open-loop requests waiting for a concurrency slot
 	results  chan result
+	stopWork context.CancelCauseFunc // cancels the measured phase (abort_on)
 }
+
+// errAborted is the cause of a run stopped by Plan.AbortOn.
+type errAborted struct{ reason string }
+
+func (e errAborted) Error() string { return "aborted: " + e.reason }
 
 // result is a finished request and when it finished (offset from start).
 type result struct {
@@ -96,12 +103,12 @@ func (r *run) execute(ctx context.Context) *Outcome {
 			st.Start(r.start)
 		}
 	}
+	work, stopWork := context.WithCancelCause(ctx)
+	defer stopWork(nil)
+	r.stopWork = stopWork
 	col := newCollector(r)
 	done := make(chan struct{})
 	go func() { col.loop(warm); close(done) }()
-
-	work, stopWork := context.WithCancelCause(ctx)
-	defer stopWork(nil)
 	if ctx.Err() == nil {
 		if r.p.Open != nil {
 			r.open(work)
@@ -117,6 +124,7 @@ func (r *run) execute(ctx context.Context) *Outcome {
 	<-done
 
 	out := col.outcome()
+	out.Aborted = col.aborted
 	out.Interrupted = ctx.Err() != nil
 	out.Started = r.start
 	out.Elapsed = time.Since(r.start)
@@ -198,13 +206,14 @@ func (r *run) newResult(intended, dispatched time.Duration) *metrics.Request {
 	}
 }
 
-// send sends the request and hands the result to the recorder goroutine.
-// A request whose turn comes after ctx ended (an interruption) is dropped
-// unrecorded: it was never attempted.
-func (r *run) send(ctx context.Context, res *metrics.Request, p *prepared) {
+// send sends the request and hands the result to the recorder goroutine;
+// it returns the request's failure kind (the result belongs to the
+// recorder once sent). A request whose turn comes after ctx ended (an
+// interruption) is dropped unrecorded: it was never attempted.
+func (r *run) send(ctx context.Context, res *metrics.Request, p *prepared) metrics.ErrorKind {
 	defer r.wg.Done()
 	if ctx.Err() != nil {
-		return
+		return metrics.ErrCanceled
 	}
 	n := r.inflight.Add(1)
 	raise(&r.peaks[res.Stage], n)
@@ -212,7 +221,9 @@ func (r *run) send(ctx context.Context, res *metrics.Request, p *prepared) {
 	r.c.do(ctx, r.start, p, res)
 	r.inflight.Add(-1)
 	res.End = time.Since(r.start)
+	kind := res.Error
 	r.results <- result{req: res, end: res.End}
+	return kind
 }
 
 // raise sets a to n when n is larger.
@@ -375,6 +386,7 @@ func (r *run) user(ctx context.Context, u int, g *gate, tickets *atomic.Int64, e
 	rng := rand2.New(rand2.NewPCG(uint64(r.p.Seed), uint64(u)))
 	think := time.NewTimer(time.Hour)
 	defer think.Stop()
+	fails := 0 // failures in a row, for the backoff
 	for {
 		for {
 			n, changed := g.state()
@@ -409,11 +421,22 @@ func (r *run) user(ctx context.Context, u int, g *gate, tickets *atomic.Int64, e
 		r.sent.Add(1)
 		res.Stage = stageAt(cl.Stages, now)
 		r.wg.Add(1)
-		r.send(ctx, res, r.prep(r.p.Warmup+r.p.global(int(t))))
+		kind := r.send(ctx, res, r.prep(r.p.Warmup+r.p.global(int(t))))
 
 		d := cl.ThinkMin
 		if cl.ThinkMax > cl.ThinkMin {
 			d += time.Duration(rng.Int64N(int64(cl.ThinkMax - cl.ThinkMin + 1)))
+		}
+		switch kind {
+		case metrics.ErrNone:
+			fails = 0
+		case metrics.ErrCanceled: // the run is ending
+		default:
+			fails++
+			if b := cl.Backoff.wait(fails); b > 0 {
+				b = b/2 + time.Duration(rng.Int64N(int64(b/2)+1))
+				d = max(d, b)
+			}
 		}
 		if d > 0 {
 			think.Reset(d)
@@ -440,7 +463,8 @@ type collector struct {
 	results []*metrics.Request
 
 	completed, failed, canceled, outputTokens int
-	lastWindow                                int // index of the last window whose rate was reported
+	aborted                                   string // why AbortOn stopped the run
+	lastWindow                                int    // index of the last window whose rate was reported
 	rate                                      float64
 }
 
@@ -544,9 +568,24 @@ func (c *collector) add(req *metrics.Request) {
 			c.completed++
 			c.outputTokens += req.OutputTokens
 		}
+		c.checkAbort()
 	}
 	for _, o := range c.r.p.Observers {
 		o.Result(req)
+	}
+}
+
+// checkAbort stops the run when Plan.AbortOn's condition holds.
+func (c *collector) checkAbort() {
+	a := c.r.p.AbortOn
+	n := c.completed + c.failed
+	if a == nil || c.aborted != "" || n < a.MinRequests {
+		return
+	}
+	if rate := float64(c.failed) / float64(n); rate > a.ErrorRate {
+		c.aborted = fmt.Sprintf("abort_on: error rate %.3g (%d of %d requests failed) is over %g after at least %d requests",
+			rate, c.failed, n, a.ErrorRate, a.MinRequests)
+		c.r.stopWork(errAborted{c.aborted})
 	}
 }
 

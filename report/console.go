@@ -61,6 +61,9 @@ func WriteConsole(w io.Writer, r *Result) error {
 	if r.Interrupted {
 		p.printf("INTERRUPTED: the run was stopped early; these are partial results.\n")
 	}
+	if r.Aborted != "" {
+		p.printf("ABORTED: %s; these are partial results.\n", r.Aborted)
+	}
 	writeVLLMBlock(p, r, s)
 	writeExtras(p, r, s)
 	writeServer(p, s)
@@ -194,6 +197,9 @@ func writeExtras(p *printer, r *Result, s *metrics.Summary) {
 		p.printf("Truncated: %s stopped at max_tokens with ignore_eos off: output incomplete, not good for goodput.\n", count(s.Truncated, "request", "requests"))
 	}
 	writeStreamNotes(p, s)
+	if s.ShortOutputs > 0 {
+		p.printf("Short outputs: %s asked to ignore EOS but got fewer tokens than max_tokens (by the server's usage): the server did not honour ignore_eos.\n", count(s.ShortOutputs, "request", "requests"))
+	}
 	if s.ApproxOutputCounts > 0 {
 		p.printf("Note: output tokens of %s counted as stream events (no usage, no tokenizer): token figures are approximate.\n", count(s.ApproxOutputCounts, "request", "requests"))
 	}

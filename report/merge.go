@@ -93,6 +93,9 @@ func MergeResults(parts []*Result) (*Result, error) {
 			run.TimeZero = p.TimeZero
 		}
 		run.Interrupted = run.Interrupted || p.Interrupted
+		if run.Aborted == "" {
+			run.Aborted = p.Aborted
+		}
 		run.Parts = append(run.Parts, piecesOf(p)...)
 	}
 	if sharded {

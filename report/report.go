@@ -224,6 +224,8 @@ type Run struct {
 	// Validity is the run's validity; nil when not judged.
 	Validity    *Validity
 	Interrupted bool
+	// Aborted says why abort_on stopped the run early ("" when it did not).
+	Aborted string
 
 	// Percentiles and PercentileMetrics choose the vLLM block's rows and
 	// the pNN_<metric>_ms keys added to the ones always written (nil:

@@ -22,9 +22,11 @@ var scenarioSchema = &hcl.BodySchema{
 		{Name: "requests"}, {Name: "duration"}, {Name: "seed"}, {Name: "start_at"},
 		{Name: "percentiles"}, {Name: "percentile_metrics"}, {Name: "result_filename"}, {Name: "save_detailed"}, {Name: "metrics_addr"},
 		{Name: "verdict"}, {Name: "min_samples"}, {Name: "allow_inconclusive"},
+		{Name: "preflight"}, {Name: "ready_timeout"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{
 		{Type: "open_loop"}, {Type: "closed_loop"}, {Type: "warmup"}, {Type: "sla"}, {Type: "goodput"}, {Type: "validity"},
+		{Type: "abort_on"},
 		{Type: "assert", LabelNames: []string{"name"}},
 	},
 }
@@ -36,12 +38,16 @@ var openLoopSchema = &hcl.BodySchema{
 }
 
 var closedLoopSchema = &hcl.BodySchema{
-	Attributes: []hcl.AttributeSchema{{Name: "users"}, {Name: "duration"}, {Name: "think_time"}},
+	Attributes: []hcl.AttributeSchema{{Name: "users"}, {Name: "duration"}, {Name: "think_time"}, {Name: "backoff"}},
 	Blocks:     []hcl.BlockHeaderSchema{{Type: "stage"}},
 }
 
 var stageSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{{Name: "users", Required: true}, {Name: "duration", Required: true}, {Name: "ramp"}},
+}
+
+var abortOnSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "error_rate", Required: true}, {Name: "min_requests"}},
 }
 
 var warmupSchema = &hcl.BodySchema{
@@ -83,7 +89,7 @@ func (l *loader) decodeScenario(d dec, filename string, b *hcl.Block) {
 		return
 	}
 	s := &Scenario{
-		Name: name, DeclRange: b.DefRange, File: filename, Verdict: VerdictPoint, Validity: DefaultValidity,
+		Name: name, DeclRange: b.DefRange, File: filename, Verdict: VerdictPoint, Validity: DefaultValidity, Preflight: true,
 		Percentiles:       slices.Clone(DefaultPercentiles),
 		PercentileMetrics: slices.Clone(DefaultPercentileMetrics),
 	}
@@ -126,6 +132,13 @@ func (l *loader) decodeScenario(d dec, filename string, b *hcl.Block) {
 		} else {
 			s.StartAt = t
 		}
+	}
+	d.boolean(a, "preflight", &s.Preflight)
+	if attr := d.duration(a, "ready_timeout", &s.ReadyTimeout, false); attr != nil && !s.Preflight {
+		d.invalid(attr, "ready_timeout is how long the preflight probe waits for the target; it has no use with preflight = false.")
+	}
+	if ab := atMostOne(&l.diags, content.Blocks.OfType("abort_on"), "a scenario"); ab != nil {
+		s.AbortOn = l.decodeAbortOn(d, ab)
 	}
 
 	open := atMostOne(&l.diags, content.Blocks.OfType("open_loop"), "a scenario")
@@ -399,11 +412,62 @@ func (l *loader) decodeRate(d dec, attr *hcl.Attribute) float64 {
 	return f
 }
 
+func (l *loader) decodeAbortOn(d dec, b *hcl.Block) *AbortOn {
+	ab := &AbortOn{MinRequests: DefaultAbortOnMinRequests, DeclRange: b.DefRange}
+	c, diags := b.Body.Content(abortOnSchema)
+	l.diags = append(l.diags, diags...)
+	if attr := d.float(c.Attributes, "error_rate", &ab.ErrorRate); attr != nil && (ab.ErrorRate < 0 || ab.ErrorRate >= 1) {
+		d.invalid(attr, "error_rate is the fraction of failed requests over which the run stops, from 0 (any failure) up to but not including 1; not %g.", ab.ErrorRate)
+	}
+	d.integer(c.Attributes, "min_requests", &ab.MinRequests, 1)
+	return ab
+}
+
+// decodeBackoff accepts a pair of durations [min, max] or "off".
+func (l *loader) decodeBackoff(d dec, attr *hcl.Attribute, cl *ClosedLoop) {
+	v, ok := d.eval(attr.Expr)
+	if !ok || v.IsNull() {
+		return
+	}
+	if v.Type() == cty.String && v.AsString() == "off" {
+		cl.BackoffMin, cl.BackoffMax = 0, 0
+		return
+	}
+	bad := func() {
+		d.invalid(attr, `backoff is the wait after a failed request, a range of two durations (["100ms", "5s"]: doubling from the first to the second), or "off".`)
+	}
+	ty := v.Type()
+	if !(ty.IsTupleType() || ty.IsListType()) || v.LengthInt() != 2 {
+		bad()
+		return
+	}
+	var ds [2]time.Duration
+	for i, p := range v.AsValueSlice() {
+		if p.IsNull() || p.Type() != cty.String {
+			bad()
+			return
+		}
+		dur, ok := d.parseDuration(attr, p.AsString(), attr.Expr.Range())
+		if !ok || !d.checkDuration(attr, dur, true) {
+			return
+		}
+		ds[i] = dur
+	}
+	if ds[0] > ds[1] {
+		d.invalid(attr, "backoff's range runs from %s down to %s; give the shorter first.", ds[0], ds[1])
+		return
+	}
+	cl.BackoffMin, cl.BackoffMax = ds[0], ds[1]
+}
+
 func (l *loader) decodeClosedLoop(d dec, b *hcl.Block) *ClosedLoop {
-	cl := &ClosedLoop{}
+	cl := &ClosedLoop{BackoffMin: DefaultBackoffMin, BackoffMax: DefaultBackoffMax}
 	c, diags := b.Body.Content(closedLoopSchema)
 	l.diags = append(l.diags, diags...)
 	a := c.Attributes
+	if attr, ok := a["backoff"]; ok {
+		l.decodeBackoff(d, attr, cl)
+	}
 	if attr, ok := a["think_time"]; ok {
 		cl.ThinkMin, cl.ThinkMax = l.decodeThinkTime(d, attr)
 	}

@@ -113,6 +113,7 @@ func writePlan(w io.Writer, cfg *scenario.Config, s *scenario.Scenario, ds *data
 	arrivals := executor.Arrivals(executorPlan(s, &liveTarget{target: executorTarget(t)}, ds, nil))
 	writeLoadPlan(w, s, len(ds.Requests), arrivals)
 	writeReportPlan(w, s)
+	writeFaultsPlan(w, s)
 	writeChecksPlan(w, cfg, s)
 }
 
@@ -155,6 +156,30 @@ func datasetSeed(s *scenario.Scenario) string {
 		return fmt.Sprintf("seed %d, the dataset's", seed)
 	}
 	return fmt.Sprintf("seed %d, the scenario's", seed)
+}
+
+// writeFaultsPlan says what the run does about a failing target.
+func writeFaultsPlan(w io.Writer, s *scenario.Scenario) {
+	var parts []string
+	switch {
+	case !s.Preflight:
+		parts = append(parts, "no preflight probe")
+	case s.ReadyTimeout > 0:
+		parts = append(parts, fmt.Sprintf("preflight probe, retried for up to %v", s.ReadyTimeout))
+	default:
+		parts = append(parts, "preflight probe (one try)")
+	}
+	if c := s.ClosedLoop; c != nil {
+		if c.BackoffMax > 0 {
+			parts = append(parts, fmt.Sprintf("users back off %v to %v after failures", c.BackoffMin, c.BackoffMax))
+		} else {
+			parts = append(parts, "no backoff after failures")
+		}
+	}
+	if a := s.AbortOn; a != nil {
+		parts = append(parts, fmt.Sprintf("abort when the error rate exceeds %g after %d requests", a.ErrorRate, a.MinRequests))
+	}
+	fmt.Fprintf(w, "  Faults:  %s\n", strings.Join(parts, "; "))
 }
 
 func writeDatasetPlan(w io.Writer, d *scenario.Dataset, ds *dataset.Dataset) {

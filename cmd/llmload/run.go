@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -85,11 +86,17 @@ func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.S
 		return exitInvalid
 	}
 	defer lt.Close()
+	lt.ctx = ctx
+	lt.target.Secrets = e.secrets.Secrets()
 	if lt.profile != "" {
 		fmt.Fprintf(e.stderr, "llmload: simulator %q listening on %s\n", lt.profile, lt.target.BaseURL)
 	}
 
-	ds, tok, err := loadDataset(s.Dataset, lt, false)
+	ds, tok, err := loadDatasetCtx(ctx, s.Dataset, lt)
+	if ctx.Err() != nil {
+		fmt.Fprintln(e.stderr, "llmload: interrupted while loading the dataset; nothing was sent")
+		return exitInterrupted
+	}
 	if err != nil {
 		fmt.Fprintf(e.stderr, "llmload: dataset %q: %v\n", s.Dataset.Name, err)
 		if srv, ok := tok.(*tokenizer.Server); ok && srv.Err() != nil {
@@ -166,6 +173,18 @@ func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.S
 			reqs.Close()
 			os.Remove(reqs.Path())
 		}
+		var pe *executor.PreflightError
+		switch {
+		case ctx.Err() != nil:
+			fmt.Fprintln(e.stderr, "llmload: interrupted before the load; nothing was measured")
+			return exitInterrupted
+		case errors.As(err, &pe):
+			// The target is down or refuses the requests: no load was sent,
+			// and no valid result can come of it.
+			fmt.Fprintf(e.stderr, "llmload: %v\n", err)
+			fmt.Fprintln(e.stderr, "llmload: no load was sent (set preflight = false to skip the probe, or ready_timeout to wait for the target)")
+			return exitNoResult
+		}
 		fmt.Fprintf(e.stderr, "llmload: %v\n", err)
 		return exitInvalid
 	}
@@ -201,6 +220,11 @@ func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.S
 		}
 	}
 	code = verdict(e, outcome.Interrupted, outcome.Overall, outs, rep.Validity, s.AllowInconclusive)
+	if outcome.Aborted != "" && !outcome.Interrupted {
+		// abort_on is a check the run failed, whatever the others say.
+		fmt.Fprintf(e.stderr, "llmload: %s; the run was stopped early\n", outcome.Aborted)
+		code = exitCheckFailed
+	}
 	if code == exitCheckFailed && opts.shard.sharded() {
 		// A shard's checks see a slice of the run; the verdict is the
 		// merge's. A shard that produced a result succeeded (a failed pod
@@ -301,6 +325,10 @@ func buildReport(s *scenario.Scenario, lt *liveTarget, ds *dataset.Dataset, tok 
 		Interrupted:          o.Interrupted,
 		Percentiles:          s.Percentiles,
 		PercentileMetrics:    s.PercentileMetrics,
+		Aborted:              o.Aborted,
+	}
+	if o.Aborted != "" && s.AbortOn != nil {
+		r.Checks = append(r.Checks, abortCheck(s.AbortOn, o))
 	}
 	if ol := s.OpenLoop; ol != nil {
 		r.RequestRate = ol.Rate
@@ -344,8 +372,54 @@ func judgeStage(s *scenario.Scenario, rs report.Stage) report.Stage {
 	return rs
 }
 
+// abortCheck is the failed check an aborted run reports: abort_on, with the
+// error rate it saw.
+func abortCheck(a *scenario.AbortOn, o *executor.Outcome) report.Check {
+	s := o.Overall
+	bound, rate := a.ErrorRate, s.ErrorRate()
+	return report.Check{
+		Name:        "abort_on",
+		Kind:        "abort_on",
+		Description: fmt.Sprintf("error_rate <= %g once %d requests finished", a.ErrorRate, a.MinRequests),
+		Metric:      "error_rate",
+		Op:          "<=",
+		Threshold:   &bound,
+		Unit:        "fraction",
+		Value:       &rate,
+		Samples:     int64(s.Completed + s.Failed),
+		Verdict:     report.Fail,
+		Message:     o.Aborted,
+	}
+}
+
+// loadDatasetCtx loads the dataset as loadDataset does, but returns as
+// soon as ctx ends (Ctrl-C): a large file or a slow /tokenize must not hold
+// the process. The loading goroutine is left to finish (a server
+// tokenizer's calls stop with ctx too).
+func loadDatasetCtx(ctx context.Context, d *scenario.Dataset, lt *liveTarget) (*dataset.Dataset, tokenizer.Tokenizer, error) {
+	type loaded struct {
+		ds  *dataset.Dataset
+		tok tokenizer.Tokenizer
+		err error
+	}
+	done := make(chan loaded, 1)
+	go func() {
+		ds, tok, err := loadDataset(d, lt, false)
+		done <- loaded{ds, tok, err}
+	}()
+	select {
+	case l := <-done:
+		return l.ds, l.tok, l.err
+	case <-ctx.Done():
+		return nil, nil, ctx.Err()
+	}
+}
+
 // isTerminal reports whether w is a terminal (for the progress line).
 func isTerminal(w any) bool {
+	if s, ok := w.(scrubWriter); ok {
+		w = s.w
+	}
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }
