@@ -117,9 +117,11 @@ func TestRunMaxConcurrency(t *testing.T) {
 		t.Errorf("last request queued %v, want at least 40ms", q)
 	}
 	// Queueing for a slot is not dispatch lag: the dispatcher released it
-	// on schedule.
-	if last.Lag() > LateThreshold {
-		t.Errorf("last request's dispatch lag %v: queueing leaked into lag", last.Lag())
+	// on schedule, long before a slot was free. (Compared with the queue
+	// time, not a fixed bound: under the race detector on a busy machine
+	// the dispatcher itself can be a few milliseconds late.)
+	if last.Lag() > last.Queue()/2 {
+		t.Errorf("last request's dispatch lag %v of a %v queue: queueing leaked into lag", last.Lag(), last.Queue())
 	}
 }
 
