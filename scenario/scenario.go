@@ -229,13 +229,16 @@ type Scenario struct {
 	Requests int           `json:"requests"`
 	Duration time.Duration `json:"duration"`
 	// Warmup requests are sent first and not measured.
-	Warmup    int       `json:"warmup"`
-	Seed      int64     `json:"seed"` // arrival-time randomness
-	SLA       []SLA     `json:"sla"`
-	Goodput   Goodput   `json:"goodput"`
-	Asserts   []*Assert `json:"asserts"`
-	DeclRange hcl.Range `json:"-"`
-	File      string    `json:"file"` // the file that declares it
+	Warmup  int       `json:"warmup"`
+	Seed    int64     `json:"seed"` // arrival-time randomness
+	SLA     []SLA     `json:"sla"`
+	Goodput Goodput   `json:"goodput"`
+	Asserts []*Assert `json:"asserts"`
+	// Sweep or Capacity (at most one) run the scenario at several loads.
+	Sweep     *Sweep          `json:"sweep,omitempty"`
+	Capacity  *CapacitySearch `json:"capacity,omitempty"`
+	DeclRange hcl.Range       `json:"-"`
+	File      string          `json:"file"` // the file that declares it
 }
 
 // OpenLoop sends requests at a rate, whatever the server does.
