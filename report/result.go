@@ -146,6 +146,7 @@ type Extras struct {
 	Summary              *metrics.Summary `json:"summary"`
 	Stages               []Stage          `json:"stages"`
 	Capacity             *Capacity        `json:"capacity,omitempty"`
+	Sweep                *Sweep           `json:"sweep,omitempty"`
 	Schedule             Schedule         `json:"schedule"`
 	Checks               []Check          `json:"checks"`
 	Parts                []Part           `json:"parts,omitempty"`
@@ -239,6 +240,11 @@ func NewResult(r *Run) (*Result, error) {
 			Checks:               r.Checks,
 			Parts:                r.Parts,
 		},
+	}
+	if r.Sweep != nil {
+		sw := *r.Sweep
+		sw.finish(s)
+		res.Sweep = &sw
 	}
 	if r.Tokenizer != "" {
 		res.TokenizerID = &r.Tokenizer
