@@ -243,7 +243,7 @@ func NewResult(r *Run) (*Result, error) {
 	}
 	if r.Sweep != nil {
 		sw := *r.Sweep
-		sw.finish(s)
+		sw.Finish(s)
 		res.Sweep = &sw
 	}
 	if r.Tokenizer != "" {

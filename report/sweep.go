@@ -216,9 +216,9 @@ func CapacityOfSteps(steps []Step) *LoadCapacity {
 	return best
 }
 
-// finish computes the knee and the capacity of a sweep once, and sets the
+// Finish computes the knee and the capacity of a sweep once, and sets the
 // capacity on the whole-run summary so that metrics.capacity reads it.
-func (sw *Sweep) finish(overall *metrics.Summary) {
+func (sw *Sweep) Finish(overall *metrics.Summary) {
 	share := sw.KneeShare
 	if !(share > 0) {
 		share = 0.1

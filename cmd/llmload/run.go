@@ -92,7 +92,8 @@ func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.S
 	// output directory fails now, not after the run.
 	var reqs *report.RequestWriter
 	if opts.out != "" {
-		if reqs, err = report.CreateRequests(opts.out, s.Name, plan.Closed != nil); err != nil {
+		// A sweep's requests carry their step as their stage.
+		if reqs, err = report.CreateRequests(opts.out, s.Name, plan.Closed != nil || s.Varies() != ""); err != nil {
 			fmt.Fprintf(e.stderr, "llmload: cannot write results to %s: %v\n", opts.out, err)
 			return exitInvalid
 		}
@@ -102,7 +103,13 @@ func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.S
 		plan.Observers = append(plan.Observers, report.NewProgress(e.stderr, isTerminal(e.stderr)))
 	}
 	started := time.Now()
-	outcome, err := executor.Run(ctx, plan)
+	var outcome *executor.Outcome
+	var sweep *report.Sweep
+	if s.Varies() != "" {
+		outcome, sweep, err = runSteps(ctx, e, s, plan)
+	} else {
+		outcome, err = executor.Run(ctx, plan)
+	}
 	ended := time.Now()
 	if err != nil {
 		if reqs != nil {
@@ -113,8 +120,9 @@ func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.S
 		return exitInvalid
 	}
 
-	outs := assert.Evaluate(s, outcome.Overall)
+	outs := evaluateRun(s, outcome.Overall, sweep)
 	rep := buildReport(s, lt, ds, tok, outcome, outs, started, ended)
+	rep.Sweep = sweep
 	res, err := report.NewResult(rep)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "llmload: %v\n", err)
@@ -150,6 +158,34 @@ func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.S
 		}
 	}
 	return code
+}
+
+// evaluateRun evaluates a run's checks. A sweep's or search's sla checks
+// judge each step (they define its capacity); the whole run keeps its
+// asserts, which may read metrics.capacity, and fails when no load met
+// the sla checks.
+func evaluateRun(s *scenario.Scenario, overall *metrics.Summary, sweep *report.Sweep) []assert.Outcome {
+	if sweep == nil {
+		return assert.Evaluate(s, overall)
+	}
+	asserts := *s
+	asserts.SLA = nil
+	outs := assert.Evaluate(&asserts, overall)
+	if len(s.SLA) > 0 {
+		o := assert.Outcome{
+			Name: "capacity", Kind: "sla", Metric: "capacity",
+			Description: "some load meets every sla check",
+			Passed:      sweep.Capacity != nil,
+		}
+		if sweep.Capacity != nil {
+			v := sweep.Capacity.Value
+			o.Value = &v
+		} else {
+			o.Message = fmt.Sprintf("no %s of the %s met every sla check", sweep.Vary, sweep.Mode)
+		}
+		outs = append([]assert.Outcome{o}, outs...)
+	}
+	return outs
 }
 
 // verdict is the exit code of a finished (or merged) run.
