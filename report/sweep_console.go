@@ -135,8 +135,11 @@ func SweepFindings(sw *Sweep) []string {
 	}
 	evidence := func(st *Step) string {
 		s := st.Summary
-		return fmt.Sprintf("step %d at %s %s: %.2f req/s, %.2f out tok/s, TTFT p99 %.2f ms, ITL p99 %.2f ms, errors %.2f%%",
-			st.Step, formatLoad(st.Value), unit, s.RequestThroughput, s.OutputThroughput, s.TTFT.P99, s.ITL.P99, 100*s.ErrorRate())
+		line := fmt.Sprintf("step %d at %s %s: %.2f req/s, %.2f out tok/s", st.Step, formatLoad(st.Value), unit, s.RequestThroughput, s.OutputThroughput)
+		for _, c := range st.Checks {
+			line += fmt.Sprintf(", %s %s (bound %s)", c.Name, c.MeasuredText(), c.ThresholdText())
+		}
+		return line
 	}
 	checked := false
 	for _, st := range sw.Steps {
