@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
@@ -21,6 +22,8 @@ import (
 type runOptions struct {
 	out   string
 	quiet bool
+	html  string // HTML report path ("" for none)
+	multi bool   // several scenarios run: one HTML file each
 }
 
 func cmdRun(ctx context.Context, e env, args []string) int {
@@ -31,6 +34,7 @@ func cmdRun(ctx context.Context, e env, args []string) int {
 	var opts runOptions
 	out := outFlag(fs, "llmload-results", "`directory` for <scenario>.json and <scenario>.requests.jsonl (empty: write none)")
 	fs.BoolVar(&opts.quiet, "quiet", false, "no progress line")
+	fs.StringVar(&opts.html, "html", "", "write a self-contained HTML report to this `file` at the end (with several scenarios, <file> gets the scenario's name before .html)")
 	cfg, code := parseAndLoad(e, fs, &cf, args)
 	if cfg == nil {
 		return code
@@ -40,6 +44,7 @@ func cmdRun(ctx context.Context, e env, args []string) int {
 	if scenarios == nil {
 		return code
 	}
+	opts.multi = len(scenarios) > 1
 	worst := exitOK
 	for _, s := range scenarios {
 		code := runScenario(ctx, e, cfg, s, opts)
@@ -137,6 +142,18 @@ func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.S
 		}
 	}
 	code := verdict(e, outcome.Interrupted, outcome.Overall, outs)
+	if opts.html != "" {
+		path := opts.html
+		if opts.multi {
+			path = strings.TrimSuffix(path, ".html") + "-" + s.Name + ".html"
+		}
+		if err := writeHTMLFile(path, []report.Labelled{{Label: s.Name, Result: res}}); err != nil {
+			fmt.Fprintf(e.stderr, "llmload: %v\n", err)
+			code = worse(code, exitNoResult)
+		} else {
+			fmt.Fprintf(e.stderr, "llmload: wrote %s\n", path)
+		}
+	}
 	if opts.out != "" {
 		var paths []string
 		werr := reqs.Close()
