@@ -175,3 +175,52 @@ func TestRunCapacitySearch(t *testing.T) {
 		t.Errorf("capacity %+v, summary %v, bracket low %g", sr.Capacity, search.Summary.Capacity, sr.Search.Low)
 	}
 }
+
+// TestReportCommand runs a scenario with -html, then renders its result in
+// every text format and overlays it on itself as baseline and candidate.
+func TestReportCommand(t *testing.T) {
+	dir := t.TempDir()
+	page := filepath.Join(dir, "run.html")
+	code, out, errOut := call(t, context.Background(), "run", "testdata/tiny.hcl", "-quiet", "-out", dir, "-html", page)
+	if code != exitOK {
+		t.Fatalf("run: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if data, err := os.ReadFile(page); err != nil || !strings.Contains(string(data), "<svg") {
+		t.Fatalf("run -html wrote no report with plots: %v", err)
+	}
+	result := filepath.Join(dir, "tiny.json")
+	other := filepath.Join(t.TempDir(), "tiny.json")
+	data, err := os.ReadFile(result)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(other, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		args []string
+		want []string
+	}{
+		{[]string{result}, []string{"Serving Benchmark Result", "Checks:"}},
+		{[]string{result, "-format", "markdown"}, []string{"| figure | tiny |"}},
+		{[]string{result, "-format", "csv"}, []string{"result,table,row,column,value", "tiny,summary,completed requests,value,40"}},
+		{[]string{result, "-format", "json"}, []string{`"scenario": "tiny"`}},
+		{[]string{result, other, "-format", "markdown", "-html", filepath.Join(dir, "pair.html")}, []string{"vs"}},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args[1:], " "), func(t *testing.T) {
+			code, out, errOut := call(t, context.Background(), append([]string{"report"}, tt.args...)...)
+			if code != exitOK {
+				t.Fatalf("exit %d\n%s", code, errOut)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("output lacks %q:\n%s", w, out)
+				}
+			}
+		})
+	}
+	if code, _, errOut := call(t, context.Background(), "report", result, "-format", "yaml"); code != exitInvalid || !strings.Contains(errOut, "unknown format") {
+		t.Errorf("-format yaml: exit %d, %s", code, errOut)
+	}
+}
