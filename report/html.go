@@ -321,7 +321,10 @@ func addLine(p *plot.Plot, xys plotter.XYs, i int, label string, legend bool, da
 func cdfPlot(results []Labelled, name string) (figure, error) {
 	m, _ := metrics.Lookup(name)
 	title := m.Title + " distribution"
-	p := newPlot(title, m.Title+" (ms)", "fraction of samples <= x")
+	// A log scale shows the body and the tail of a latency at once.
+	p := newPlot(title, m.Title+" (ms, log scale)", "fraction of samples <= x")
+	p.X.Scale = plot.LogScale{}
+	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
 	any := false
 	for i, r := range results {
 		s := r.Result.Summary
@@ -338,13 +341,16 @@ func cdfPlot(results []Labelled, name string) (figure, error) {
 		}
 		var xys plotter.XYs
 		var cum int64
-		xys = append(xys, plotter.XY{X: float64(h.Min()) / 1000, Y: 0})
+		// Histogram units are microseconds; a log axis needs x > 0, so the
+		// first bucket (0 to 1 us) is drawn at 1 us.
+		ms := func(us int64) float64 { return float64(max(us, 1)) / 1000 }
+		xys = append(xys, plotter.XY{X: ms(h.Min()), Y: 0})
 		for _, b := range h.Distribution() {
 			if b.Count == 0 {
 				continue
 			}
 			cum += b.Count
-			xys = append(xys, plotter.XY{X: float64(b.To) / 1000, Y: float64(cum) / float64(h.TotalCount())})
+			xys = append(xys, plotter.XY{X: ms(b.To), Y: float64(cum) / float64(h.TotalCount())})
 		}
 		if err := addLine(p, xys, i, fmt.Sprintf("%s (p99 %.1f ms)", r.Label, l.P99), true); err != nil {
 			return figure{}, err

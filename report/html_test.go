@@ -159,7 +159,7 @@ func axisLabels(title string) (x, y string) {
 	switch {
 	case strings.HasSuffix(title, " distribution"):
 		m := strings.TrimSuffix(title, " distribution")
-		return m + " (ms)", "fraction of samples <= x"
+		return m + " (ms, log scale)", "fraction of samples <= x"
 	case title == "Output throughput over time":
 		return "time since the first window (s)", "output tok/s"
 	case title == "Requests in flight over time":

@@ -1,0 +1,58 @@
+# The highest request rate one instance serves within its SLAs, searched:
+# probes at 4 req/s, doubling until one fails, then bisection until the
+# bracket is within 10%. The report gives the capacity, the last passing
+# and first failing probes with their figures, and the bracket's width:
+# the capacity is known to that precision, no better.
+#
+#   llmload run examples/capacity.hcl -html capacity.html
+#
+# Takes about TIME on the simulated A100 (measured MEASURED).
+
+variable "base_url" {
+  default = "sim://a100-llama3-8b"
+}
+
+target "server" {
+  base_url   = var.base_url
+  api        = "openai"
+  model      = "meta-llama/Meta-Llama-3-8B-Instruct"
+  ignore_eos = true
+}
+
+dataset "chat" {
+  random {
+    input_len   = 512
+    output_len  = 128
+    range_ratio = 0.5
+    num_prompts = 500
+  }
+}
+
+scenario "capacity" {
+  target  = target.server
+  dataset = dataset.chat
+
+  open_loop {
+    arrival = "poisson" # the rate is the capacity block's to vary
+  }
+
+  capacity {
+    vary         = "rate"
+    min          = 4
+    max          = 128
+    precision    = "10%"
+    duration     = "8s" # each probe...
+    min_requests = 40   # ...and at least this many requests, for its P99s
+  }
+
+  sla {
+    ttft_p99 = "500ms"
+    itl_p99  = "40ms"
+  }
+
+  # CI can gate on the capacity, e.g. against last release's figure.
+  assert "capacity" {
+    condition     = metrics.capacity >= 8
+    error_message = "The instance serves under 8 req/s within its SLAs."
+  }
+}

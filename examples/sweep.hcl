@@ -1,0 +1,51 @@
+# How many users does one instance hold while P99 TTFT < 500 ms and P99
+# ITL < 30 ms? A sweep runs the scenario once per user count and reports
+# each step on its own: output throughput, throughput per user, TTFT and
+# ITL, the SLA verdict, the knee (where an added user adds under 10% of
+# what the first one did) and the capacity (the most users meeting every
+# SLA, with the step that shows it).
+#
+#   llmload run examples/sweep.hcl -html sweep.html
+#
+# Takes about TIME on the simulated A100 (measured MEASURED).
+
+variable "base_url" {
+  default = "sim://a100-llama3-8b"
+}
+
+target "server" {
+  base_url   = var.base_url
+  api        = "openai"
+  model      = "meta-llama/Meta-Llama-3-8B-Instruct"
+  ignore_eos = true
+}
+
+dataset "chat" {
+  random {
+    input_len   = 512
+    output_len  = 200
+    range_ratio = 0.5
+    num_prompts = 500
+  }
+}
+
+scenario "sweep" {
+  target  = target.server
+  dataset = dataset.chat
+
+  sweep {
+    users    = [1, 5, 10, 20, 40, 80]
+    duration = "12s" # each step; or requests = N
+    cooldown = "1s"  # idle between steps, so one step's tail does not spill into the next
+  }
+
+  sla {
+    ttft_p99 = "500ms"
+    itl_p99  = "30ms"
+  }
+
+  assert "holds at least 10 users" {
+    condition     = metrics.capacity >= 10
+    error_message = "Fewer than 10 users meet the SLAs."
+  }
+}
