@@ -1,12 +1,13 @@
 # The highest request rate one instance serves within its SLAs, searched:
-# probes at 4 req/s, doubling until one fails, then bisection until the
+# probes at 2 req/s, doubling until one fails, then bisection until the
 # bracket is within 10%. The report gives the capacity, the last passing
 # and first failing probes with their figures, and the bracket's width:
 # the capacity is known to that precision, no better.
 #
 #   llmload run examples/capacity.hcl -html capacity.html
 #
-# Takes about TIME on the simulated A100 (measured MEASURED).
+# Takes about 100 s on the simulated A100 (measured 2026-12-01 on a shared
+# 2-core machine: 9 probes, capacity 18 req/s in [18, 19) req/s).
 
 variable "base_url" {
   default = "sim://a100-llama3-8b"
@@ -21,7 +22,7 @@ target "server" {
 
 dataset "chat" {
   random {
-    input_len   = 512
+    input_len   = 256
     output_len  = 128
     range_ratio = 0.5
     num_prompts = 500
@@ -38,20 +39,20 @@ scenario "capacity" {
 
   capacity {
     vary         = "rate"
-    min          = 4
+    min          = 2
     max          = 128
     precision    = "10%"
     duration     = "8s" # each probe...
-    min_requests = 40   # ...and at least this many requests, for its P99s
+    min_requests = 30   # ...and at least this many requests, for its P99s
   }
 
   sla {
     ttft_p99 = "500ms"
-    itl_p99  = "40ms"
+    itl_p99  = "50ms"
   }
 
   # CI can gate on the capacity, e.g. against last release's figure.
-  assert "capacity" {
+  assert "capacity floor" {
     condition     = metrics.capacity >= 8
     error_message = "The instance serves under 8 req/s within its SLAs."
   }
