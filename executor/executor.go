@@ -303,6 +303,10 @@ type StageOutcome struct {
 	// run stopped early); the stage's throughputs divide by it.
 	Duration time.Duration
 	Summary  *metrics.Summary
+	// MeanUsers is the mean of the active users sampled (every 100 ms)
+	// while the stage dispatched: below Users during a ramp, and below it
+	// too when users stopped early.
+	MeanUsers float64
 }
 
 // Run executes p against its target and returns what it measured. It

@@ -29,14 +29,17 @@ type run struct {
 	dispEnd  time.Duration // when dispatching stopped
 	nextID   atomic.Int64
 	inflight atomic.Int64
-	sent     atomic.Int64   // measured requests dispatched
-	active   atomic.Int64   // closed-loop users let run by the gate
-	peakWin  atomic.Int64   // most in flight since the collector last looked
-	peaks    []atomic.Int64 // peak in-flight count per stage (one for an open loop)
-	wg       sync.WaitGroup // requests dispatched and not yet recorded
-	unsent   sync.WaitGroup // open-loop requests waiting for a concurrency slot
-	results  chan result
-	stopWork context.CancelCauseFunc // cancels the measured phase (abort_on)
+	sent     atomic.Int64 // measured requests dispatched
+	active   atomic.Int64 // closed-loop users let run by the gate
+	// dispatching is set while closed-loop users may dispatch (their
+	// count is then a sample of the stage's users).
+	dispatching atomic.Bool
+	peakWin     atomic.Int64   // most in flight since the collector last looked
+	peaks       []atomic.Int64 // peak in-flight count per stage (one for an open loop)
+	wg          sync.WaitGroup // requests dispatched and not yet recorded
+	unsent      sync.WaitGroup // open-loop requests waiting for a concurrency slot
+	results     chan result
+	stopWork    context.CancelCauseFunc // cancels the measured phase (abort_on)
 }
 
 // errAborted is the cause of a run stopped by Plan.AbortOn.
@@ -351,6 +354,8 @@ func (r *run) closed(ctx context.Context) {
 	defer timer.Stop()
 	defer g.halt()
 	defer r.active.Store(0)
+	r.dispatching.Store(true)
+	defer r.dispatching.Store(false)
 	for _, s := range steps {
 		if end > 0 && s.at >= end {
 			break
@@ -462,6 +467,11 @@ type collector struct {
 	series  *metrics.SeriesRecorder
 	results []*metrics.Request
 
+	// userSum and userN accumulate the active users sampled during each
+	// closed-loop stage, for its mean (a ramp's users are not its target).
+	userSum []float64
+	userN   []int
+
 	completed, failed, canceled, outputTokens int
 	aborted                                   string // why AbortOn stopped the run
 	lastWindow                                int    // index of the last window whose rate was reported
@@ -480,6 +490,8 @@ func newCollector(r *run) *collector {
 		for range r.p.Closed.Stages {
 			c.stages = append(c.stages, metrics.NewRecorder(opts))
 		}
+		c.userSum = make([]float64, len(r.p.Closed.Stages))
+		c.userN = make([]int, len(r.p.Closed.Stages))
 	}
 	return c
 }
@@ -523,8 +535,14 @@ func (c *collector) loop(warm []*metrics.Request) {
 // time series, and closes the windows no request can still add to.
 func (c *collector) observe(now time.Duration) {
 	peak := c.r.peakWin.Swap(c.r.inflight.Load())
-	c.series.Observe(now, int(peak), int(c.r.active.Load()))
+	users := int(c.r.active.Load())
+	c.series.Observe(now, int(peak), users)
 	c.series.Close(now)
+	if cl := c.r.p.Closed; cl != nil && c.r.dispatching.Load() {
+		i := stageAt(cl.Stages, now)
+		c.userSum[i] += float64(users)
+		c.userN[i]++
+	}
 }
 
 func (c *collector) snapshot(now time.Duration, final bool) {
@@ -623,7 +641,11 @@ func (c *collector) outcome() *Outcome {
 				d = max(0, stop-start)
 			}
 			c.stages[i].ObserveConcurrency(int(r.peaks[i].Load()))
-			out.Stages = append(out.Stages, StageOutcome{Index: i, Users: r.p.usersOf(s.Users), Duration: d, Summary: c.stages[i].SummaryOver(d)})
+			st := StageOutcome{Index: i, Users: r.p.usersOf(s.Users), Duration: d, Summary: c.stages[i].SummaryOver(d)}
+			if c.userN[i] > 0 {
+				st.MeanUsers = c.userSum[i] / float64(c.userN[i])
+			}
+			out.Stages = append(out.Stages, st)
 			start += s.Duration
 		}
 	}

@@ -482,3 +482,28 @@ func TestRunKeepText(t *testing.T) {
 		}
 	}
 }
+
+// A stage's mean users is what ran, not its target: a ramp from 4 to 20
+// users over the whole stage averages about 12.
+func TestRunClosedLoopMeanUsers(t *testing.T) {
+	srv := executortest.New(executortest.Config{TTFT: 2 * time.Millisecond, ITL: time.Millisecond, Tokens: 3})
+	defer srv.Close()
+	stages := []Stage{
+		{Users: 4, Duration: 400 * time.Millisecond},
+		{Users: 20, Duration: 600 * time.Millisecond, Ramp: 600 * time.Millisecond},
+	}
+	out := mustRun(t, context.Background(), Plan{
+		Target:   Target{BaseURL: srv.URL},
+		Requests: requests(3, 8),
+		Closed:   &ClosedLoop{Stages: stages, ThinkMin: 5 * time.Millisecond, ThinkMax: 5 * time.Millisecond},
+	})
+	if len(out.Stages) != 2 {
+		t.Fatalf("%d stages, want 2", len(out.Stages))
+	}
+	if got := out.Stages[0].MeanUsers; got < 3.5 || got > 4 {
+		t.Errorf("stage 1 (4 users throughout): mean users %.2f, want 4 (3.5 allowing for the first sample)", got)
+	}
+	if got := out.Stages[1].MeanUsers; got < 9 || got > 15 {
+		t.Errorf("stage 2 (ramp 4 -> 20 over the stage): mean users %.2f, want about 12", got)
+	}
+}

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"encoding/json"
+	"math"
 	"time"
 )
 
@@ -142,6 +143,11 @@ type Summary struct {
 	LateDispatches int       `json:"late_dispatches"`
 	Scheduled      bool      `json:"scheduled"`
 
+	// Capacity is the highest load value at which every sla check held, set
+	// on the whole-run summary of a sweep or capacity search (nil otherwise,
+	// and when no load met the checks). metrics.capacity reads it.
+	Capacity *float64 `json:"capacity,omitempty"`
+
 	// Series is the run's time series (whole-run summaries only).
 	Series *Series `json:"series,omitempty"`
 	// Server is what was scraped from the server's metrics endpoint during
@@ -161,6 +167,15 @@ type Summary struct {
 	// Per-user decode speed: output tokens per second of each request's
 	// decode phase ((tokens-1) / (E2E-TTFT)).
 	UserTPS Latency `json:"user_tps"`
+}
+
+// CapacityValue is Capacity, NaN when unset (so that metrics.capacity is
+// null).
+func (s *Summary) CapacityValue() float64 {
+	if s.Capacity == nil {
+		return math.NaN()
+	}
+	return *s.Capacity
 }
 
 // ErrorRate is failed / (completed + failed), 0 when nothing was sent.

@@ -172,6 +172,7 @@ type Extras struct {
 	Summary              *metrics.Summary `json:"summary"`
 	Stages               []Stage          `json:"stages"`
 	Capacity             *Capacity        `json:"capacity,omitempty"`
+	Sweep                *Sweep           `json:"sweep,omitempty"`
 	Schedule             Schedule         `json:"schedule"`
 	Checks               []Check          `json:"checks"`
 	// Percentiles and PercentileMetrics are the scenario's choice of the
@@ -380,6 +381,11 @@ func NewResult(r *Run) (*Result, error) {
 		},
 	}
 	res.Detailed = r.Detailed
+	if r.Sweep != nil {
+		sw := *r.Sweep
+		sw.Finish(s)
+		res.Sweep = &sw
+	}
 	if r.Tokenizer != "" {
 		res.TokenizerID = &r.Tokenizer
 	}

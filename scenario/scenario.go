@@ -346,9 +346,12 @@ type Scenario struct {
 	AllowInconclusive bool `json:"allow_inconclusive"`
 	// Validity bounds what the load generator itself may get wrong before
 	// the run is invalid.
-	Validity  Validity  `json:"validity"`
-	DeclRange hcl.Range `json:"-"`
-	File      string    `json:"file"` // the file that declares it
+	Validity Validity `json:"validity"`
+	// Sweep or Capacity (at most one) run the scenario at several loads.
+	Sweep     *Sweep          `json:"sweep,omitempty"`
+	Capacity  *CapacitySearch `json:"capacity,omitempty"`
+	DeclRange hcl.Range       `json:"-"`
+	File      string          `json:"file"` // the file that declares it
 
 	resultRange *hcl.Range       // result_filename's value, when set
 	secrets     *secret.Scrubber // the configuration's, for Resolved

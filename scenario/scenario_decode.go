@@ -27,13 +27,13 @@ var scenarioSchema = &hcl.BodySchema{
 	Blocks: []hcl.BlockHeaderSchema{
 		{Type: "open_loop"}, {Type: "closed_loop"}, {Type: "warmup"}, {Type: "sla"}, {Type: "goodput"}, {Type: "validity"},
 		{Type: "abort_on"},
-		{Type: "assert", LabelNames: []string{"name"}},
+		{Type: "assert", LabelNames: []string{"name"}}, {Type: "sweep"}, {Type: "capacity"},
 	},
 }
 
 var openLoopSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
-		{Name: "rate", Required: true}, {Name: "arrival"}, {Name: "burstiness"}, {Name: "max_concurrency"},
+		{Name: "rate"}, {Name: "arrival"}, {Name: "burstiness"}, {Name: "max_concurrency"},
 	},
 }
 
@@ -141,6 +141,27 @@ func (l *loader) decodeScenario(d dec, filename string, b *hcl.Block) {
 		s.AbortOn = l.decodeAbortOn(d, ab)
 	}
 
+	sweep := atMostOne(&l.diags, content.Blocks.OfType("sweep"), "a scenario")
+	capacity := atMostOne(&l.diags, content.Blocks.OfType("capacity"), "a scenario")
+	var varied hcl.Range
+	switch {
+	case sweep != nil && capacity != nil:
+		l.diags = append(l.diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "Conflicting blocks",
+			Detail:   fmt.Sprintf("A scenario has at most one of sweep and capacity; a sweep block was declared at %s.", sweep.DefRange),
+			Subject:  capacity.DefRange.Ptr(),
+		})
+		fallthrough
+	case sweep != nil:
+		s.Sweep = l.decodeSweep(d, sweep)
+		varied = sweep.DefRange
+	case capacity != nil:
+		s.Capacity = l.decodeCapacity(d, capacity)
+		varied = capacity.DefRange
+	}
+	vary := s.Varies()
+
 	open := atMostOne(&l.diags, content.Blocks.OfType("open_loop"), "a scenario")
 	closed := atMostOne(&l.diags, content.Blocks.OfType("closed_loop"), "a scenario")
 	switch {
@@ -156,10 +177,10 @@ func (l *loader) decodeScenario(d dec, filename string, b *hcl.Block) {
 			Subject:  second.DefRange.Ptr(),
 		})
 	case open != nil:
-		s.OpenLoop = l.decodeOpenLoop(d, open)
+		s.OpenLoop = l.decodeOpenLoop(d, open, vary)
 	case closed != nil:
-		s.ClosedLoop = l.decodeClosedLoop(d, closed)
-		if cl := s.ClosedLoop; len(cl.Stages) > 0 && cl.Duration == 0 && s.Requests == 0 && s.Duration == 0 {
+		s.ClosedLoop = l.decodeClosedLoop(d, closed, vary)
+		if cl := s.ClosedLoop; vary == "" && len(cl.Stages) > 0 && cl.Duration == 0 && s.Requests == 0 && s.Duration == 0 {
 			l.diags = append(l.diags, &hcl.Diagnostic{
 				Severity: hcl.DiagError,
 				Summary:  "Closed loop without an end",
@@ -167,6 +188,8 @@ func (l *loader) decodeScenario(d dec, filename string, b *hcl.Block) {
 				Subject:  closed.DefRange.Ptr(),
 			})
 		}
+	case sweep != nil || capacity != nil:
+		// The sweep or capacity block makes the load block.
 	default:
 		l.diags = append(l.diags, &hcl.Diagnostic{
 			Severity: hcl.DiagError,
@@ -174,6 +197,15 @@ func (l *loader) decodeScenario(d dec, filename string, b *hcl.Block) {
 			Detail:   "A scenario needs one open_loop block (requests at a rate) or one closed_loop block (users).",
 			Subject:  b.DefRange.Ptr(),
 		})
+	}
+
+	if vary != "" {
+		block := open
+		if block == nil {
+			block = closed
+		}
+		l.checkVaried(s, block, varied)
+		l.checkStepLength(s)
 	}
 
 	if w := atMostOne(&l.diags, content.Blocks.OfType("warmup"), "a scenario"); w != nil {
@@ -363,13 +395,20 @@ func (l *loader) reference(attr *hcl.Attribute, kind string, names []string) str
 	return name
 }
 
-func (l *loader) decodeOpenLoop(d dec, b *hcl.Block) *OpenLoop {
+func (l *loader) decodeOpenLoop(d dec, b *hcl.Block, vary string) *OpenLoop {
 	o := &OpenLoop{Arrival: ArrivalPoisson, Burstiness: 1}
 	c, diags := b.Body.Content(openLoopSchema)
 	l.diags = append(l.diags, diags...)
 	a := c.Attributes
 	if attr, ok := a["rate"]; ok {
 		o.Rate = l.decodeRate(d, attr)
+	} else if vary != VaryRate && vary != VaryMaxConcurrency {
+		l.diags = append(l.diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "Missing required argument",
+			Detail:   `The argument "rate" is required, but no definition was found.`,
+			Subject:  b.Body.MissingItemRange().Ptr(),
+		})
 	}
 	d.oneOf(a, "arrival", &o.Arrival, ArrivalPoisson, ArrivalGamma, ArrivalConstant)
 	if attr := d.float(a, "burstiness", &o.Burstiness); attr != nil {
@@ -460,7 +499,7 @@ func (l *loader) decodeBackoff(d dec, attr *hcl.Attribute, cl *ClosedLoop) {
 	cl.BackoffMin, cl.BackoffMax = ds[0], ds[1]
 }
 
-func (l *loader) decodeClosedLoop(d dec, b *hcl.Block) *ClosedLoop {
+func (l *loader) decodeClosedLoop(d dec, b *hcl.Block, vary string) *ClosedLoop {
 	cl := &ClosedLoop{BackoffMin: DefaultBackoffMin, BackoffMax: DefaultBackoffMax}
 	c, diags := b.Body.Content(closedLoopSchema)
 	l.diags = append(l.diags, diags...)
@@ -506,6 +545,8 @@ func (l *loader) decodeClosedLoop(d dec, b *hcl.Block) *ClosedLoop {
 		d.integer(a, "users", &st.Users, 1)
 		d.duration(a, "duration", &st.Duration, true)
 		cl.Stages = []Stage{st}
+	case vary == VaryUsers:
+		// Each step of the sweep or search sets the users.
 	default:
 		l.diags = append(l.diags, &hcl.Diagnostic{
 			Severity: hcl.DiagError,

@@ -27,6 +27,8 @@ type runOptions struct {
 	quiet       bool
 	metricsAddr string
 	shard       shardOptions
+	html        string // HTML report path ("" for none)
+	multi       bool   // several scenarios run: one HTML file each
 }
 
 func cmdRun(ctx context.Context, e env, args []string) int {
@@ -39,6 +41,7 @@ func cmdRun(ctx context.Context, e env, args []string) int {
 	fs.BoolVar(&opts.quiet, "quiet", false, "no progress line")
 	fs.StringVar(&opts.metricsAddr, "metrics-addr", "", "serve live Prometheus metrics of the run at http://`host:port`/metrics (overrides a scenario's metrics_addr)")
 	opts.shard.register(fs)
+	fs.StringVar(&opts.html, "html", "", "write a self-contained HTML report to this `file` at the end (with several scenarios, <file> gets the scenario's name before .html)")
 	cfg, code := parseAndLoad(e, fs, &cf, args)
 	if cfg == nil {
 		return code
@@ -58,6 +61,7 @@ func cmdRun(ctx context.Context, e env, args []string) int {
 		fmt.Fprintf(e.stderr, "llmload: -shard, -run-id, -start-at and -barrier apply to one scenario: choose it with -scenario (the configuration has %d)\n", len(scenarios))
 		return exitInvalid
 	}
+	opts.multi = len(scenarios) > 1
 	worst := exitOK
 	for _, s := range scenarios {
 		code := runScenario(ctx, e, cfg, s, opts)
@@ -123,8 +127,9 @@ func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.S
 	// output directory fails now, not after the run.
 	var reqs *report.RequestWriter
 	if opts.out != "" {
+		// A sweep's requests carry their step as their stage.
 		base := strings.TrimSuffix(s.RequestsFile(), ".requests.jsonl")
-		if reqs, err = report.CreateRequests(opts.out, base, plan.Closed != nil); err != nil {
+		if reqs, err = report.CreateRequests(opts.out, base, plan.Closed != nil || s.Varies() != ""); err != nil {
 			fmt.Fprintf(e.stderr, "llmload: cannot write results to %s: %v\n", opts.out, err)
 			return exitInvalid
 		}
@@ -160,7 +165,13 @@ func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.S
 	cpu := &cpuMeter{}
 	plan.Observers = append(plan.Observers, cpu)
 	started := time.Now()
-	outcome, err := executor.Run(ctx, plan)
+	var outcome *executor.Outcome
+	var sweep *report.Sweep
+	if s.Varies() != "" {
+		outcome, sweep, err = runSteps(ctx, e, s, plan)
+	} else {
+		outcome, err = executor.Run(ctx, plan)
+	}
 	ended := time.Now()
 	if err == nil {
 		scr.finish(e, outcome)
@@ -189,7 +200,7 @@ func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.S
 		return exitInvalid
 	}
 
-	outs := assert.Evaluate(s, outcome.Overall)
+	outs := evaluateRun(s, outcome.Overall, sweep)
 	rep := buildReport(s, lt, ds, tok, outcome, outs, started, ended)
 	if detailed != nil {
 		rep.Detailed = detailed.Detailed()
@@ -206,6 +217,7 @@ func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.S
 			fmt.Fprintf(e.stderr, "llmload: warning: the schedule began %v after the common start (warmup ran past it)\n", outcome.StartLate.Round(time.Millisecond))
 		}
 	}
+	rep.Sweep = sweep
 	res, err := report.NewResult(rep)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "llmload: %v\n", err)
@@ -232,6 +244,18 @@ func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.S
 		fmt.Fprintf(e.stderr, "llmload: shard %d of %d: the checks above judge this shard alone; the verdict is llmload merge's (exit 0)\n", opts.shard.index, opts.shard.count)
 		code = exitOK
 	}
+	if opts.html != "" {
+		path := opts.html
+		if opts.multi {
+			path = strings.TrimSuffix(path, ".html") + "-" + s.Name + ".html"
+		}
+		if err := writeHTMLFile(path, []report.Labelled{{Label: s.Name, Result: res}}); err != nil {
+			fmt.Fprintf(e.stderr, "llmload: %v\n", err)
+			code = worse(code, exitNoResult)
+		} else {
+			fmt.Fprintf(e.stderr, "llmload: wrote %s\n", path)
+		}
+	}
 	if opts.out != "" {
 		var paths []string
 		werr := reqs.Close()
@@ -253,6 +277,36 @@ func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.S
 		}
 	}
 	return code
+}
+
+// evaluateRun evaluates a run's checks. A sweep's or search's sla checks
+// judge each step (they define its capacity); the whole run keeps its
+// asserts, which may read metrics.capacity, and fails when no load met
+// the sla checks.
+func evaluateRun(s *scenario.Scenario, overall *metrics.Summary, sweep *report.Sweep) []assert.Outcome {
+	if sweep == nil {
+		return assert.Evaluate(s, overall)
+	}
+	asserts := *s
+	asserts.SLA = nil
+	outs := assert.Evaluate(&asserts, overall)
+	if len(s.SLA) > 0 {
+		o := assert.Outcome{
+			Name: "capacity", Kind: "sla", Metric: "capacity",
+			Description: "some load meets every sla check",
+			Passed:      sweep.Capacity != nil,
+		}
+		o.Verdict = assert.Fail
+		if sweep.Capacity != nil {
+			v := sweep.Capacity.Value
+			o.Value = &v
+			o.Verdict = assert.Pass
+		} else {
+			o.Message = fmt.Sprintf("no %s of the %s met every sla check", sweep.Vary, sweep.Mode)
+		}
+		outs = append([]assert.Outcome{o}, outs...)
+	}
+	return outs
 }
 
 // verdict is the exit code of a finished (or merged) run: 130 when it was
