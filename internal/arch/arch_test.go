@@ -20,8 +20,10 @@ var allowed = map[string][]string{
 	"metrics":   {},
 	"tokenizer": {},
 	"dataset":   {"tokenizer"},
-	"scenario":  {"metrics"},
-	"assert":    {"scenario", "metrics"},
+	"scenario":  {"metrics", "compare"},
+	"assert":    {"scenario", "metrics", "compare"},
+	// The statistics of comparing two runs: summaries in, deltas out.
+	"compare": {"metrics"},
 	"executor":  {"dataset", "metrics", "tokenizer", "internal/openaiwire"},
 	"sim":       {"metrics", "tokenizer", "internal/openaiwire"},
 	"report":    {"metrics"},
@@ -34,7 +36,7 @@ var allowed = map[string][]string{
 }
 
 // hclFree are the packages that must not depend on HCL or cty.
-var hclFree = []string{"metrics", "tokenizer", "dataset", "executor", "sim", "report", "live", "scrape", "internal/openaiwire"}
+var hclFree = []string{"compare", "metrics", "tokenizer", "dataset", "executor", "sim", "report", "live", "scrape", "internal/openaiwire"}
 
 // unit is the name the rules know a package of ours by: its top-level
 // folder ("executor" for executor/executortest), or, under internal/, the
