@@ -23,10 +23,10 @@ var allowed = map[string][]string{
 	"scenario":  {"metrics", "compare"},
 	"assert":    {"scenario", "metrics", "compare"},
 	// The statistics of comparing two runs: summaries in, deltas out.
-	"compare": {"metrics"},
-	"executor":  {"dataset", "metrics", "tokenizer", "internal/openaiwire"},
-	"sim":       {"metrics", "tokenizer", "internal/openaiwire"},
-	"report":    {"metrics"},
+	"compare":  {"metrics"},
+	"executor": {"dataset", "metrics", "tokenizer", "internal/openaiwire"},
+	"sim":      {"metrics", "tokenizer", "internal/openaiwire"},
+	"report":   {"metrics"},
 	// The live Prometheus exporter (an executor observer) and the
 	// server-metrics scraper: both read and write only metrics' types.
 	"live":   {"metrics"},
