@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -26,6 +28,7 @@ type runOptions struct {
 	quiet       bool
 	metricsAddr string
 	shard       shardOptions
+	gate        *gateOptions
 }
 
 func cmdRun(ctx context.Context, e env, args []string) int {
@@ -38,11 +41,17 @@ func cmdRun(ctx context.Context, e env, args []string) int {
 	fs.BoolVar(&opts.quiet, "quiet", false, "no progress line")
 	fs.StringVar(&opts.metricsAddr, "metrics-addr", "", "serve live Prometheus metrics of the run at http://`host:port`/metrics (overrides a scenario's metrics_addr)")
 	opts.shard.register(fs)
+	opts.gate = &gateOptions{}
+	opts.gate.register(fs)
 	cfg, code := parseAndLoad(e, fs, &cf, args)
 	if cfg == nil {
 		return code
 	}
 	opts.out = *out
+	opts.gate.outExplicit = flagGiven(fs, "out", "o")
+	if code := opts.gate.validate(fs); code != exitOK {
+		return code
+	}
 	if err := opts.shard.resolve(os.Getenv); err != nil {
 		return fs.usageError(err.Error())
 	}
@@ -65,7 +74,18 @@ func cmdRun(ctx context.Context, e env, args []string) int {
 			break
 		}
 	}
-	return worst
+	return worse(worst, opts.gate.finish(e))
+}
+
+// flagGiven reports whether any of the named flags was given.
+func flagGiven(fs *flagSet, names ...string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) {
+		if slices.Contains(names, f.Name) {
+			set = true
+		}
+	})
+	return set
 }
 
 // worse returns the more severe of two exit codes.
@@ -104,6 +124,20 @@ func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.S
 		return exitInvalid
 	}
 
+	base, baseRes, code := opts.gate.baselineFor(e, s)
+	if code != exitOK {
+		return code
+	}
+	workload := workloadOf(s, ds, tok)
+	var forced []string
+	if baseRes != nil {
+		var ok bool
+		if forced, ok = checkWorkloads(e, "baseline "+s.Baseline, baseRes.Workload, workload, opts.gate.force); !ok {
+			return exitInvalid
+		}
+	}
+	serverVersion := probeVersion(ctx, e, lt)
+
 	plan := executorPlan(s, lt, ds, tok)
 	fp := fingerprint(s, ds)
 	co, code := coordinate(ctx, e, s, lt, &plan, fp, opts.shard)
@@ -111,13 +145,13 @@ func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.S
 		return code
 	}
 	defer co.close()
-	opts.out = opts.shard.shardDir(opts.out)
+	dest := opts.gate.destinationFor(opts.out, s, time.Now())
+	opts.out = opts.shard.shardDir(dest.dir)
 	// The requests file is opened before any load is sent: an unwritable
 	// output directory fails now, not after the run.
 	var reqs *report.RequestWriter
 	if opts.out != "" {
-		base := strings.TrimSuffix(s.RequestsFile(), ".requests.jsonl")
-		if reqs, err = report.CreateRequests(opts.out, base, plan.Closed != nil); err != nil {
+		if reqs, err = report.CreateRequests(opts.out, strings.TrimSuffix(dest.name, ".json"), plan.Closed != nil); err != nil {
 			fmt.Fprintf(e.stderr, "llmload: cannot write results to %s: %v\n", opts.out, err)
 			return exitInvalid
 		}
@@ -171,7 +205,12 @@ func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.S
 	}
 
 	outs := assert.Evaluate(s, outcome.Overall)
+	if base != nil {
+		outs = assert.EvaluateWith(s, outcome.Overall, base)
+	}
 	rep := buildReport(s, lt, ds, tok, outcome, outs, started, ended)
+	rep.Workload, rep.ServerVersion = workload, serverVersion
+	rep.Comparison = comparison(s, baseRes, rep, forced)
 	if detailed != nil {
 		rep.Detailed = detailed.Detailed()
 	}
@@ -192,8 +231,18 @@ func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.S
 		fmt.Fprintf(e.stderr, "llmload: %v\n", err)
 		return exitNoResult
 	}
-	if err := report.WriteConsole(e.stdout, res); err != nil {
+	console := e.stdout
+	if opts.gate.format == "json" {
+		console = e.stderr
+	}
+	if err := report.WriteConsole(console, res); err != nil {
 		fmt.Fprintf(e.stderr, "llmload: writing the report: %v\n", err)
+	}
+	if res.Comparison != nil {
+		fmt.Fprintln(console)
+		if err := report.WriteComparison(console, res.Comparison); err != nil {
+			fmt.Fprintf(e.stderr, "llmload: writing the comparison: %v\n", err)
+		}
 	}
 	for _, o := range outs {
 		if !o.Passed && o.Diagnostic != nil {
@@ -213,9 +262,14 @@ func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.S
 		werr := reqs.Close()
 		if werr == nil {
 			paths = append(paths, reqs.Path())
-			p := filepath.Join(opts.out, s.ResultFile())
+			p := filepath.Join(opts.out, dest.name)
 			if werr = report.WriteResultFile(p, res); werr == nil {
 				paths = append([]string{p}, paths...)
+				if dest.latest != "" {
+					if err := updateLatest(dest.latest, opts.out); err != nil {
+						fmt.Fprintf(e.stderr, "llmload: updating %s/latest: %v\n", dest.latest, err)
+					}
+				}
 			}
 		}
 		if werr != nil {
@@ -228,7 +282,7 @@ func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.S
 			fmt.Fprintf(e.stderr, "llmload: wrote %s\n", p)
 		}
 	}
-	return code
+	return worse(code, opts.gate.finishScenario(e, s, res, outs))
 }
 
 // verdict is the exit code of a finished (or merged) run: 130 when it was
@@ -329,7 +383,7 @@ func judgeStage(s *scenario.Scenario, rs report.Stage) report.Stage {
 		return rs
 	}
 	slaOnly := *s
-	slaOnly.Asserts = nil
+	slaOnly.Asserts, slaOnly.Regression = nil, nil
 	rs.SLAChecked = true
 	outs := assert.Evaluate(&slaOnly, rs.Summary)
 	rs.Checks = reportChecks(outs)
