@@ -42,6 +42,8 @@ const (
 	Worse    = "worse"
 	Better   = "better"
 	NoChange = "no change" // the interval holds 0
+	// NoInterval: too few samples or windows for an interval.
+	NoInterval = "no interval"
 )
 
 // Methods of an interval.
@@ -318,6 +320,9 @@ func Measure(base, cand *metrics.Summary, metric, stat string, opts Options) Del
 func change(d Delta) string {
 	lo, hi := d.Lower, d.Upper
 	if !d.HasInterval {
+		if d.Message != "" {
+			return NoInterval // too few samples or windows
+		}
 		lo, hi = d.Delta, d.Delta
 	}
 	switch {
