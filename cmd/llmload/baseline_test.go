@@ -179,3 +179,45 @@ func TestBaselineEndToEnd(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// TestMergeKeepsBaseline merges two halves of a run judged against a
+// baseline: the merged result re-evaluates the regression checks from the
+// resolved config's baseline path and rules.
+func TestMergeKeepsBaseline(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	base := filepath.Join(dir, "base.json")
+	if code, out, errOut := call(t, ctx, "run", "-quiet", "-out", base, "-baseline", filepath.Join(dir, "none.json"), "testdata/baseline.hcl"); code != exitOK {
+		t.Fatalf("baseline run: exit %d\n%s%s", code, out, errOut)
+	}
+	var parts []string
+	for i := range 2 {
+		p := filepath.Join(dir, "slow-"+strconv.Itoa(i)+".json")
+		code, out, errOut := call(t, ctx, "run", "-quiet", "-out", p, "-baseline", base, "-var", "step_overhead=5ms", "testdata/baseline.hcl")
+		if code != exitCheckFailed {
+			t.Fatalf("slow run %d: exit %d, want 1\n%s%s", i, code, out, errOut)
+		}
+		parts = append(parts, p)
+	}
+	merged := filepath.Join(dir, "merged.json")
+	code, out, errOut := call(t, ctx, append([]string{"merge", "-quiet", "-o", merged}, parts...)...)
+	if code != exitCheckFailed {
+		t.Fatalf("merge: exit %d, want 1\n%s%s", code, out, errOut)
+	}
+	res, err := report.ReadResult(merged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, c := range res.Checks {
+		if c.Kind == "regression" && c.Name == "itl_p50" {
+			found = true
+			if c.Verdict != report.Fail || c.Samples != res.Summary.ITL.Count {
+				t.Errorf("merged itl_p50: verdict %s on %d samples, want fail on the merged %d", c.Verdict, c.Samples, res.Summary.ITL.Count)
+			}
+		}
+	}
+	if !found || res.Comparison == nil {
+		t.Errorf("the merged result lost its regression checks or comparison: %+v", res.Checks)
+	}
+}

@@ -75,6 +75,9 @@ func (g *gateOptions) baselineFor(e env, s *scenario.Scenario) (*assert.Baseline
 	}
 	res, err := report.ReadResult(s.Baseline)
 	switch {
+	case err == nil && res.Verdict() == report.VerdictInvalid || err == nil && res.Verdict() == report.VerdictNoResult:
+		fmt.Fprintf(e.stderr, "llmload: scenario %q: baseline %s is a run with no valid result (%s): it cannot judge another; refresh it\n", s.Name, s.Baseline, res.Verdict())
+		return nil, nil, exitInvalid
 	case err == nil:
 		fmt.Fprintf(e.stderr, "llmload: baseline %s (run %s, %s)\n", s.Baseline, res.RunID, res.StartedAt.Format(time.RFC3339))
 		return &assert.Baseline{Path: s.Baseline, Summary: res.Summary}, res, exitOK
@@ -157,7 +160,14 @@ func updateLatest(root, dir string) error {
 func (g *gateOptions) finishScenario(e env, s *scenario.Scenario, res *report.Result, outs []assert.Outcome) int {
 	code := exitOK
 	g.results = append(g.results, res)
-	if g.saveBaseline != "" {
+	switch v := res.Verdict(); {
+	case g.saveBaseline == "":
+	case res.Interrupted || v == report.VerdictInvalid || v == report.VerdictNoResult:
+		// A baseline from a run that proves nothing would gate every
+		// later run against garbage.
+		fmt.Fprintf(e.stderr, "llmload: -save-baseline: not saving a run that was interrupted, invalid or without result\n")
+		code = exitNoResult
+	default:
 		p := filepath.Join(g.saveBaseline, s.ResultFile())
 		if err := report.WriteResultFile(p, res); err != nil {
 			fmt.Fprintf(e.stderr, "llmload: -save-baseline: %v\n", err)
