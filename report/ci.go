@@ -401,5 +401,3 @@ func WriteJSONSummary(w io.Writer, r *Result) error {
 	_, err = fmt.Fprintf(w, "%s\n", b)
 	return err
 }
-
-

@@ -282,4 +282,3 @@ func probeVersion(ctx context.Context, e env, lt *liveTarget) string {
 	}
 	return v
 }
-
