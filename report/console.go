@@ -300,7 +300,11 @@ func (c *Check) ThresholdText() string {
 	if c.Threshold == nil {
 		return ""
 	}
-	return c.Op + " " + metrics.Format(c.Metric, c.Stat, *c.Threshold)
+	t := c.Op + " " + metrics.Format(c.Metric, c.Stat, *c.Threshold)
+	if c.Baseline != nil && c.Tolerance != nil {
+		t += fmt.Sprintf(" (baseline %s %+g%%)", metrics.Format(c.Metric, c.Stat, *c.Baseline), 100**c.Tolerance)
+	}
+	return t
 }
 
 // MeasuredText renders the measured value: "612.3 ms" for an sla, the
@@ -328,6 +332,8 @@ func verdictLabel(c Check) string {
 	switch {
 	case c.Verdict == Inconclusive:
 		return "INCONCLUSIVE"
+	case c.Verdict == Skipped:
+		return "SKIPPED"
 	case c.Passed:
 		return "PASS"
 	}
@@ -346,7 +352,7 @@ func writeChecks(p *printer, checks []Check, s *metrics.Summary) {
 		return t
 	}
 	nameW, thrW, resW := len("check"), len("threshold"), len("result")
-	passed, failed, inconclusive := 0, 0, 0
+	passed, failed, inconclusive, skipped := 0, 0, 0, 0
 	latency := false
 	for _, c := range checks {
 		nameW = max(nameW, len(c.Name))
@@ -357,6 +363,8 @@ func writeChecks(p *printer, checks []Check, s *metrics.Summary) {
 			passed++
 		case "FAIL":
 			failed++
+		case "SKIPPED":
+			skipped++
 		default:
 			inconclusive++
 		}
@@ -367,6 +375,9 @@ func writeChecks(p *printer, checks []Check, s *metrics.Summary) {
 	p.printf("\nChecks: %d passed, %d failed", passed, failed)
 	if inconclusive > 0 {
 		p.printf(", %d inconclusive", inconclusive)
+	}
+	if skipped > 0 {
+		p.printf(", %d skipped", skipped)
 	}
 	p.printf("\n")
 	p.printf("  %-*s %-*s %-*s %s\n", resW, "result", nameW, "check", thrW, "threshold", "measured")

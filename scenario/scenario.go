@@ -17,6 +17,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 
+	"github.com/llmload/llmload/compare"
 	"github.com/llmload/llmload/internal/secret"
 )
 
@@ -347,6 +348,17 @@ type Scenario struct {
 	// Validity bounds what the load generator itself may get wrong before
 	// the run is invalid.
 	Validity Validity `json:"validity"`
+	// Baseline is a result file to compare the run with: conditions read
+	// it as baseline.<metric>.<stat>, and the regression block's
+	// tolerances judge the run against it. A relative path is resolved
+	// against the scenario file's folder. BaselineOptional makes a
+	// missing baseline file skip those checks instead of failing the run
+	// (the first run on a branch has no baseline yet).
+	Baseline         string `json:"baseline,omitempty"`
+	BaselineOptional bool   `json:"baseline_optional,omitempty"`
+	// Regression holds the regression block's tolerances, in the order
+	// written: how much worse than the baseline each figure may get.
+	Regression []RegressionRule `json:"regression,omitempty"`
 	// Sweep or Capacity (at most one) run the scenario at several loads.
 	Sweep     *Sweep          `json:"sweep,omitempty"`
 	Capacity  *CapacitySearch `json:"capacity,omitempty"`
@@ -475,4 +487,46 @@ type fileRef struct {
 	path string
 	expr hcl.Expression // where it was written
 	what string         // what the file is, for messages: "the tokenizer.json of dataset \"x\""
+}
+
+// RegressionRule is one tolerance of a regression block: ttft_p99 = "10%".
+type RegressionRule struct {
+	compare.Tolerance
+	Range hcl.Range `json:"-"`
+}
+
+// Tolerances returns the regression block's tolerances.
+func (s *Scenario) Tolerances() []compare.Tolerance {
+	var out []compare.Tolerance
+	for _, r := range s.Regression {
+		out = append(out, r.Tolerance)
+	}
+	return out
+}
+
+// UsesBaseline reports whether the scenario's checks need a baseline: a
+// regression block, or a condition that reads baseline.*.
+func (s *Scenario) UsesBaseline() bool {
+	if len(s.Regression) > 0 {
+		return true
+	}
+	for _, a := range s.Asserts {
+		if ReadsBaseline(a.Condition) {
+			return true
+		}
+	}
+	return false
+}
+
+// ReadsBaseline reports whether a condition refers to baseline.*.
+func ReadsBaseline(expr hcl.Expression) bool {
+	if expr == nil {
+		return false
+	}
+	for _, tr := range expr.Variables() {
+		if tr.RootName() == "baseline" {
+			return true
+		}
+	}
+	return false
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"net"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
 
+	"github.com/llmload/llmload/compare"
 	"github.com/llmload/llmload/metrics"
 )
 
@@ -23,9 +25,10 @@ var scenarioSchema = &hcl.BodySchema{
 		{Name: "percentiles"}, {Name: "percentile_metrics"}, {Name: "result_filename"}, {Name: "save_detailed"}, {Name: "metrics_addr"},
 		{Name: "verdict"}, {Name: "min_samples"}, {Name: "allow_inconclusive"},
 		{Name: "preflight"}, {Name: "ready_timeout"},
+		{Name: "baseline"}, {Name: "baseline_optional"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{
-		{Type: "open_loop"}, {Type: "closed_loop"}, {Type: "warmup"}, {Type: "sla"}, {Type: "goodput"}, {Type: "validity"},
+		{Type: "open_loop"}, {Type: "closed_loop"}, {Type: "warmup"}, {Type: "sla"}, {Type: "goodput"}, {Type: "validity"}, {Type: "regression"},
 		{Type: "abort_on"},
 		{Type: "assert", LabelNames: []string{"name"}}, {Type: "sweep"}, {Type: "capacity"},
 	},
@@ -124,6 +127,10 @@ func (l *loader) decodeScenario(d dec, filename string, b *hcl.Block) {
 	d.oneOf(a, "verdict", &s.Verdict, VerdictPoint, VerdictStrict)
 	d.integer(a, "min_samples", &s.MinSamples, 1)
 	d.boolean(a, "allow_inconclusive", &s.AllowInconclusive)
+	if attr := d.str(a, "baseline", &s.Baseline); attr != nil && s.Baseline != "" {
+		s.Baseline = resolvePath(filepath.Dir(filename), s.Baseline)
+	}
+	d.boolean(a, "baseline_optional", &s.BaselineOptional)
 	var startAt string
 	if attr := d.str(a, "start_at", &startAt); attr != nil && startAt != "" {
 		t, err := time.Parse(time.RFC3339Nano, startAt)
@@ -236,8 +243,34 @@ func (l *loader) decodeScenario(d dec, filename string, b *hcl.Block) {
 	if vb := atMostOne(&l.diags, content.Blocks.OfType("validity"), "a scenario"); vb != nil {
 		l.decodeValidity(d, s, vb)
 	}
+	if rb := atMostOne(&l.diags, content.Blocks.OfType("regression"), "a scenario"); rb != nil {
+		l.decodeRegression(d, s, rb)
+	}
 	for _, ab := range content.Blocks.OfType("assert") {
 		l.decodeAssert(d, s, ab)
+	}
+}
+
+// decodeRegression reads a regression block: figure = "tolerance", the
+// same rules as llmload compare's -max-regression.
+func (l *loader) decodeRegression(d dec, s *Scenario, b *hcl.Block) {
+	attrs, diags := b.Body.JustAttributes()
+	l.diags = append(l.diags, diags...)
+	for _, attr := range sortedAttrs(attrs) {
+		var v string
+		if d.str(attrs, attr.Name, &v) == nil {
+			continue
+		}
+		t, err := compare.ParseTolerance(attr.Name, v)
+		if err != nil {
+			l.diags = append(l.diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid regression tolerance", Detail: err.Error() + ".", Subject: attr.Range.Ptr()})
+			continue
+		}
+		s.Regression = append(s.Regression, RegressionRule{Tolerance: t, Range: attr.Range})
+	}
+	if len(attrs) == 0 && !diags.HasErrors() {
+		l.diags = append(l.diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Empty regression block",
+			Detail: "A regression block sets at least one tolerance, such as ttft_p99 = \"10%\".", Subject: b.DefRange.Ptr()})
 	}
 }
 
@@ -714,7 +747,7 @@ func CheckCondition(expr hcl.Expression) hcl.Diagnostics {
 		return diags
 	}
 	ctx := &hcl.EvalContext{
-		Variables: map[string]cty.Value{"metrics": metricsPlaceholder, "server": ServerObject(nil, RawServerRefs(expr))},
+		Variables: map[string]cty.Value{"metrics": metricsPlaceholder, "baseline": metricsPlaceholder, "server": ServerObject(nil, RawServerRefs(expr))},
 		Functions: ConditionFunctions(),
 	}
 	v, more := expr.Value(ctx)
@@ -741,9 +774,10 @@ func checkMetricRef(tr hcl.Traversal) *hcl.Diagnostic {
 	if tr.RootName() == "server" {
 		return checkServerRef(tr)
 	}
-	if tr.RootName() != "metrics" {
+	root := tr.RootName()
+	if root != "metrics" && root != "baseline" {
 		return bad(tr.SourceRange(), "Invalid reference in condition",
-			fmt.Sprintf("A condition can refer only to the run's metrics (metrics.<name>) and the server's (server.<name>), not to %q.", tr.RootName()))
+			fmt.Sprintf("A condition can refer only to the run's metrics (metrics.<name>), the baseline run's (baseline.<name>) and the server's (server.<name>), not to %q.", tr.RootName()))
 	}
 	if len(tr) < 2 {
 		return nil // the whole object; evaluation checks its use
@@ -757,7 +791,7 @@ func checkMetricRef(tr hcl.Traversal) *hcl.Diagnostic {
 		all := metrics.Names()
 		detail := fmt.Sprintf("There is no metric named %q.", name)
 		if s := suggest(name, all); s != "" {
-			detail += fmt.Sprintf(" Did you mean metrics.%s?", s)
+			detail += fmt.Sprintf(" Did you mean %s.%s?", root, s)
 		}
 		detail += " docs/metrics.md lists every metric."
 		return bad(tr[1].SourceRange(), "Unknown metric", detail)
@@ -773,16 +807,16 @@ func checkMetricRef(tr hcl.Traversal) *hcl.Diagnostic {
 	switch m.Kind {
 	case metrics.Scalar:
 		return bad(tr[2].SourceRange(), "Unknown metric",
-			fmt.Sprintf("metrics.%s is a number (%s); it has no %q.", name, m.Unit, stat))
+			fmt.Sprintf("%s.%s is a number (%s); it has no %q.", root, name, m.Unit, stat))
 	case metrics.Distribution:
 		keys = metrics.Stats
 	case metrics.Counts:
 		keys = metrics.CountKeys()
 	}
 	if !slices.Contains(keys, stat) {
-		detail := fmt.Sprintf("metrics.%s has no %q.", name, stat)
+		detail := fmt.Sprintf("%s.%s has no %q.", root, name, stat)
 		if s := suggest(stat, keys); s != "" {
-			detail += fmt.Sprintf(" Did you mean metrics.%s.%s?", name, s)
+			detail += fmt.Sprintf(" Did you mean %s.%s.%s?", root, name, s)
 		}
 		detail += " It has " + quoteList(keys) + "."
 		return bad(tr[2].SourceRange(), "Unknown metric", detail)

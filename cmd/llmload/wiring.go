@@ -301,6 +301,8 @@ func reportChecks(outs []assert.Outcome) []report.Check {
 			Lower:       o.Lower,
 			Upper:       o.Upper,
 			Default:     o.Default,
+			Baseline:    o.Baseline,
+			Tolerance:   o.Tolerance,
 			Verdict:     o.Verdict,
 			Passed:      o.Passed,
 			Message:     o.Message,
