@@ -23,6 +23,7 @@ type run struct {
 	offsets []time.Duration // open loop: the schedule, drawn up front
 	idPre   string          // x-request-id prefix, unique to the run
 
+	sessions bool          // some requests are multi-turn sessions
 	start    time.Time     // time zero of the measured phase
 	late     time.Duration // how late after Plan.StartAt the measured phase began
 	dispEnd  time.Duration // when dispatching stopped
@@ -44,7 +45,7 @@ type result struct {
 }
 
 func newRun(p Plan, c *client, preps []prepared) *run {
-	r := &run{p: p, c: c, preps: preps, results: make(chan result, 1024)}
+	r := &run{p: p, c: c, preps: preps, results: make(chan result, 1024), sessions: hasSessions(p.Requests)}
 	var b [4]byte
 	_, _ = rand.Read(b[:])
 	r.idPre = "llmload-" + hex.EncodeToString(b[:]) + "-"
@@ -200,11 +201,12 @@ func (r *run) newResult(intended, dispatched time.Duration) *metrics.Request {
 
 // send sends the request and hands the result to the recorder goroutine.
 // A request whose turn comes after ctx ended (an interruption) is dropped
-// unrecorded: it was never attempted.
-func (r *run) send(ctx context.Context, res *metrics.Request, p *prepared) {
+// unrecorded: it was never attempted. It returns what a session's next
+// turn needs, read before the result leaves for the recorder.
+func (r *run) send(ctx context.Context, res *metrics.Request, p *prepared) (out turnOutcome) {
 	defer r.wg.Done()
 	if ctx.Err() != nil {
-		return
+		return out
 	}
 	n := r.inflight.Add(1)
 	raise(&r.peaks[res.Stage], n)
@@ -212,7 +214,9 @@ func (r *run) send(ctx context.Context, res *metrics.Request, p *prepared) {
 	r.c.do(ctx, r.start, p, res)
 	r.inflight.Add(-1)
 	res.End = time.Since(r.start)
+	out = turnOutcome{sent: true, ok: res.OK(), text: res.GeneratedText, end: res.End}
 	r.results <- result{req: res, end: res.End}
+	return out
 }
 
 // raise sets a to n when n is larger.
@@ -223,8 +227,8 @@ func raise(a *atomic.Int64, n int64) {
 
 // job is an open-loop arrival waiting for a concurrency slot.
 type job struct {
-	res *metrics.Request
-	p   *prepared
+	res   *metrics.Request
+	place int
 }
 
 // slot is one of an open loop's MaxConcurrency slots: it sends queued
@@ -234,7 +238,7 @@ type job struct {
 func (r *run) slot(ctx context.Context, queue <-chan job) {
 	for j := range queue {
 		r.unsent.Done()
-		r.send(ctx, j.res, j.p)
+		r.dispatch(ctx, j.res, j.place, nil, r.p.Duration)
 	}
 }
 
@@ -258,13 +262,13 @@ func (r *run) open(ctx context.Context) {
 		}
 		res := r.newResult(off, time.Since(r.start))
 		r.sent.Add(1)
-		p := r.prep(r.p.Warmup + r.p.global(i))
+		place := r.p.Warmup + r.p.global(i)
 		r.wg.Add(1)
 		if queue != nil {
 			r.unsent.Add(1)
-			queue <- job{res, p}
+			queue <- job{res, place}
 		} else {
-			go r.send(ctx, res, p)
+			go r.dispatch(ctx, res, place, nil, r.p.Duration)
 		}
 	}
 }
@@ -409,7 +413,7 @@ func (r *run) user(ctx context.Context, u int, g *gate, tickets *atomic.Int64, e
 		r.sent.Add(1)
 		res.Stage = stageAt(cl.Stages, now)
 		r.wg.Add(1)
-		r.send(ctx, res, r.prep(r.p.Warmup+r.p.global(int(t))))
+		r.dispatch(ctx, res, r.p.Warmup+r.p.global(int(t)), g.stop, end)
 
 		d := cl.ThinkMin
 		if cl.ThinkMax > cl.ThinkMin {
@@ -553,10 +557,19 @@ func (c *collector) add(req *metrics.Request) {
 // planned is how many measured requests the run means to send (0 when
 // unknown).
 func (r *run) planned() int {
+	n := r.p.maxRequests()
 	if r.p.Open != nil {
-		return len(r.offsets)
+		n = len(r.offsets)
 	}
-	return r.p.maxRequests()
+	if r.sessions {
+		// Each planned session sends its turns.
+		turns := 0
+		for k := range n {
+			turns += max(1, len(r.turns(r.p.Warmup+r.p.global(k))))
+		}
+		return turns
+	}
+	return n
 }
 
 // outcome computes the summaries once every result is in.
