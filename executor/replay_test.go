@@ -96,3 +96,33 @@ func TestRunReplay(t *testing.T) {
 		t.Errorf("scheduled rate %v, want %v (5 gaps over 150 ms)", out.Overall.ScheduledRate, want)
 	}
 }
+
+// TestRunReplaySharded: two shards of a replay send, together, each
+// request of the trace once at its recorded time.
+func TestRunReplaySharded(t *testing.T) {
+	srv := executortest.New(executortest.Config{Tokens: 2})
+	defer srv.Close()
+	reqs := trace(0, 10, 30, 30, 70, 90, 120)
+	got := map[int]time.Duration{}
+	for shard := range 2 {
+		out := mustRun(t, context.Background(), Plan{
+			Target:   Target{BaseURL: srv.URL, Model: "m"},
+			Requests: reqs,
+			Open:     &OpenLoop{Arrival: ArrivalReplay, Speed: 1},
+			Shard:    shard, Shards: 2,
+		})
+		for _, r := range out.Results {
+			if _, dup := got[r.DatasetIndex]; dup || r.DatasetIndex%2 != shard {
+				t.Errorf("shard %d sent dataset entry %d", shard, r.DatasetIndex)
+			}
+			got[r.DatasetIndex] = r.Intended
+		}
+	}
+	want := map[int]time.Duration{}
+	for i, r := range reqs {
+		want[i] = r.At
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("intended times by dataset entry (-want +got):\n%s", diff)
+	}
+}
