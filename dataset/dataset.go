@@ -258,16 +258,20 @@ type dumpRecord struct {
 	Messages  []Message `json:"messages,omitempty"`
 	PromptLen int       `json:"prompt_len"`
 	OutputLen int       `json:"output_len"`
+	AtMs      float64   `json:"at_ms,omitempty"`
+	Turns     []Turn    `json:"turns,omitempty"`
 }
 
 // WriteJSONL writes reqs in order, one JSON object per line with index,
-// prompt (or messages), prompt_len and output_len.
+// prompt (or messages), prompt_len and output_len, and a trace's recorded
+// arrival (at_ms) and a session's turns when set.
 func WriteJSONL(w io.Writer, reqs []Request) error {
 	bw := bufio.NewWriter(w)
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)
 	for _, r := range reqs {
-		rec := dumpRecord{Index: r.Index, Messages: r.Messages, PromptLen: r.PromptLen, OutputLen: r.OutputLen}
+		rec := dumpRecord{Index: r.Index, Messages: r.Messages, PromptLen: r.PromptLen, OutputLen: r.OutputLen,
+			AtMs: float64(r.At) / float64(time.Millisecond), Turns: r.Turns}
 		if len(r.Messages) == 0 {
 			rec.Prompt = &r.Prompt
 		}
