@@ -201,6 +201,11 @@ func TestEvalContextShape(t *testing.T) {
 			if m.GetAttr(c.Name).IsNull() {
 				got = append(got, c.Name)
 			}
+			// A run-level figure (capacity) is null until a sweep or
+			// search sets it.
+			if c.RunLevel {
+				want = append(want, c.Name)
+			}
 		case metrics.Counts:
 			for _, k := range metrics.CountKeys() {
 				if m.GetAttr(c.Name).GetAttr(k).IsNull() {

@@ -105,18 +105,12 @@ func (c *chunk) content(v gjson.Result, keepText bool) {
 // errorMessage renders an error object or value from a stream.
 func errorMessage(v gjson.Result) string {
 	if m := v.Get("message"); m.Exists() {
-		return "server error: " + clip(m.String(), 200)
+		return "server error: " + m.String()
 	}
-	return "server error: " + clip(v.String(), 200)
+	return "server error: " + v.String()
 }
 
-// excerpt is a short, printable prefix of a payload for error messages.
-func excerpt(b []byte) string { return clip(string(b), 120) }
-
-// clip shortens s to at most n bytes, marking the cut.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "..."
-}
+// excerpt is a payload for an error message. It is not cut here: the
+// client scrubs secrets from a message before cutting it to MaxMessage
+// (a cut first could leave part of a key).
+func excerpt(b []byte) string { return string(b) }

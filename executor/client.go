@@ -21,9 +21,14 @@ import (
 	"time"
 
 	"github.com/llmload/llmload/dataset"
+	"github.com/llmload/llmload/internal/secret"
 	"github.com/llmload/llmload/metrics"
 	"github.com/llmload/llmload/tokenizer"
 )
+
+// MaxMessage is the longest error message kept with a failed request (in
+// bytes, after secrets are scrubbed): the first KiB of an error body.
+const MaxMessage = 1 << 10
 
 // Causes of a request's context ending, told apart by context.Cause.
 var (
@@ -46,7 +51,7 @@ type client struct {
 	http    *http.Client
 	url     string
 	header  http.Header // every header but x-request-id
-	apiKey  string
+	scrub   *secret.Scrubber
 	timeout time.Duration
 	stall   time.Duration
 	tok     tokenizer.Tokenizer
@@ -74,7 +79,7 @@ func newClient(t Target, conns int, tok tokenizer.Tokenizer) (*client, error) {
 		http:    &http.Client{Transport: ht.base},
 		url:     t.endpoint(proto),
 		header:  t.requestHeader(),
-		apiKey:  t.APIKey,
+		scrub:   t.Scrubber(),
 		timeout: t.Timeout,
 		stall:   t.StallTimeout,
 		tok:     tok,
@@ -148,7 +153,7 @@ func PreviewRequest(t Target, r dataset.Request) (Preview, error) {
 func (t Target) HTTPClient(conns int) (*http.Client, error) {
 	u, err := url.Parse(t.BaseURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("target base_url %q: want an http:// or https:// URL with a host", redact(t.BaseURL, t.APIKey))
+		return nil, fmt.Errorf("target base_url %q: want an http:// or https:// URL with a host", t.Scrubber().Scrub(t.BaseURL))
 	}
 	tlsConf := &tls.Config{InsecureSkipVerify: t.InsecureSkipVerify}
 	if t.CAFile != "" {
@@ -286,8 +291,13 @@ func (c *client) do(ctx context.Context, start time.Time, p *prepared, res *metr
 	defer resp.Body.Close()
 	res.StatusCode = resp.StatusCode
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-		c.fail(res, metrics.ErrHTTPStatus, fmt.Errorf("HTTP %d: %s", resp.StatusCode, clip(string(bytes.TrimSpace(b)), 200)))
+		b := c.body(resp, res)
+		kind := metrics.ErrHTTPStatus
+		if resp.StatusCode == http.StatusTooManyRequests {
+			kind = metrics.ErrRateLimited
+			res.RetryAfter = resp.Header.Get("Retry-After")
+		}
+		c.failCtx(ctx, res, kind, fmt.Errorf("HTTP %d: %s", resp.StatusCode, b))
 		return
 	}
 
@@ -300,7 +310,49 @@ func (c *client) do(ctx context.Context, start time.Time, p *prepared, res *metr
 	rd := readings.Get().(*reading)
 	rd.br.Reset(tr)
 	defer func() { rd.br.Reset(nil); readings.Put(rd) }()
+	defer func() { res.BytesReceived = tr.n }()
+	if !isSSE(resp.Header.Get("Content-Type"), rd.br) {
+		b, _ := io.ReadAll(io.LimitReader(rd.br, 4*MaxMessage))
+		c.failCtx(ctx, res, metrics.ErrNotSSE, fmt.Errorf("HTTP %d %s, not an event stream: %s",
+			resp.StatusCode, resp.Header.Get("Content-Type"), bytes.TrimSpace(b)))
+		return
+	}
 	c.read(ctx, newSSEReader(rd.br), tr, t0, &rd.ch, res)
+}
+
+// body reads the start of an error answer, for its message, and counts
+// the bytes read.
+func (c *client) body(resp *http.Response, res *metrics.Request) []byte {
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 4*MaxMessage))
+	res.BytesReceived = int64(len(b))
+	return bytes.TrimSpace(b)
+}
+
+// isSSE reports whether a 2xx answer is an event stream: its Content-Type
+// says text/event-stream or, when it says something else or nothing, its
+// first bytes look like one (some proxies drop or rewrite the header).
+// It peeks at the body without consuming it.
+func isSSE(contentType string, br *bufio.Reader) bool {
+	if strings.HasPrefix(strings.ToLower(strings.TrimSpace(contentType)), "text/event-stream") {
+		return true
+	}
+	for n := 16; ; n *= 4 {
+		b, err := br.Peek(n)
+		t := bytes.TrimLeft(b, " \t\r\n")
+		if len(t) > 0 && (len(t) >= 6 || err != nil) {
+			for _, p := range []string{"data:", "event:", ":", "id:", "retry:"} {
+				if bytes.HasPrefix(t, []byte(p)) {
+					return true
+				}
+			}
+			return false
+		}
+		if err != nil || n >= 1024 {
+			// Nothing but blanks: leave it to the stream reader, which
+			// calls an empty stream truncated.
+			return true
+		}
+	}
 }
 
 // read consumes the event stream and fills the latency and token fields;
@@ -317,11 +369,16 @@ func (c *client) read(ctx context.Context, sr *sseReader, tr *timedReader, t0 ti
 	if n := res.MaxTokens; n > 1 {
 		res.ITL = make([]time.Duration, 0, min(n-1, 4096))
 	}
+	ended := false // [DONE] or a finish_reason: the stream ended as it should
 	for {
 		name, data, err := sr.next()
 		if err != nil {
-			if !errors.Is(err, io.EOF) {
+			switch {
+			case !errors.Is(err, io.EOF):
 				c.failCtx(ctx, res, metrics.ErrStream, err)
+			case !ended:
+				c.failCtx(ctx, res, metrics.ErrTruncatedStream,
+					fmt.Errorf("the stream ended after %d output events and %d bytes without a finish_reason or [DONE]", res.OutputEvents, tr.n))
 			}
 			break
 		}
@@ -335,6 +392,7 @@ func (c *client) read(ctx context.Context, sr *sseReader, tr *timedReader, t0 ti
 			break
 		}
 		if ch.done {
+			ended = true
 			// Let the connection be reused: the stream ends right after.
 			_, _ = io.CopyN(io.Discard, tr, 4<<10)
 			break
@@ -355,6 +413,7 @@ func (c *client) read(ctx context.Context, sr *sseReader, tr *timedReader, t0 ti
 		}
 		if ch.finish != "" {
 			res.FinishReason = ch.finish
+			ended = true
 		}
 		if ch.hasUsage {
 			usage = true
@@ -388,15 +447,29 @@ func (c *client) read(ctx context.Context, sr *sseReader, tr *timedReader, t0 ti
 	if res.OK() && res.OutputEvents == 0 {
 		c.fail(res, metrics.ErrEmpty, errors.New("the stream ended without an output token"))
 	}
+	res.ShortOutput = shortOutput(res)
+}
+
+// shortOutput reports a completed request that asked to ignore EOS but got
+// fewer tokens than max_tokens although the server said it finished
+// normally (stop or length): the server did not honour ignore_eos, or
+// miscounted. Only the server's own count (usage) is trusted for it: event
+// counts and a client tokenizer's recount can differ from the truth.
+func shortOutput(res *metrics.Request) bool {
+	return res.OK() && res.IgnoreEOS && res.MaxTokens > 0 &&
+		res.OutputTokensSource == metrics.SourceUsage && res.OutputTokens < res.MaxTokens &&
+		(res.FinishReason == "stop" || res.FinishReason == "length")
 }
 
 // close releases the idle connections at the end of a run.
 func (c *client) close() { c.http.CloseIdleConnections() }
 
-// fail records a failure; the message never contains the API key.
+// fail records a failure. The message is scrubbed of secrets (the API
+// key, sensitive header values and variables, URL passwords) and then cut
+// to MaxMessage, in that order, so that no part of a secret survives.
 func (c *client) fail(res *metrics.Request, kind metrics.ErrorKind, err error) {
 	res.Error = kind
-	res.ErrorMessage = redact(err.Error(), c.apiKey)
+	res.ErrorMessage = c.scrub.ScrubClip(err.Error(), MaxMessage)
 }
 
 // failCtx records a failure classified by why the request's context ended
@@ -422,10 +495,16 @@ func (c *client) failCtx(ctx context.Context, res *metrics.Request, fallback met
 	}
 }
 
-// redact removes the API key from s.
-func redact(s, key string) string {
-	if key == "" {
-		return s
+// Scrubber returns the scrubber of the target's secrets: the API key, the
+// values of sensitive headers (see secret.SensitiveHeader and
+// SensitiveHeaders), Secrets, and the base URL's password.
+func (t Target) Scrubber() *secret.Scrubber {
+	s := secret.New(t.APIKey, secret.URLPassword(t.BaseURL))
+	for k, v := range t.Headers {
+		if secret.SensitiveHeader(k, t.SensitiveHeaders) {
+			s.Add(v)
+		}
 	}
-	return strings.ReplaceAll(s, key, "[REDACTED]")
+	s.Add(t.Secrets...)
+	return s
 }

@@ -34,10 +34,19 @@ type Target struct {
 	API   string
 	Model string
 	// APIKey, when set, is sent as "Authorization: Bearer <key>". It never
-	// appears in error messages or results.
+	// appears in error messages or results (nor does any value Scrubber
+	// knows).
 	APIKey string
 	// Headers are added to every request (and may override the defaults).
 	Headers map[string]string
+	// SensitiveHeaders names headers whose values are credentials, beyond
+	// those secret.SensitiveHeader knows (Authorization, Cookie, X-Api-Key,
+	// any name with key, token, secret or auth in it): their values are
+	// scrubbed from every message.
+	SensitiveHeaders []string
+	// Secrets are more values to scrub from every message (sensitive
+	// variables' values).
+	Secrets []string
 	// Timeout bounds each request from t0 to the end of its stream (0 =
 	// none); it also bounds the drain at the end of a run, counted from when
 	// the last request was sent (not the time a request waits for an open
@@ -87,6 +96,42 @@ type ClosedLoop struct {
 	Stages []Stage
 	// Think time is uniform in [ThinkMin, ThinkMax] (fixed when equal).
 	ThinkMin, ThinkMax time.Duration
+	// Backoff is how long a user waits after a failed request before its
+	// next one, so that a failing server is not flooded (the zero value:
+	// no wait).
+	Backoff Backoff
+}
+
+// Backoff is an exponential backoff: a user's first failure in a row
+// waits about Min, each further one twice as long, up to Max; a success
+// resets it. Each wait is drawn in [d/2, d] (the user's seeded randomness)
+// so that users that failed together do not retry together. It replaces
+// the think time when longer.
+type Backoff struct {
+	Min, Max time.Duration
+}
+
+// wait is the backoff after fails failures in a row (fails >= 1), before
+// jitter.
+func (b Backoff) wait(fails int) time.Duration {
+	if b.Min <= 0 {
+		return 0
+	}
+	d := b.Min
+	for i := 1; i < fails && d < b.Max; i++ {
+		d *= 2
+	}
+	return min(d, max(b.Max, b.Min))
+}
+
+// AbortOn stops a run early once its error rate is hopeless, as k6's
+// abortOnFail does: when at least MinRequests measured requests have
+// finished (completed or failed) and more than ErrorRate of them failed,
+// dispatch stops, requests in flight are canceled and Outcome.Aborted says
+// why.
+type AbortOn struct {
+	ErrorRate   float64
+	MinRequests int
 }
 
 // Stage is one period of a closed loop with its own user count.
@@ -165,6 +210,15 @@ type Plan struct {
 	// metrics.Request.GeneratedText for the observers (otherwise it is kept
 	// only when Tokenizer must count it): vLLM's generated_texts.
 	KeepText bool
+	// Preflight sends one probe request (the first dataset request with at
+	// most ProbeTokens output tokens, not measured) before any load; when
+	// it fails Run returns a *PreflightError and sends nothing more.
+	Preflight bool
+	// ReadyTimeout keeps probing a target that does not answer yet, for up
+	// to this long (0: one try).
+	ReadyTimeout time.Duration
+	// AbortOn, when set, stops a failing run early.
+	AbortOn *AbortOn
 	// KeepResults keeps every request in Outcome.Results. Runs do not:
 	// results stream to observers and are dropped, so that memory does not
 	// grow with the run; tests and small tools may ask for them.
@@ -260,6 +314,8 @@ type Outcome struct {
 	// Summary.Canceled), requests still waiting for a concurrency slot were
 	// dropped unrecorded, and the figures are partial.
 	Interrupted bool
+	// Aborted says why AbortOn stopped the run ("" when it did not).
+	Aborted string
 	// Started is the run's time zero (after warmup): every offset of a
 	// request is relative to it (warmup offsets are negative).
 	Started time.Time
@@ -278,6 +334,10 @@ type StageOutcome struct {
 	// run stopped early); the stage's throughputs divide by it.
 	Duration time.Duration
 	Summary  *metrics.Summary
+	// MeanUsers is the mean of the active users sampled (every 100 ms)
+	// while the stage dispatched: below Users during a ramp, and below it
+	// too when users stopped early.
+	MeanUsers float64
 }
 
 // Run executes p against its target and returns what it measured. It
@@ -300,6 +360,12 @@ func Run(ctx context.Context, p Plan) (*Outcome, error) {
 	}
 	// Generated history needs the text of every reply.
 	c.keepText = p.KeepText || (hasSessions(p.Requests) && p.Sessions.History != HistoryRecorded)
+	if p.Preflight {
+		if err := preflight(ctx, c, p); err != nil {
+			c.close()
+			return nil, err
+		}
+	}
 	return newRun(p, c, preps).execute(ctx), nil
 }
 
@@ -385,7 +451,16 @@ func (p *Plan) validate() error {
 			errs = append(errs, errors.New("open loop max concurrency must not be negative"))
 		}
 	}
+	if a := p.AbortOn; a != nil && (!(a.ErrorRate >= 0 && a.ErrorRate < 1) || a.MinRequests < 1) {
+		errs = append(errs, fmt.Errorf("abort_on: error rate %v must be in [0, 1) and min requests %d at least 1", a.ErrorRate, a.MinRequests))
+	}
+	if p.ReadyTimeout < 0 {
+		errs = append(errs, errors.New("ready timeout must not be negative"))
+	}
 	if c := p.Closed; c != nil {
+		if c.Backoff.Min < 0 || c.Backoff.Max < c.Backoff.Min {
+			errs = append(errs, fmt.Errorf("closed loop backoff [%v, %v]: want 0 <= min <= max", c.Backoff.Min, c.Backoff.Max))
+		}
 		if len(c.Stages) == 0 {
 			errs = append(errs, errors.New("closed loop has no stage"))
 		}

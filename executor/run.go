@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"math"
 	rand2 "math/rand/v2"
 	"sort"
@@ -29,14 +30,23 @@ type run struct {
 	dispEnd  time.Duration // when dispatching stopped
 	nextID   atomic.Int64
 	inflight atomic.Int64
-	sent     atomic.Int64   // measured requests dispatched
-	active   atomic.Int64   // closed-loop users let run by the gate
-	peakWin  atomic.Int64   // most in flight since the collector last looked
-	peaks    []atomic.Int64 // peak in-flight count per stage (one for an open loop)
-	wg       sync.WaitGroup // requests dispatched and not yet recorded
-	unsent   sync.WaitGroup // open-loop requests waiting for a concurrency slot
-	results  chan result
+	sent     atomic.Int64 // measured requests dispatched
+	active   atomic.Int64 // closed-loop users let run by the gate
+	// dispatching is set while closed-loop users may dispatch (their
+	// count is then a sample of the stage's users).
+	dispatching atomic.Bool
+	peakWin     atomic.Int64   // most in flight since the collector last looked
+	peaks       []atomic.Int64 // peak in-flight count per stage (one for an open loop)
+	wg          sync.WaitGroup // requests dispatched and not yet recorded
+	unsent      sync.WaitGroup // open-loop requests waiting for a concurrency slot
+	results     chan result
+	stopWork    context.CancelCauseFunc // cancels the measured phase (abort_on)
 }
+
+// errAborted is the cause of a run stopped by Plan.AbortOn.
+type errAborted struct{ reason string }
+
+func (e errAborted) Error() string { return "aborted: " + e.reason }
 
 // result is a finished request and when it finished (offset from start).
 type result struct {
@@ -97,12 +107,12 @@ func (r *run) execute(ctx context.Context) *Outcome {
 			st.Start(r.start)
 		}
 	}
+	work, stopWork := context.WithCancelCause(ctx)
+	defer stopWork(nil)
+	r.stopWork = stopWork
 	col := newCollector(r)
 	done := make(chan struct{})
 	go func() { col.loop(warm); close(done) }()
-
-	work, stopWork := context.WithCancelCause(ctx)
-	defer stopWork(nil)
 	if ctx.Err() == nil {
 		if r.p.Open != nil {
 			r.open(work)
@@ -118,6 +128,7 @@ func (r *run) execute(ctx context.Context) *Outcome {
 	<-done
 
 	out := col.outcome()
+	out.Aborted = col.aborted
 	out.Interrupted = ctx.Err() != nil
 	out.Started = r.start
 	out.Elapsed = time.Since(r.start)
@@ -201,12 +212,14 @@ func (r *run) newResult(intended, dispatched time.Duration) *metrics.Request {
 
 // send sends the request and hands the result to the recorder goroutine.
 // A request whose turn comes after ctx ended (an interruption) is dropped
-// unrecorded: it was never attempted. It returns what a session's next
-// turn needs, read before the result leaves for the recorder.
+// unrecorded: it was never attempted (its kind is then ErrCanceled). It
+// returns the request's failure kind and what a session's next turn needs,
+// read before the result leaves for the recorder (to which it then
+// belongs).
 func (r *run) send(ctx context.Context, res *metrics.Request, p *prepared) (out turnOutcome) {
 	defer r.wg.Done()
 	if ctx.Err() != nil {
-		return out
+		return turnOutcome{kind: metrics.ErrCanceled}
 	}
 	n := r.inflight.Add(1)
 	raise(&r.peaks[res.Stage], n)
@@ -214,7 +227,7 @@ func (r *run) send(ctx context.Context, res *metrics.Request, p *prepared) (out 
 	r.c.do(ctx, r.start, p, res)
 	r.inflight.Add(-1)
 	res.End = time.Since(r.start)
-	out = turnOutcome{sent: true, ok: res.OK(), text: res.GeneratedText, end: res.End}
+	out = turnOutcome{sent: true, kind: res.Error, text: res.GeneratedText, end: res.End}
 	r.results <- result{req: res, end: res.End}
 	return out
 }
@@ -344,6 +357,8 @@ func (r *run) closed(ctx context.Context) {
 	defer timer.Stop()
 	defer g.halt()
 	defer r.active.Store(0)
+	r.dispatching.Store(true)
+	defer r.dispatching.Store(false)
 	for _, s := range steps {
 		if end > 0 && s.at >= end {
 			break
@@ -379,6 +394,7 @@ func (r *run) user(ctx context.Context, u int, g *gate, tickets *atomic.Int64, e
 	rng := rand2.New(rand2.NewPCG(uint64(r.p.Seed), uint64(u)))
 	think := time.NewTimer(time.Hour)
 	defer think.Stop()
+	fails := 0 // failures in a row, for the backoff
 	for {
 		for {
 			n, changed := g.state()
@@ -413,11 +429,22 @@ func (r *run) user(ctx context.Context, u int, g *gate, tickets *atomic.Int64, e
 		r.sent.Add(1)
 		res.Stage = stageAt(cl.Stages, now)
 		r.wg.Add(1)
-		r.dispatch(ctx, res, r.p.Warmup+r.p.global(int(t)), g.stop, end)
+		kind := r.dispatch(ctx, res, r.p.Warmup+r.p.global(int(t)), g.stop, end)
 
 		d := cl.ThinkMin
 		if cl.ThinkMax > cl.ThinkMin {
 			d += time.Duration(rng.Int64N(int64(cl.ThinkMax - cl.ThinkMin + 1)))
+		}
+		switch kind {
+		case metrics.ErrNone:
+			fails = 0
+		case metrics.ErrCanceled: // the run is ending
+		default:
+			fails++
+			if b := cl.Backoff.wait(fails); b > 0 {
+				b = b/2 + time.Duration(rng.Int64N(int64(b/2)+1))
+				d = max(d, b)
+			}
 		}
 		if d > 0 {
 			think.Reset(d)
@@ -443,8 +470,14 @@ type collector struct {
 	series  *metrics.SeriesRecorder
 	results []*metrics.Request
 
+	// userSum and userN accumulate the active users sampled during each
+	// closed-loop stage, for its mean (a ramp's users are not its target).
+	userSum []float64
+	userN   []int
+
 	completed, failed, canceled, outputTokens int
-	lastWindow                                int // index of the last window whose rate was reported
+	aborted                                   string // why AbortOn stopped the run
+	lastWindow                                int    // index of the last window whose rate was reported
 	rate                                      float64
 }
 
@@ -460,6 +493,8 @@ func newCollector(r *run) *collector {
 		for range r.p.Closed.Stages {
 			c.stages = append(c.stages, metrics.NewRecorder(opts))
 		}
+		c.userSum = make([]float64, len(r.p.Closed.Stages))
+		c.userN = make([]int, len(r.p.Closed.Stages))
 	}
 	return c
 }
@@ -503,8 +538,14 @@ func (c *collector) loop(warm []*metrics.Request) {
 // time series, and closes the windows no request can still add to.
 func (c *collector) observe(now time.Duration) {
 	peak := c.r.peakWin.Swap(c.r.inflight.Load())
-	c.series.Observe(now, int(peak), int(c.r.active.Load()))
+	users := int(c.r.active.Load())
+	c.series.Observe(now, int(peak), users)
 	c.series.Close(now)
+	if cl := c.r.p.Closed; cl != nil && c.r.dispatching.Load() {
+		i := stageAt(cl.Stages, now)
+		c.userSum[i] += float64(users)
+		c.userN[i]++
+	}
 }
 
 func (c *collector) snapshot(now time.Duration, final bool) {
@@ -548,9 +589,24 @@ func (c *collector) add(req *metrics.Request) {
 			c.completed++
 			c.outputTokens += req.OutputTokens
 		}
+		c.checkAbort()
 	}
 	for _, o := range c.r.p.Observers {
 		o.Result(req)
+	}
+}
+
+// checkAbort stops the run when Plan.AbortOn's condition holds.
+func (c *collector) checkAbort() {
+	a := c.r.p.AbortOn
+	n := c.completed + c.failed
+	if a == nil || c.aborted != "" || n < a.MinRequests {
+		return
+	}
+	if rate := float64(c.failed) / float64(n); rate > a.ErrorRate {
+		c.aborted = fmt.Sprintf("abort_on: error rate %.3g (%d of %d requests failed) is over %g after at least %d requests",
+			rate, c.failed, n, a.ErrorRate, a.MinRequests)
+		c.r.stopWork(errAborted{c.aborted})
 	}
 }
 
@@ -597,7 +653,11 @@ func (c *collector) outcome() *Outcome {
 				d = max(0, stop-start)
 			}
 			c.stages[i].ObserveConcurrency(int(r.peaks[i].Load()))
-			out.Stages = append(out.Stages, StageOutcome{Index: i, Users: r.p.usersOf(s.Users), Duration: d, Summary: c.stages[i].SummaryOver(d)})
+			st := StageOutcome{Index: i, Users: r.p.usersOf(s.Users), Duration: d, Summary: c.stages[i].SummaryOver(d)}
+			if c.userN[i] > 0 {
+				st.MeanUsers = c.userSum[i] / float64(c.userN[i])
+			}
+			out.Stages = append(out.Stages, st)
 			start += s.Duration
 		}
 	}

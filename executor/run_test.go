@@ -117,9 +117,11 @@ func TestRunMaxConcurrency(t *testing.T) {
 		t.Errorf("last request queued %v, want at least 40ms", q)
 	}
 	// Queueing for a slot is not dispatch lag: the dispatcher released it
-	// on schedule.
-	if last.Lag() > LateThreshold {
-		t.Errorf("last request's dispatch lag %v: queueing leaked into lag", last.Lag())
+	// on schedule, long before a slot was free. (Compared with the queue
+	// time, not a fixed bound: under the race detector on a busy machine
+	// the dispatcher itself can be a few milliseconds late.)
+	if last.Lag() > last.Queue()/2 {
+		t.Errorf("last request's dispatch lag %v of a %v queue: queueing leaked into lag", last.Lag(), last.Queue())
 	}
 }
 
@@ -478,5 +480,30 @@ func TestRunKeepText(t *testing.T) {
 				t.Errorf("KeepText %v: text %q (tokens from %s), want %q (from usage)", keep, r.GeneratedText, r.OutputTokensSource, want)
 			}
 		}
+	}
+}
+
+// A stage's mean users is what ran, not its target: a ramp from 4 to 20
+// users over the whole stage averages about 12.
+func TestRunClosedLoopMeanUsers(t *testing.T) {
+	srv := executortest.New(executortest.Config{TTFT: 2 * time.Millisecond, ITL: time.Millisecond, Tokens: 3})
+	defer srv.Close()
+	stages := []Stage{
+		{Users: 4, Duration: 400 * time.Millisecond},
+		{Users: 20, Duration: 600 * time.Millisecond, Ramp: 600 * time.Millisecond},
+	}
+	out := mustRun(t, context.Background(), Plan{
+		Target:   Target{BaseURL: srv.URL},
+		Requests: requests(3, 8),
+		Closed:   &ClosedLoop{Stages: stages, ThinkMin: 5 * time.Millisecond, ThinkMax: 5 * time.Millisecond},
+	})
+	if len(out.Stages) != 2 {
+		t.Fatalf("%d stages, want 2", len(out.Stages))
+	}
+	if got := out.Stages[0].MeanUsers; got < 3.5 || got > 4 {
+		t.Errorf("stage 1 (4 users throughout): mean users %.2f, want 4 (3.5 allowing for the first sample)", got)
+	}
+	if got := out.Stages[1].MeanUsers; got < 9 || got > 15 {
+		t.Errorf("stage 2 (ramp 4 -> 20 over the stage): mean users %.2f, want about 12", got)
 	}
 }

@@ -11,9 +11,10 @@ import (
 
 // turnOutcome is what a session's next turn needs of a sent request.
 type turnOutcome struct {
-	sent, ok bool
-	text     string        // the generated text (kept for sessions)
-	end      time.Duration // when it ended, from the run's start
+	sent bool
+	kind metrics.ErrorKind // ErrNone when it succeeded
+	text string            // the generated text (kept for sessions)
+	end  time.Duration     // when it ended, from the run's start
 }
 
 // turns returns the turns of the request at place i (nil for a single
@@ -23,14 +24,14 @@ func (r *run) turns(i int) []dataset.Turn { return r.p.Requests[i%len(r.p.Reques
 // dispatch sends the request at place i, whose first (or only) request's
 // result res the caller has counted in r.sent and r.wg: a single request,
 // or a whole session, turn after turn. stop (a closed loop's halt) and end
-// (the run's end, 0 for none) keep a session from starting later turns.
-func (r *run) dispatch(ctx context.Context, res *metrics.Request, i int, stop <-chan struct{}, end time.Duration) {
+// (the run's end, 0 for none) keep a session from starting later turns. It
+// returns the failure kind of the (last) request sent.
+func (r *run) dispatch(ctx context.Context, res *metrics.Request, i int, stop <-chan struct{}, end time.Duration) metrics.ErrorKind {
 	turns := r.turns(i)
 	if len(turns) == 0 {
-		r.send(ctx, res, r.prep(i))
-		return
+		return r.send(ctx, res, r.prep(i)).kind
 	}
-	r.session(ctx, res, i, turns, stop, end)
+	return r.session(ctx, res, i, turns, stop, end)
 }
 
 // session replays a multi-turn session: each turn leaves a think time after
@@ -38,8 +39,9 @@ func (r *run) dispatch(ctx context.Context, res *metrics.Request, i int, stop <-
 // the user side's messages and, for the earlier turns, the server's
 // replies (HistoryGenerated) or the recorded ones (HistoryRecorded). With
 // generated history a failed turn ends the session: there is no reply to
-// carry on from. first is turn 1's result.
-func (r *run) session(ctx context.Context, first *metrics.Request, i int, turns []dataset.Turn, stop <-chan struct{}, end time.Duration) {
+// carry on from. first is turn 1's result. It returns the failure kind of
+// the last turn sent.
+func (r *run) session(ctx context.Context, first *metrics.Request, i int, turns []dataset.Turn, stop <-chan struct{}, end time.Duration) (kind metrics.ErrorKind) {
 	// The session holds the drain open between its turns.
 	r.wg.Add(1)
 	defer r.wg.Done()
@@ -66,25 +68,25 @@ func (r *run) session(ctx context.Context, first *metrics.Request, i int, turns 
 				select {
 				case <-timer.C:
 				case <-ctx.Done():
-					return
+					return kind
 				case <-stop:
-					return
+					return kind
 				}
 			}
 			select {
 			case <-stop:
-				return
+				return kind
 			default:
 			}
 			now := time.Since(r.start)
 			if ctx.Err() != nil || (end > 0 && now >= end) {
-				return
+				return kind
 			}
 			preps, err := prepare(r.p.Target, []dataset.Request{{
 				Index: req.Index, Messages: msgs, PromptLen: turn.PromptLen, OutputLen: turn.OutputLen,
 			}})
 			if err != nil {
-				return // the first turn's body was built from the same target
+				return kind // the first turn's body was built from the same target
 			}
 			p = &preps[0]
 			res = r.newResult(intended, now)
@@ -96,17 +98,19 @@ func (r *run) session(ctx context.Context, first *metrics.Request, i int, turns 
 		}
 		res.Session, res.Turn, res.LastTurn = id, j+1, j == len(turns)-1
 		out := r.send(ctx, res, p)
+		kind = out.kind
 		if !out.sent {
-			return
+			return kind
 		}
 		reply := turn.Reply
 		if s.History != HistoryRecorded {
-			if !out.ok {
-				return
+			if kind != metrics.ErrNone {
+				return kind
 			}
 			reply = out.text
 		}
 		prevEnd = out.end
 		history = append(msgs, dataset.Message{Role: dataset.RoleAssistant, Content: reply})
 	}
+	return kind
 }

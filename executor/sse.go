@@ -104,6 +104,7 @@ func (s *sseReader) readLine() ([]byte, error) {
 // time it was parsed, and resets the stall timer on every such read.
 type timedReader struct {
 	r     io.Reader
+	n     int64     // bytes read
 	at    time.Time // when the last read that returned bytes completed
 	stall *time.Timer
 	limit time.Duration
@@ -112,6 +113,7 @@ type timedReader struct {
 func (t *timedReader) Read(p []byte) (int, error) {
 	n, err := t.r.Read(p)
 	if n > 0 {
+		t.n += int64(n)
 		t.at = time.Now()
 		if t.stall != nil {
 			t.stall.Reset(t.limit)

@@ -42,11 +42,16 @@ type Metric struct {
 	Name string
 	Kind Kind
 	// Unit is the unit of the metric's values: "ms", "tok/s", "req/s",
-	// "fraction", "requests", "tokens", "s".
+	// "fraction", "requests", "tokens", "s", or "load" (the unit of the
+	// load a sweep varies: users, req/s or concurrent requests).
 	Unit        string
 	Better      Direction
 	Title       string // for people: "TTFT", "error rate"
 	Description string
+	// RunLevel marks a figure of the whole run rather than of its requests
+	// (the capacity a sweep or search found): it has no sla key, since sla
+	// checks also judge each stage and step, and asserts read it.
+	RunLevel bool
 
 	// Series and Sources describe a Server figure: how its samples are
 	// read (SeriesGauge, SeriesCounter, SeriesRatio, SeriesHistogram) and
@@ -112,6 +117,9 @@ var Catalogue = []Metric{
 	{Name: "truncated", Kind: Scalar, Unit: "requests", Better: LowerIsBetter, Title: "truncated requests",
 		Description: "Completed requests stopped by max_tokens while ignore_eos was off: their output was incomplete.",
 		scalar:      func(s *Summary) float64 { return float64(s.Truncated) }},
+	{Name: "short_outputs", Kind: Scalar, Unit: "requests", Better: LowerIsBetter, Title: "short outputs",
+		Description: "Completed requests that asked to ignore EOS yet got fewer tokens than max_tokens (by the server's usage count) with finish_reason stop or length: suspicious, not failed.",
+		scalar:      func(s *Summary) float64 { return float64(s.ShortOutputs) }},
 	{Name: "error_rate", Kind: Scalar, Unit: "fraction", Better: LowerIsBetter, Title: "error rate",
 		Description: "failed / (completed + failed); 0 when nothing was sent.",
 		scalar:      func(s *Summary) float64 { return s.ErrorRate() }},
@@ -208,6 +216,9 @@ var Catalogue = []Metric{
 	{Name: "client_cpu", Kind: Scalar, Unit: "fraction", Better: Neither, Title: "client CPU",
 		Description: "The client process's CPU time (user + system) over the measured phase, as a fraction of wall time times GOMAXPROCS; includes an in-process simulator. The busiest part for merged results.",
 		scalar:      func(s *Summary) float64 { return s.ClientCPU }},
+	{Name: "capacity", Kind: Scalar, Unit: "load", Better: HigherIsBetter, Title: "capacity", RunLevel: true,
+		Description: "The highest load (users, req/s or concurrent requests, as the sweep or capacity block varies) at which every sla check held; null outside a sweep or capacity search, or when no load met them. A figure of the whole run: for asserts, not sla keys.",
+		scalar:      func(s *Summary) float64 { return s.CapacityValue() }},
 
 	{Name: "errors", Kind: Counts, Unit: "requests", Better: LowerIsBetter, Title: "errors",
 		Description: "Failed requests by kind: metrics.errors.<kind>, one of " + kindList() + "."},
@@ -382,7 +393,7 @@ func Format(name, stat string, v float64) string {
 	switch unit {
 	case "fraction":
 		return num(v*100, 4) + "%"
-	case "":
+	case "", "load":
 		return num(v, 3)
 	}
 	return num(v, 3) + " " + unit
@@ -439,10 +450,11 @@ func CatalogueMarkdown() string {
 			continue
 		}
 		key := "-"
-		switch m.Better {
-		case LowerIsBetter:
+		switch {
+		case m.RunLevel:
+		case m.Better == LowerIsBetter:
 			key = "`" + m.Name + "`"
-		case HigherIsBetter:
+		case m.Better == HigherIsBetter:
 			key = "`min_" + m.Name + "`"
 		}
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", m.Name, m.Unit, dir[m.Better], key, m.Description)

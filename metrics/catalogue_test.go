@@ -46,7 +46,14 @@ func TestCatalogueDoc(t *testing.T) {
 // TestCatalogueReadsEveryFigure checks that every catalogue entry reads
 // its own field of a summary.
 func TestCatalogueReadsEveryFigure(t *testing.T) {
-	s := &Summary{Errors: map[ErrorKind]int{ErrStall: 3}}
+	capacity := 12.0
+	s := &Summary{Errors: map[ErrorKind]int{ErrStall: 3}, Capacity: &capacity}
+	if v, ok := s.Value("capacity", ""); !ok || v != 12 {
+		t.Errorf("capacity = %v, %v; want 12", v, ok)
+	}
+	if _, ok := (&Summary{}).Value("capacity", ""); ok {
+		t.Error("capacity has a value in a run that did not measure it")
+	}
 	seen := map[*Latency]string{}
 	for _, m := range Catalogue {
 		switch m.Kind {

@@ -61,6 +61,7 @@ func merge(parts []*Summary) (*Summary, error) {
 		}
 		s.Canceled += p.Canceled
 		s.Truncated += p.Truncated
+		s.ShortOutputs += p.ShortOutputs
 		s.TotalInputTokens += p.TotalInputTokens
 		s.ServerInputTokens += p.ServerInputTokens
 		s.TotalOutputTokens += p.TotalOutputTokens

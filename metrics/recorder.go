@@ -25,6 +25,7 @@ type Recorder struct {
 	opts Options
 
 	completed, truncated, approxOutput int
+	shortOutputs                       int
 	canceled                           int
 	errors                             map[ErrorKind]int
 	inputTokens, serverInputTokens     int
@@ -148,6 +149,9 @@ func (r *Recorder) Add(req *Request) {
 			r.countMismatches++
 		}
 	}
+	if req.ShortOutput {
+		r.shortOutputs++
+	}
 
 	r.ttft.add(int64(req.TTFT))
 	if req.Turn > 0 {
@@ -238,6 +242,7 @@ func (r *Recorder) SummaryOver(duration time.Duration) *Summary {
 		Completed:          r.completed,
 		Errors:             map[ErrorKind]int{},
 		Truncated:          r.truncated,
+		ShortOutputs:       r.shortOutputs,
 		Duration:           duration.Seconds(),
 		Canceled:           r.canceled,
 		TotalInputTokens:   r.inputTokens,
@@ -306,6 +311,7 @@ func spanRate(n int, span time.Duration) float64 {
 func (r *Recorder) Merge(o *Recorder) {
 	r.completed += o.completed
 	r.truncated += o.truncated
+	r.shortOutputs += o.shortOutputs
 	r.approxOutput += o.approxOutput
 	for kind, n := range o.errors {
 		r.errors[kind] += n

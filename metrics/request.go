@@ -11,19 +11,26 @@ type ErrorKind string
 
 // The kinds of failure a request can end in.
 const (
-	ErrNone       ErrorKind = ""
-	ErrConnect    ErrorKind = "connect"         // dial, TLS or write failed before any response
-	ErrHTTPStatus ErrorKind = "http_status"     // non-2xx response
-	ErrTimeout    ErrorKind = "timeout"         // whole-request timeout expired
-	ErrStall      ErrorKind = "stall"           // no bytes for longer than stall_timeout inside a stream
-	ErrStream     ErrorKind = "stream_error"    // connection dropped or read failed mid-stream, or an error event
-	ErrMalformed  ErrorKind = "malformed_event" // an SSE data payload that is not the JSON we expect
-	ErrEmpty      ErrorKind = "empty_response"  // the stream ended without a single output token
-	ErrCanceled   ErrorKind = "canceled"        // the run was interrupted while the request was in flight: not a failure of the server
+	ErrNone        ErrorKind = ""
+	ErrConnect     ErrorKind = "connect"         // dial, TLS or write failed before any response
+	ErrHTTPStatus  ErrorKind = "http_status"     // non-2xx response (but 429)
+	ErrRateLimited ErrorKind = "rate_limited"    // HTTP 429; its Retry-After is kept in Request.RetryAfter
+	ErrNotSSE      ErrorKind = "not_sse"         // a 2xx answer that is not an event stream (JSON, an HTML page): its body is kept in the message
+	ErrTimeout     ErrorKind = "timeout"         // whole-request timeout expired
+	ErrStall       ErrorKind = "stall"           // no bytes for longer than stall_timeout inside a stream
+	ErrStream      ErrorKind = "stream_error"    // connection dropped or read failed mid-stream, or an error event
+	ErrMalformed   ErrorKind = "malformed_event" // an SSE data payload that is not the JSON we expect
+	ErrEmpty       ErrorKind = "empty_response"  // the stream ended without a single output token
+	// ErrTruncatedStream is a stream that ended (EOF, closed connection)
+	// with neither a finish_reason nor [DONE]: the answer was cut short.
+	// Not to be confused with Summary.Truncated, a complete answer that
+	// stopped at max_tokens.
+	ErrTruncatedStream ErrorKind = "truncated_stream"
+	ErrCanceled        ErrorKind = "canceled" // the run was interrupted while the request was in flight: not a failure of the server
 )
 
 // ErrorKinds lists every failure kind in report order.
-var ErrorKinds = []ErrorKind{ErrConnect, ErrHTTPStatus, ErrTimeout, ErrStall, ErrStream, ErrMalformed, ErrEmpty, ErrCanceled}
+var ErrorKinds = []ErrorKind{ErrConnect, ErrHTTPStatus, ErrRateLimited, ErrNotSSE, ErrTimeout, ErrStall, ErrStream, ErrTruncatedStream, ErrMalformed, ErrEmpty, ErrCanceled}
 
 // Where a token count came from.
 const (
@@ -83,9 +90,23 @@ type Request struct {
 	FinishReason          string `json:"finish_reason"` // as the server said ("stop", "length", ...)
 	GeneratedText         string `json:"-"`             // kept only when a tokenizer must count it
 
-	StatusCode   int       `json:"status_code,omitempty"`
-	Error        ErrorKind `json:"error,omitempty"`
-	ErrorMessage string    `json:"error_message,omitempty"`
+	// ShortOutput flags a request that asked to ignore EOS yet got fewer
+	// tokens than max_tokens with a finish_reason of stop or length: the
+	// server did not honour ignore_eos (or miscounted). Suspicious, not a
+	// failure.
+	ShortOutput bool `json:"short_output,omitempty"`
+
+	// BytesReceived counts the response body's bytes (failed requests
+	// too: how far a broken stream got).
+	BytesReceived int64 `json:"bytes_received"`
+	// RetryAfter is a 429 answer's Retry-After header, as sent.
+	RetryAfter string `json:"retry_after,omitempty"`
+
+	StatusCode int       `json:"status_code,omitempty"`
+	Error      ErrorKind `json:"error,omitempty"`
+	// ErrorMessage says what went wrong, secrets scrubbed; for an HTTP
+	// error or a non-SSE answer it holds the first KiB of the body.
+	ErrorMessage string `json:"error_message,omitempty"`
 }
 
 // OK reports whether the request completed without error.

@@ -1,6 +1,10 @@
 package metrics
 
-import "time"
+import (
+	"encoding/json"
+	"math"
+	"time"
+)
 
 // Latency summarises one latency metric. Times are in milliseconds (user
 // TPS, which shares the type, is in tokens per second).
@@ -31,6 +35,31 @@ type Latency struct {
 	Histogram string `json:"histogram,omitempty"`
 }
 
+// MarshalJSON writes the statistics of an empty distribution (Count 0)
+// as null, not 0: a percentile with no sample is not a latency of 0 ms.
+func (l Latency) MarshalJSON() ([]byte, error) {
+	type plain Latency
+	if l.Count > 0 {
+		return json.Marshal(plain(l))
+	}
+	return json.Marshal(struct {
+		Count     int64    `json:"count"`
+		Mean      *float64 `json:"mean"`
+		Stddev    *float64 `json:"stddev"`
+		Min       *float64 `json:"min"`
+		Max       *float64 `json:"max"`
+		P50       *float64 `json:"p50"`
+		P90       *float64 `json:"p90"`
+		P95       *float64 `json:"p95"`
+		P99       *float64 `json:"p99"`
+		P999      *float64 `json:"p999"`
+		Sum       float64  `json:"sum"`
+		SumSq     float64  `json:"sum_sq"`
+		Outliers  int64    `json:"outliers,omitempty"`
+		Histogram string   `json:"histogram,omitempty"`
+	}{Count: l.Count, Sum: l.Sum, SumSq: l.SumSq, Outliers: l.Outliers, Histogram: l.Histogram})
+}
+
 // Summary is every figure for a set of recorded requests (a whole scenario
 // or one closed-loop stage).
 type Summary struct {
@@ -39,9 +68,12 @@ type Summary struct {
 	Errors    map[ErrorKind]int `json:"errors"` // failed requests by kind
 	// Canceled counts requests cut off by an interruption (Ctrl-C) while in
 	// flight: neither completed nor failed, and not in the error rate.
-	Canceled  int     `json:"canceled"`
-	Truncated int     `json:"truncated"`
-	Duration  float64 `json:"duration"` // seconds, first dispatch to last completion
+	Canceled  int `json:"canceled"`
+	Truncated int `json:"truncated"`
+	// ShortOutputs counts completed requests flagged ShortOutput (ignore_eos
+	// set, fewer tokens than max_tokens): suspicious, not failures.
+	ShortOutputs int     `json:"short_outputs"`
+	Duration     float64 `json:"duration"` // seconds, first dispatch to last completion
 
 	// TotalInputTokens sums the dataset's prompt counts of completed
 	// requests, as vLLM's benchmark does; ServerInputTokens sums the
@@ -111,6 +143,11 @@ type Summary struct {
 	LateDispatches int       `json:"late_dispatches"`
 	Scheduled      bool      `json:"scheduled"`
 
+	// Capacity is the highest load value at which every sla check held, set
+	// on the whole-run summary of a sweep or capacity search (nil otherwise,
+	// and when no load met the checks). metrics.capacity reads it.
+	Capacity *float64 `json:"capacity,omitempty"`
+
 	// Series is the run's time series (whole-run summaries only).
 	Series *Series `json:"series,omitempty"`
 	// Server is what was scraped from the server's metrics endpoint during
@@ -157,6 +194,15 @@ func (t TurnSummary) MeanPromptTokens() float64 {
 		return 0
 	}
 	return float64(t.PromptTokens) / float64(t.Completed)
+}
+
+// CapacityValue is Capacity, NaN when unset (so that metrics.capacity is
+// null).
+func (s *Summary) CapacityValue() float64 {
+	if s.Capacity == nil {
+		return math.NaN()
+	}
+	return *s.Capacity
 }
 
 // ErrorRate is failed / (completed + failed), 0 when nothing was sent.

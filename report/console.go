@@ -61,12 +61,16 @@ func WriteConsole(w io.Writer, r *Result) error {
 	if r.Interrupted {
 		p.printf("INTERRUPTED: the run was stopped early; these are partial results.\n")
 	}
+	if r.Aborted != "" {
+		p.printf("ABORTED: %s; these are partial results.\n", r.Aborted)
+	}
 	writeVLLMBlock(p, r, s)
 	writeExtras(p, r, s)
 	writeTurns(p, s)
 	writeServer(p, s)
 	writeStages(p, r.Stages, r.Capacity)
 	writeShards(p, r)
+	writeSweep(p, r.Sweep)
 	writeValidity(p, r.Validity)
 	writeChecks(p, r.Checks, s)
 	return p.err
@@ -195,6 +199,9 @@ func writeExtras(p *printer, r *Result, s *metrics.Summary) {
 		p.printf("Truncated: %s stopped at max_tokens with ignore_eos off: output incomplete, not good for goodput.\n", count(s.Truncated, "request", "requests"))
 	}
 	writeStreamNotes(p, s)
+	if s.ShortOutputs > 0 {
+		p.printf("Short outputs: %s asked to ignore EOS but got fewer tokens than max_tokens (by the server's usage): the server did not honour ignore_eos.\n", count(s.ShortOutputs, "request", "requests"))
+	}
 	if s.ApproxOutputCounts > 0 {
 		p.printf("Note: output tokens of %s counted as stream events (no usage, no tokenizer): token figures are approximate.\n", count(s.ApproxOutputCounts, "request", "requests"))
 	}
@@ -261,8 +268,8 @@ func writeStages(p *printer, stages []Stage, capacity *Capacity) {
 		checked = checked || st.SLAChecked
 	}
 	p.printf("\nStages (closed loop; where req/s stops rising while TTFT climbs is the saturation knee)\n")
-	p.printf("%5s %6s %9s %8s %10s %10s %10s %9s %9s %7s",
-		"stage", "users", "time (s)", "req/s", "out tok/s", "TTFT p50", "TTFT p99", "ITL p50", "ITL p99", "errors")
+	p.printf("%5s %6s %6s %9s %8s %10s %10s %10s %10s %9s %9s %7s",
+		"stage", "users", "mean", "time (s)", "req/s", "out tok/s", "tok/s/user", "TTFT p50", "TTFT p99", "ITL p50", "ITL p99", "errors")
 	if checked {
 		p.printf("  %s", "sla")
 	}
@@ -277,8 +284,9 @@ func writeStages(p *printer, stages []Stage, capacity *Capacity) {
 			p.printf("%5d %6d   not run\n", st.Stage, st.Users)
 			continue
 		}
-		p.printf("%5d %6d %9.1f %8.2f %10.2f %10.2f %10.2f %9.2f %9.2f %7d",
-			st.Stage, st.Users, st.Duration, s.RequestThroughput, s.OutputThroughput,
+		mean := cmpOr(st.MeanUsers, float64(st.Users))
+		p.printf("%5d %6d %6.1f %9.1f %8.2f %10.2f %10.2f %10.2f %10.2f %9.2f %9.2f %7d",
+			st.Stage, st.Users, mean, st.Duration, s.RequestThroughput, s.OutputThroughput, perUnit(s.OutputThroughput, mean),
 			s.TTFT.P50, s.TTFT.P99, s.ITL.P50, s.ITL.P99, s.Failed)
 		if checked {
 			var parts []string
@@ -295,7 +303,7 @@ func writeStages(p *printer, stages []Stage, capacity *Capacity) {
 		}
 		p.printf("\n")
 	}
-	p.printf("(latencies in ms)\n")
+	p.printf("(latencies in ms; mean: users active while the stage dispatched, which tok/s/user divides by)\n")
 	if checked {
 		if capacity != nil {
 			p.printf("Most users meeting every sla check on their own: %d (stage %d)\n", capacity.Users, capacity.Stage)

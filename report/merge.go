@@ -36,6 +36,9 @@ func MergeResults(parts []*Result) (*Result, error) {
 		if p.Scenario != first.Scenario {
 			return nil, fmt.Errorf("result %d is of scenario %q, result 1 of %q: only results of one scenario merge", i+1, p.Scenario, first.Scenario)
 		}
+		if p.Sweep != nil {
+			return nil, fmt.Errorf("result %d is a %s over %s: the steps of sweeps and capacity searches do not merge", i+1, p.Sweep.Mode, p.Sweep.Vary)
+		}
 		if p.Fingerprint == "" {
 			return nil, fmt.Errorf("result %d has no configuration fingerprint (written by an older llmload): it cannot be shown to match the others", i+1)
 		}
@@ -93,6 +96,9 @@ func MergeResults(parts []*Result) (*Result, error) {
 			run.TimeZero = p.TimeZero
 		}
 		run.Interrupted = run.Interrupted || p.Interrupted
+		if run.Aborted == "" {
+			run.Aborted = p.Aborted
+		}
 		run.Parts = append(run.Parts, piecesOf(p)...)
 	}
 	if sharded {
@@ -109,6 +115,7 @@ func MergeResults(parts []*Result) (*Result, error) {
 		for _, p := range parts {
 			ps := p.Stages[i]
 			st.Users += ps.Users
+			st.MeanUsers += ps.MeanUsers
 			st.Duration = max(st.Duration, ps.Duration)
 			stageSums = append(stageSums, ps.Summary)
 		}

@@ -105,6 +105,9 @@ type Stage struct {
 	Users    int              `json:"users"`
 	Duration float64          `json:"duration"` // seconds
 	Summary  *metrics.Summary `json:"summary"`
+	// MeanUsers is the mean of the users active while the stage dispatched
+	// (a ramp's users are not its target).
+	MeanUsers float64 `json:"mean_users,omitempty"`
 	// Checks are the scenario's sla checks evaluated on this stage alone;
 	// SLAChecked says whether there were any (and the stage ran).
 	SLAChecked bool     `json:"sla_checked"`
@@ -219,11 +222,17 @@ type Run struct {
 
 	Overall *metrics.Summary
 	Stages  []Stage
+	// Sweep holds the steps of a sweep or capacity search (its knee and
+	// capacity are computed by NewResult, which also sets
+	// Overall.Capacity).
+	Sweep *Sweep
 
 	Checks []Check
 	// Validity is the run's validity; nil when not judged.
 	Validity    *Validity
 	Interrupted bool
+	// Aborted says why abort_on stopped the run early ("" when it did not).
+	Aborted string
 
 	// Percentiles and PercentileMetrics choose the vLLM block's rows and
 	// the pNN_<metric>_ms keys added to the ones always written (nil:

@@ -47,6 +47,9 @@ type RequestLine struct {
 	Truncated     bool      `json:"truncated"`
 	// Stream sanity (metrics.Request): no per-token timing, several
 	// tokens per event, and the client's own count beside usage.
+	ShortOutput      bool              `json:"short_output,omitempty"`
+	BytesReceived    int64             `json:"bytes_received"`
+	RetryAfter       string            `json:"retry_after,omitempty"`
 	Buffered         bool              `json:"buffered,omitempty"`
 	MultiTokenEvents bool              `json:"multi_token_events,omitempty"`
 	TokenizerOutput  int               `json:"tokenizer_output_tokens,omitempty"`
@@ -68,6 +71,7 @@ func NewRequestLine(r *metrics.Request, zero time.Time, stages bool) RequestLine
 		OutputTokens: r.OutputTokens, OutputSource: r.OutputTokensSource, OutputEvents: r.OutputEvents,
 		MaxTokens: r.MaxTokens, IgnoreEOS: r.IgnoreEOS, FinishReason: r.FinishReason, Truncated: r.Truncated(),
 		Buffered: r.Buffered(), MultiTokenEvents: r.MultiTokenEvents(), TokenizerOutput: r.TokenizerOutputTokens,
+		ShortOutput: r.ShortOutput, BytesReceived: r.BytesReceived, RetryAfter: r.RetryAfter,
 		Status: r.StatusCode, Error: r.Error, ErrorMessage: r.ErrorMessage,
 	}
 	if !zero.IsZero() {

@@ -166,11 +166,13 @@ type Extras struct {
 	TargetURL            string           `json:"target_url"`
 	API                  string           `json:"api"`
 	Interrupted          bool             `json:"interrupted"`
+	Aborted              string           `json:"aborted,omitempty"` // why abort_on stopped the run
 	TokenizerApproximate bool             `json:"tokenizer_approximate"`
 	Goodput              *SLOms           `json:"goodput_slo"` // null without a goodput SLO
 	Summary              *metrics.Summary `json:"summary"`
 	Stages               []Stage          `json:"stages"`
 	Capacity             *Capacity        `json:"capacity,omitempty"`
+	Sweep                *Sweep           `json:"sweep,omitempty"`
 	Schedule             Schedule         `json:"schedule"`
 	Checks               []Check          `json:"checks"`
 	// Percentiles and PercentileMetrics are the scenario's choice of the
@@ -237,14 +239,15 @@ func vllmLatencyFields(s *metrics.Summary, percentiles []float64, selected []str
 	var out []field
 	for _, m := range vllmLatencies {
 		l := s.LatencyOf(m.key)
+		empty := l.Count == 0
 		out = append(out,
-			field{"mean_" + m.key + "_ms", l.Mean},
-			field{"median_" + m.key + "_ms", l.P50},
-			field{"std_" + m.key + "_ms", l.Stddev},
+			field{"mean_" + m.key + "_ms", l.Mean, empty},
+			field{"median_" + m.key + "_ms", l.P50, empty},
+			field{"std_" + m.key + "_ms", l.Stddev, empty},
 		)
 		for _, p := range standardPercentiles {
 			v, _ := standardPercentile(l, p)
-			out = append(out, field{vllmPercentileKey(p, m.key), v})
+			out = append(out, field{vllmPercentileKey(p, m.key), v, empty})
 		}
 		if !slices.Contains(selected, m.key) {
 			continue
@@ -257,7 +260,7 @@ func vllmLatencyFields(s *metrics.Summary, percentiles []float64, selected []str
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", m.key, err)
 			}
-			out = append(out, field{vllmPercentileKey(p, m.key), v})
+			out = append(out, field{vllmPercentileKey(p, m.key), v, empty})
 		}
 	}
 	return out, nil
@@ -314,10 +317,12 @@ func orderedLatencyKeys(m map[string]float64) []string {
 	return keys
 }
 
-// field is one key of a JSON object written in a fixed order.
+// field is one key of a JSON object written in a fixed order; empty marks
+// a statistic of a distribution without samples (written as null).
 type field struct {
 	key   string
 	value float64
+	empty bool
 }
 
 // NewResult builds the result file's content from a run.
@@ -358,6 +363,7 @@ func NewResult(r *Run) (*Result, error) {
 			TargetURL:            r.TargetURL,
 			API:                  r.API,
 			Interrupted:          r.Interrupted,
+			Aborted:              r.Aborted,
 			TokenizerApproximate: r.TokenizerApproximate,
 			Summary:              s,
 			Stages:               r.Stages,
@@ -375,6 +381,11 @@ func NewResult(r *Run) (*Result, error) {
 		},
 	}
 	res.Detailed = r.Detailed
+	if r.Sweep != nil {
+		sw := *r.Sweep
+		sw.Finish(s)
+		res.Sweep = &sw
+	}
 	if r.Tokenizer != "" {
 		res.TokenizerID = &r.Tokenizer
 	}
@@ -419,6 +430,12 @@ func (res *Result) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	buf.Write(head[:len(head)-1])
 	for _, k := range orderedLatencyKeys(res.VLLMLatencies) {
+		if _, _, metric, _ := latencyKey(k); res.Summary != nil && res.Summary.LatencyOf(metric) != nil && res.Summary.LatencyOf(metric).Count == 0 {
+			// No sample: null, as the summary's own statistics are (vLLM
+			// writes 0 here, from its "or 0" fallbacks).
+			fmt.Fprintf(&buf, ",%q:null", k)
+			continue
+		}
 		b, err := json.Marshal(res.VLLMLatencies[k])
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", k, err)

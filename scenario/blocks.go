@@ -9,6 +9,8 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
+
+	"github.com/llmload/llmload/internal/secret"
 )
 
 var targetSchema = &hcl.BodySchema{
@@ -16,7 +18,7 @@ var targetSchema = &hcl.BodySchema{
 		{Name: "base_url", Required: true}, {Name: "api"}, {Name: "model"}, {Name: "api_key"},
 		{Name: "headers"}, {Name: "timeout"}, {Name: "stall_timeout"}, {Name: "ignore_eos"},
 		{Name: "extra_body"}, {Name: "http2"}, {Name: "ca_file"}, {Name: "insecure_skip_verify"},
-		{Name: "metrics_url"}, {Name: "scrape_interval"}, {Name: "scrape_metrics"},
+		{Name: "metrics_url"}, {Name: "scrape_interval"}, {Name: "scrape_metrics"}, {Name: "sensitive_headers"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{{Type: "sim"}},
 }
@@ -55,6 +57,7 @@ func (l *loader) decodeTarget(d dec, b *hcl.Block) {
 	d.str(a, "model", &t.Model)
 	d.str(a, "api_key", &t.APIKey)
 	d.stringMap(a, "headers", &t.Headers)
+	d.stringList(a, "sensitive_headers", &t.SensitiveHeaders)
 	d.duration(a, "timeout", &t.Timeout, true)
 	d.duration(a, "stall_timeout", &t.StallTimeout, true)
 	d.boolean(a, "ignore_eos", &t.IgnoreEOS)
@@ -107,13 +110,16 @@ func (l *loader) decodeTarget(d dec, b *hcl.Block) {
 
 // checkBaseURL accepts http(s)://host[:port][/path] and sim://<profile>.
 func checkBaseURL(s string) error {
+	// The URL may hold a password: every message shows it masked.
+	shown := secret.MaskURLPasswords(s)
 	if !strings.Contains(s, "://") {
-		return fmt.Errorf("base_url must start with http://, https:// or sim://; got %q", s)
+		return fmt.Errorf("base_url must start with http://, https:// or sim://; got %q", shown)
 	}
 	u, err := url.Parse(s)
 	if err != nil {
-		return fmt.Errorf("base_url %q is not a URL: %v", s, err)
+		return fmt.Errorf("base_url %q is not a URL: %v", shown, secret.MaskURLPasswords(err.Error()))
 	}
+	s = shown
 	switch u.Scheme {
 	case "sim":
 		if u.Host == "" || u.Path != "" || u.RawQuery != "" || u.User != nil {

@@ -268,6 +268,21 @@ func (d dec) stringMap(attrs hcl.Attributes, name string, dst *map[string]string
 	*dst = m
 }
 
+// stringList decodes a list of strings.
+func (d dec) stringList(attrs hcl.Attributes, name string, dst *[]string) {
+	v, _, ok := d.value(attrs, name, cty.List(cty.String))
+	if !ok {
+		return
+	}
+	var out []string
+	for _, e := range v.AsValueSlice() {
+		if !e.IsNull() {
+			out = append(out, e.AsString())
+		}
+	}
+	*dst = out
+}
+
 // jsonObject decodes an object into plain JSON values (numbers as float64).
 func (d dec) jsonObject(attrs hcl.Attributes, name string, dst *map[string]any) {
 	v, attr, ok := d.value(attrs, name, cty.DynamicPseudoType)

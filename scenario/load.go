@@ -5,12 +5,15 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclparse"
 	"github.com/zclconf/go-cty/cty"
+
+	"github.com/llmload/llmload/internal/secret"
 )
 
 // LoadOptions are the inputs of a load besides the files.
@@ -111,6 +114,10 @@ type loader struct {
 	// targets and datasets by name, for references.
 	targets  map[string]*Target
 	datasets map[string]*Dataset
+	// secrets are the sensitive variables' values.
+	secrets *secret.Scrubber
+	// sensitive are the names of the sensitive variables.
+	sensitive []string
 }
 
 // load decodes already-read sources.
@@ -122,6 +129,7 @@ func load(srcs []source, opts LoadOptions) (*Config, hcl.Diagnostics) {
 		cfg:      &Config{},
 		targets:  map[string]*Target{},
 		datasets: map[string]*Dataset{},
+		secrets:  secret.New(),
 	}
 	l.cfg.Files = l.parser.Files()
 
@@ -165,8 +173,39 @@ func load(srcs []source, opts LoadOptions) (*Config, hcl.Diagnostics) {
 		}
 	}
 	l.checkResultFiles()
+	l.cfg.secrets = l.secrets
+	all := l.cfg.Secrets()
+	for _, s := range l.cfg.Scenarios {
+		s.secrets = all
+	}
+	l.scrubDiagnostics()
 	sortDiagnostics(l.diags, srcs)
 	return l.cfg, l.diags
+}
+
+// scrubDiagnostics keeps secrets out of diagnostics: sensitive values,
+// keys and URL passwords are masked in every summary and detail, and a
+// diagnostic whose expression refers to a sensitive variable loses the
+// evaluation context that would print its value.
+func (l *loader) scrubDiagnostics() {
+	s := l.cfg.Secrets()
+	for _, v := range l.variables {
+		if v.decl.Sensitive {
+			l.sensitive = append(l.sensitive, v.decl.Name)
+		}
+	}
+	for _, d := range l.diags {
+		d.Summary, d.Detail = s.Scrub(d.Summary), s.Scrub(d.Detail)
+		if d.Expression == nil || d.EvalContext == nil {
+			continue
+		}
+		for _, tr := range d.Expression.Variables() {
+			if tr.RootName() == "var" && len(tr) >= 2 && slices.Contains(l.sensitive, attrName(tr[1])) {
+				d.Expression, d.EvalContext = nil, nil
+				break
+			}
+		}
+	}
 }
 
 // sortDiagnostics orders diagnostics by file (in load order) and position,

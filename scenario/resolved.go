@@ -12,14 +12,32 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
+
+	"github.com/llmload/llmload/internal/secret"
 )
 
 // Resolved returns a JSON-ready view of the scenario as it will run, for
 // result files: every default filled in, paths resolved, no hcl types, and
 // no secrets (the API key is left out, credential-like header values and
-// URL passwords are redacted). Durations are in nanoseconds, as
+// URL passwords are redacted, and sensitive variables' values are scrubbed
+// wherever they were used). Durations are in nanoseconds, as
 // time.Duration marshals; an "inf" rate is the string "inf".
 func (s *Scenario) Resolved() any {
+	view := s.resolved()
+	b, err := json.Marshal(view)
+	if err != nil {
+		return view
+	}
+	sc := secret.New()
+	for _, v := range s.secrets.Secrets() {
+		// As the value appears inside a JSON string, too.
+		q, _ := json.Marshal(v)
+		sc.Add(v, string(q[1:len(q)-1]))
+	}
+	return json.RawMessage(sc.Scrub(string(b)))
+}
+
+func (s *Scenario) resolved() any {
 	type openLoop struct {
 		Rate           any     `json:"rate"`
 		Arrival        string  `json:"arrival"`
@@ -47,7 +65,7 @@ func (s *Scenario) Resolved() any {
 		if t.Headers != nil {
 			t.Headers = map[string]string{}
 			for k, v := range s.Target.Headers {
-				if SecretHeader(k) {
+				if secret.SensitiveHeader(k, s.Target.SensitiveHeaders) {
 					v = "<redacted>"
 				}
 				t.Headers[k] = v
@@ -77,17 +95,9 @@ func redactURL(s string) string {
 }
 
 // SecretHeader reports header names whose values are likely credentials
-// (authorization, key, token, secret, cookie, password): result files and
-// printed requests redact their values.
-func SecretHeader(name string) bool {
-	n := strings.ToLower(name)
-	for _, w := range []string{"authorization", "key", "token", "secret", "cookie", "password"} {
-		if strings.Contains(n, w) {
-			return true
-		}
-	}
-	return false
-}
+// (authorization, key, token, secret, cookie, password, auth): result files
+// and printed requests redact their values.
+func SecretHeader(name string) bool { return secret.SensitiveHeader(name, nil) }
 
 // CheckFiles checks that the files the configuration names (dataset and
 // tokenizer paths, CA files) exist and are readable regular files. Load

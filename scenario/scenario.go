@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
+
+	"github.com/llmload/llmload/internal/secret"
 )
 
 // Target API kinds.
@@ -75,6 +77,24 @@ type Config struct {
 	// Files holds every parsed source (scenario files, var files, -var
 	// values) by name, for rendering diagnostics with source snippets.
 	Files map[string]*hcl.File
+
+	secrets *secret.Scrubber
+}
+
+// Secrets returns the scrubber of every secret the configuration holds:
+// sensitive variables' values, targets' API keys, sensitive header values
+// and URL passwords. Everything printed or saved goes through it.
+func (c *Config) Secrets() *secret.Scrubber {
+	s := secret.New(c.secrets.Secrets()...)
+	for _, t := range c.Targets {
+		s.Add(t.APIKey, secret.URLPassword(t.BaseURL))
+		for k, v := range t.Headers {
+			if secret.SensitiveHeader(k, t.SensitiveHeaders) {
+				s.Add(v)
+			}
+		}
+	}
+	return s
 }
 
 // Scenario returns the scenario with the given name, or nil.
@@ -119,7 +139,11 @@ type Variable struct {
 	Value any `json:"value"`
 	// Source says where Value came from: "-var", "-var-file",
 	// "environment" or "default".
-	Source    string    `json:"source"`
+	Source string `json:"source"`
+	// Sensitive variables (sensitive = true) are never shown: Value is
+	// SensitiveValue, diagnostics leave the value out, and every output is
+	// scrubbed of it (Config.Secrets).
+	Sensitive bool      `json:"sensitive,omitempty"`
 	DeclRange hcl.Range `json:"-"`
 }
 
@@ -134,6 +158,10 @@ type Target struct {
 	// APIKey is sent as a Bearer token. It never appears in output.
 	APIKey  string            `json:"-"`
 	Headers map[string]string `json:"headers,omitempty"`
+	// SensitiveHeaders names more headers whose values are credentials
+	// (beyond secret.SensitiveHeader's: Authorization, Cookie, X-Api-Key
+	// and any name with key, token, secret or auth in it).
+	SensitiveHeaders []string `json:"sensitive_headers,omitempty"`
 	// Timeout bounds a whole request; StallTimeout the longest silence
 	// inside a stream.
 	Timeout      time.Duration `json:"timeout"`
@@ -359,6 +387,14 @@ type Scenario struct {
 	// begins (after warmup), so that the shards of a split run start their
 	// schedules together.
 	StartAt time.Time `json:"start_at,omitzero"`
+	// Preflight sends one unmeasured probe request before the load (on
+	// unless preflight = false); a target that does not answer it stops
+	// the run before any load. ReadyTimeout keeps probing that long (0:
+	// one try).
+	Preflight    bool          `json:"preflight"`
+	ReadyTimeout time.Duration `json:"ready_timeout"`
+	// AbortOn stops a failing run early (nil: never).
+	AbortOn *AbortOn `json:"abort_on,omitempty"`
 	// Percentiles and PercentileMetrics choose what the vLLM block of the
 	// report shows and which pNN_<metric>_ms keys the result adds to the
 	// ones always written (vLLM's --metric-percentiles and
@@ -387,11 +423,15 @@ type Scenario struct {
 	AllowInconclusive bool `json:"allow_inconclusive"`
 	// Validity bounds what the load generator itself may get wrong before
 	// the run is invalid.
-	Validity  Validity  `json:"validity"`
-	DeclRange hcl.Range `json:"-"`
-	File      string    `json:"file"` // the file that declares it
+	Validity Validity `json:"validity"`
+	// Sweep or Capacity (at most one) run the scenario at several loads.
+	Sweep     *Sweep          `json:"sweep,omitempty"`
+	Capacity  *CapacitySearch `json:"capacity,omitempty"`
+	DeclRange hcl.Range       `json:"-"`
+	File      string          `json:"file"` // the file that declares it
 
-	resultRange *hcl.Range // result_filename's value, when set
+	resultRange *hcl.Range       // result_filename's value, when set
+	secrets     *secret.Scrubber // the configuration's, for Resolved
 }
 
 // Verdict modes.
@@ -464,7 +504,26 @@ type ClosedLoop struct {
 	// Stages run in order; never empty (the users/duration shorthand
 	// becomes one stage).
 	Stages []Stage `json:"stages"`
+	// BackoffMin and BackoffMax bound the exponential wait of a user
+	// after a failed request (both 0 with backoff = "off").
+	BackoffMin time.Duration `json:"backoff_min"`
+	BackoffMax time.Duration `json:"backoff_max"`
 }
+
+// AbortOn stops a run once more than ErrorRate of at least MinRequests
+// finished requests failed.
+type AbortOn struct {
+	ErrorRate   float64   `json:"error_rate"`
+	MinRequests int       `json:"min_requests"`
+	DeclRange   hcl.Range `json:"-"`
+}
+
+// Defaults of the fault handling.
+const (
+	DefaultBackoffMin         = 100 * time.Millisecond
+	DefaultBackoffMax         = 5 * time.Second
+	DefaultAbortOnMinRequests = 20
+)
 
 // Stage holds Users users for Duration, reaching them linearly over the
 // first Ramp of it (0 = at once) from the previous stage's count.

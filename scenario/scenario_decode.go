@@ -22,17 +22,19 @@ var scenarioSchema = &hcl.BodySchema{
 		{Name: "requests"}, {Name: "duration"}, {Name: "seed"}, {Name: "start_at"},
 		{Name: "percentiles"}, {Name: "percentile_metrics"}, {Name: "result_filename"}, {Name: "save_detailed"}, {Name: "metrics_addr"},
 		{Name: "verdict"}, {Name: "min_samples"}, {Name: "allow_inconclusive"},
+		{Name: "preflight"}, {Name: "ready_timeout"},
 		{Name: "history"}, {Name: "turn_think_time"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{
 		{Type: "open_loop"}, {Type: "closed_loop"}, {Type: "replay"}, {Type: "warmup"}, {Type: "sla"}, {Type: "goodput"}, {Type: "validity"},
-		{Type: "assert", LabelNames: []string{"name"}},
+		{Type: "abort_on"},
+		{Type: "assert", LabelNames: []string{"name"}}, {Type: "sweep"}, {Type: "capacity"},
 	},
 }
 
 var openLoopSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
-		{Name: "rate", Required: true}, {Name: "arrival"}, {Name: "burstiness"}, {Name: "max_concurrency"},
+		{Name: "rate"}, {Name: "arrival"}, {Name: "burstiness"}, {Name: "max_concurrency"},
 	},
 }
 
@@ -41,12 +43,16 @@ var replaySchema = &hcl.BodySchema{
 }
 
 var closedLoopSchema = &hcl.BodySchema{
-	Attributes: []hcl.AttributeSchema{{Name: "users"}, {Name: "duration"}, {Name: "think_time"}},
+	Attributes: []hcl.AttributeSchema{{Name: "users"}, {Name: "duration"}, {Name: "think_time"}, {Name: "backoff"}},
 	Blocks:     []hcl.BlockHeaderSchema{{Type: "stage"}},
 }
 
 var stageSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{{Name: "users", Required: true}, {Name: "duration", Required: true}, {Name: "ramp"}},
+}
+
+var abortOnSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "error_rate", Required: true}, {Name: "min_requests"}},
 }
 
 var warmupSchema = &hcl.BodySchema{
@@ -88,7 +94,7 @@ func (l *loader) decodeScenario(d dec, filename string, b *hcl.Block) {
 		return
 	}
 	s := &Scenario{
-		Name: name, DeclRange: b.DefRange, File: filename, Verdict: VerdictPoint, Validity: DefaultValidity,
+		Name: name, DeclRange: b.DefRange, File: filename, Verdict: VerdictPoint, Validity: DefaultValidity, Preflight: true,
 		Percentiles:       slices.Clone(DefaultPercentiles),
 		PercentileMetrics: slices.Clone(DefaultPercentileMetrics),
 	}
@@ -132,6 +138,34 @@ func (l *loader) decodeScenario(d dec, filename string, b *hcl.Block) {
 			s.StartAt = t
 		}
 	}
+	d.boolean(a, "preflight", &s.Preflight)
+	if attr := d.duration(a, "ready_timeout", &s.ReadyTimeout, false); attr != nil && !s.Preflight {
+		d.invalid(attr, "ready_timeout is how long the preflight probe waits for the target; it has no use with preflight = false.")
+	}
+	if ab := atMostOne(&l.diags, content.Blocks.OfType("abort_on"), "a scenario"); ab != nil {
+		s.AbortOn = l.decodeAbortOn(d, ab)
+	}
+
+	sweep := atMostOne(&l.diags, content.Blocks.OfType("sweep"), "a scenario")
+	capacity := atMostOne(&l.diags, content.Blocks.OfType("capacity"), "a scenario")
+	var varied hcl.Range
+	switch {
+	case sweep != nil && capacity != nil:
+		l.diags = append(l.diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "Conflicting blocks",
+			Detail:   fmt.Sprintf("A scenario has at most one of sweep and capacity; a sweep block was declared at %s.", sweep.DefRange),
+			Subject:  capacity.DefRange.Ptr(),
+		})
+		fallthrough
+	case sweep != nil:
+		s.Sweep = l.decodeSweep(d, sweep)
+		varied = sweep.DefRange
+	case capacity != nil:
+		s.Capacity = l.decodeCapacity(d, capacity)
+		varied = capacity.DefRange
+	}
+	vary := s.Varies()
 
 	open := atMostOne(&l.diags, content.Blocks.OfType("open_loop"), "a scenario")
 	closed := atMostOne(&l.diags, content.Blocks.OfType("closed_loop"), "a scenario")
@@ -170,10 +204,10 @@ func (l *loader) decodeScenario(d dec, filename string, b *hcl.Block) {
 			s.Dataset = s.Dataset.withSlice(s.Replay.Start, s.Replay.Window)
 		}
 	case open != nil:
-		s.OpenLoop = l.decodeOpenLoop(d, open)
+		s.OpenLoop = l.decodeOpenLoop(d, open, vary)
 	case closed != nil:
-		s.ClosedLoop = l.decodeClosedLoop(d, closed)
-		if cl := s.ClosedLoop; len(cl.Stages) > 0 && cl.Duration == 0 && s.Requests == 0 && s.Duration == 0 {
+		s.ClosedLoop = l.decodeClosedLoop(d, closed, vary)
+		if cl := s.ClosedLoop; vary == "" && len(cl.Stages) > 0 && cl.Duration == 0 && s.Requests == 0 && s.Duration == 0 {
 			l.diags = append(l.diags, &hcl.Diagnostic{
 				Severity: hcl.DiagError,
 				Summary:  "Closed loop without an end",
@@ -181,6 +215,8 @@ func (l *loader) decodeScenario(d dec, filename string, b *hcl.Block) {
 				Subject:  closed.DefRange.Ptr(),
 			})
 		}
+	case sweep != nil || capacity != nil:
+		// The sweep or capacity block makes the load block.
 	default:
 		l.diags = append(l.diags, &hcl.Diagnostic{
 			Severity: hcl.DiagError,
@@ -188,6 +224,23 @@ func (l *loader) decodeScenario(d dec, filename string, b *hcl.Block) {
 			Detail:   "A scenario needs one open_loop block (requests at a rate), one closed_loop block (users) or one replay block (a trace's own times).",
 			Subject:  b.DefRange.Ptr(),
 		})
+	}
+
+	switch {
+	case vary != "" && replay != nil:
+		l.diags = append(l.diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "Conflicting load",
+			Detail:   fmt.Sprintf("The %s at %s varies %s; a replay sends a trace at its own times, so there is nothing to vary: use replay's speed, or an open_loop.", blockName(s), varied, vary),
+			Subject:  replay.DefRange.Ptr(),
+		})
+	case vary != "":
+		block := open
+		if block == nil {
+			block = closed
+		}
+		l.checkVaried(s, block, varied)
+		l.checkStepLength(s)
 	}
 
 	l.decodeSessions(d, a, s)
@@ -379,13 +432,20 @@ func (l *loader) reference(attr *hcl.Attribute, kind string, names []string) str
 	return name
 }
 
-func (l *loader) decodeOpenLoop(d dec, b *hcl.Block) *OpenLoop {
+func (l *loader) decodeOpenLoop(d dec, b *hcl.Block, vary string) *OpenLoop {
 	o := &OpenLoop{Arrival: ArrivalPoisson, Burstiness: 1}
 	c, diags := b.Body.Content(openLoopSchema)
 	l.diags = append(l.diags, diags...)
 	a := c.Attributes
 	if attr, ok := a["rate"]; ok {
 		o.Rate = l.decodeRate(d, attr)
+	} else if vary != VaryRate && vary != VaryMaxConcurrency {
+		l.diags = append(l.diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "Missing required argument",
+			Detail:   `The argument "rate" is required, but no definition was found.`,
+			Subject:  b.Body.MissingItemRange().Ptr(),
+		})
 	}
 	d.oneOf(a, "arrival", &o.Arrival, ArrivalPoisson, ArrivalGamma, ArrivalConstant)
 	if attr := d.float(a, "burstiness", &o.Burstiness); attr != nil {
@@ -474,11 +534,62 @@ func (l *loader) decodeRate(d dec, attr *hcl.Attribute) float64 {
 	return f
 }
 
-func (l *loader) decodeClosedLoop(d dec, b *hcl.Block) *ClosedLoop {
-	cl := &ClosedLoop{}
+func (l *loader) decodeAbortOn(d dec, b *hcl.Block) *AbortOn {
+	ab := &AbortOn{MinRequests: DefaultAbortOnMinRequests, DeclRange: b.DefRange}
+	c, diags := b.Body.Content(abortOnSchema)
+	l.diags = append(l.diags, diags...)
+	if attr := d.float(c.Attributes, "error_rate", &ab.ErrorRate); attr != nil && (ab.ErrorRate < 0 || ab.ErrorRate >= 1) {
+		d.invalid(attr, "error_rate is the fraction of failed requests over which the run stops, from 0 (any failure) up to but not including 1; not %g.", ab.ErrorRate)
+	}
+	d.integer(c.Attributes, "min_requests", &ab.MinRequests, 1)
+	return ab
+}
+
+// decodeBackoff accepts a pair of durations [min, max] or "off".
+func (l *loader) decodeBackoff(d dec, attr *hcl.Attribute, cl *ClosedLoop) {
+	v, ok := d.eval(attr.Expr)
+	if !ok || v.IsNull() {
+		return
+	}
+	if v.Type() == cty.String && v.AsString() == "off" {
+		cl.BackoffMin, cl.BackoffMax = 0, 0
+		return
+	}
+	bad := func() {
+		d.invalid(attr, `backoff is the wait after a failed request, a range of two durations (["100ms", "5s"]: doubling from the first to the second), or "off".`)
+	}
+	ty := v.Type()
+	if !(ty.IsTupleType() || ty.IsListType()) || v.LengthInt() != 2 {
+		bad()
+		return
+	}
+	var ds [2]time.Duration
+	for i, p := range v.AsValueSlice() {
+		if p.IsNull() || p.Type() != cty.String {
+			bad()
+			return
+		}
+		dur, ok := d.parseDuration(attr, p.AsString(), attr.Expr.Range())
+		if !ok || !d.checkDuration(attr, dur, true) {
+			return
+		}
+		ds[i] = dur
+	}
+	if ds[0] > ds[1] {
+		d.invalid(attr, "backoff's range runs from %s down to %s; give the shorter first.", ds[0], ds[1])
+		return
+	}
+	cl.BackoffMin, cl.BackoffMax = ds[0], ds[1]
+}
+
+func (l *loader) decodeClosedLoop(d dec, b *hcl.Block, vary string) *ClosedLoop {
+	cl := &ClosedLoop{BackoffMin: DefaultBackoffMin, BackoffMax: DefaultBackoffMax}
 	c, diags := b.Body.Content(closedLoopSchema)
 	l.diags = append(l.diags, diags...)
 	a := c.Attributes
+	if attr, ok := a["backoff"]; ok {
+		l.decodeBackoff(d, attr, cl)
+	}
 	if attr, ok := a["think_time"]; ok {
 		cl.ThinkMin, cl.ThinkMax = l.decodeThinkTime(d, attr)
 	}
@@ -517,6 +628,8 @@ func (l *loader) decodeClosedLoop(d dec, b *hcl.Block) *ClosedLoop {
 		d.integer(a, "users", &st.Users, 1)
 		d.duration(a, "duration", &st.Duration, true)
 		cl.Stages = []Stage{st}
+	case vary == VaryUsers:
+		// Each step of the sweep or search sets the users.
 	default:
 		l.diags = append(l.diags, &hcl.Diagnostic{
 			Severity: hcl.DiagError,

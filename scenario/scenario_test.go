@@ -124,6 +124,10 @@ func TestDecodeFull(t *testing.T) {
 	}
 	for _, s := range want {
 		s.Percentiles, s.PercentileMetrics = DefaultPercentiles, DefaultPercentileMetrics
+		s.Preflight = true // the defaults
+		if s.ClosedLoop != nil {
+			s.ClosedLoop.BackoffMin, s.ClosedLoop.BackoffMax = DefaultBackoffMin, DefaultBackoffMax
+		}
 	}
 	if diff := cmp.Diff(want, cfg.Scenarios, ignoreHCL); diff != "" {
 		t.Errorf("scenarios (-want +got):\n%s", diff)

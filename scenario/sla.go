@@ -68,6 +68,9 @@ var slaKeyTable, slaKeyNames = func() (map[string]slaKey, []string) {
 	}
 	for _, m := range metrics.Catalogue {
 		switch {
+		case m.RunLevel:
+			// A figure of the whole run: sla checks also judge each stage
+			// and step, where it does not exist.
 		case m.Kind == metrics.Distribution && m.Better == metrics.LowerIsBetter:
 			for _, s := range slaStats {
 				add(m.Name+"_"+s, slaKey{m.Name, s, true, m.Unit == "ms"})

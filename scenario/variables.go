@@ -39,7 +39,7 @@ type validation struct {
 }
 
 var variableSchema = &hcl.BodySchema{
-	Attributes: []hcl.AttributeSchema{{Name: "default"}, {Name: "type"}, {Name: "description"}},
+	Attributes: []hcl.AttributeSchema{{Name: "default"}, {Name: "type"}, {Name: "description"}, {Name: "sensitive"}},
 	Blocks:     []hcl.BlockHeaderSchema{{Type: "validation"}},
 }
 
@@ -72,6 +72,7 @@ func (l *loader) declareVariable(b *hcl.Block) {
 		diags: &l.diags,
 	}
 	d.str(content.Attributes, "description", &v.decl.Description)
+	d.boolean(content.Attributes, "sensitive", &v.decl.Sensitive)
 	if attr, ok := content.Attributes["type"]; ok {
 		ty, diags := typeexpr.TypeConstraint(attr.Expr)
 		l.diags = append(l.diags, diags...)
@@ -231,6 +232,10 @@ func (l *loader) resolveVariables() {
 		if v.value.IsWhollyKnown() && toJSON(v.value, &plain) == nil {
 			v.decl.Value = plain
 		}
+		if v.decl.Sensitive {
+			v.decl.Value = SensitiveValue
+			l.secrets.Add(secretStrings(v.value)...)
+		}
 	}
 	l.vars = cty.ObjectVal(vals)
 }
@@ -243,7 +248,13 @@ func (l *loader) setRaw(v *variable, raw, src, filename string) {
 		return
 	}
 	b := []byte(raw)
-	l.cfg.Files[filename] = &hcl.File{Bytes: b, Body: hcl.EmptyBody()}
+	shown := b
+	if v.decl.Sensitive {
+		// The value is parsed, but a diagnostic's snippet shows a mask.
+		shown = []byte(strings.Repeat("*", len(raw)))
+		l.secrets.Add(raw)
+	}
+	l.cfg.Files[filename] = &hcl.File{Bytes: shown, Body: hcl.EmptyBody()}
 	expr, diags := hclsyntax.ParseExpression(b, filename, hcl.InitialPos)
 	if !diags.HasErrors() {
 		var val cty.Value
@@ -251,6 +262,9 @@ func (l *loader) setRaw(v *variable, raw, src, filename string) {
 			l.set(v, val, expr.Range(), src)
 			return
 		}
+	}
+	if v.decl.Sensitive {
+		raw = "(sensitive value)"
 	}
 	// Not a value at all (-var rate=abc reads as a reference to abc): say
 	// what the variable wants rather than what HCL saw.
@@ -363,7 +377,7 @@ func (l *loader) validate(v *variable) {
 		if subject == nil {
 			subject = val.condition.Range().Ptr()
 		}
-		l.diags = append(l.diags, &hcl.Diagnostic{
+		diag := &hcl.Diagnostic{
 			Severity: hcl.DiagError,
 			Summary:  "Invalid value for variable",
 			Detail: fmt.Sprintf("%s\n\nThis was checked by the validation rule at %s.",
@@ -371,8 +385,41 @@ func (l *loader) validate(v *variable) {
 			Subject:     subject,
 			Expression:  val.condition,
 			EvalContext: ctx,
-		})
+		}
+		if v.decl.Sensitive {
+			// Without the context, no "var.key is ..." line.
+			diag.Expression, diag.EvalContext = nil, nil
+			diag.Detail += " The value is sensitive and not shown."
+		}
+		l.diags = append(l.diags, diag)
 	}
+}
+
+// SensitiveValue stands for a sensitive variable's value wherever the
+// configuration is shown (plan, result files).
+const SensitiveValue = "(sensitive)"
+
+// secretStrings returns the strings (and numbers, as written) inside a
+// sensitive value, for scrubbing.
+func secretStrings(v cty.Value) []string {
+	if !v.IsWhollyKnown() || v.IsNull() {
+		return nil
+	}
+	ty := v.Type()
+	switch {
+	case ty == cty.String:
+		return []string{v.AsString()}
+	case ty == cty.Number:
+		return []string{formatNumber(v)}
+	case ty.IsListType() || ty.IsSetType() || ty.IsTupleType() || ty.IsMapType() || ty.IsObjectType():
+		var out []string
+		for it := v.ElementIterator(); it.Next(); {
+			_, e := it.Element()
+			out = append(out, secretStrings(e)...)
+		}
+		return out
+	}
+	return nil
 }
 
 // valueWords shows a value as a user wrote it, for messages.
@@ -390,7 +437,14 @@ func valueWords(v cty.Value) string {
 }
 
 func convertDetail(v *variable, val cty.Value, err error) string {
-	d := fmt.Sprintf("variable %q: want %s, got %s", v.decl.Name, wantType(v.ty), valueWords(val))
+	got := valueWords(val)
+	if v.decl.Sensitive {
+		got = "a sensitive value of type " + val.Type().FriendlyName()
+	}
+	d := fmt.Sprintf("variable %q: want %s, got %s", v.decl.Name, wantType(v.ty), got)
+	if v.decl.Sensitive {
+		return d + "."
+	}
 	if v.ty.IsPrimitiveType() {
 		return d + "."
 	}

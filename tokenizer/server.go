@@ -2,6 +2,7 @@ package tokenizer
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/llmload/llmload/internal/secret"
 )
 
 // Request and response shapes of the servers' tokenizer endpoints.
@@ -31,6 +34,8 @@ type Server struct {
 	shown   string // baseURL with any password hidden, for messages
 	model   string
 	client  *http.Client
+	ctx     context.Context
+	scrub   *secret.Scrubber
 
 	mu    sync.Mutex
 	shape int
@@ -55,8 +60,23 @@ func NewServer(baseURL, model string, client *http.Client) *Server {
 		shown:   redactURL(strings.TrimRight(baseURL, "/")),
 		model:   model,
 		client:  client,
+		ctx:     context.Background(),
 		cache:   map[serverKey][]int{},
 	}
+}
+
+// WithContext makes every call of s stop when ctx ends (an interruption):
+// the call in flight is canceled and later ones fail at once.
+func (s *Server) WithContext(ctx context.Context) *Server {
+	s.ctx = ctx
+	return s
+}
+
+// WithSecrets scrubs sc's secrets (the API key the client sends, say) from
+// every error message, since a server may echo the request.
+func (s *Server) WithSecrets(sc *secret.Scrubber) *Server {
+	s.scrub = sc
+	return s
 }
 
 // Encode returns the server's ids for text (nil on error: see Err).
@@ -139,9 +159,20 @@ func (s *Server) post(path string, body any, out any) error {
 	if err != nil {
 		return fmt.Errorf("%s%s: %v", s.shown, path, err)
 	}
-	resp, err := s.client.Post(s.baseURL+path, "application/json", bytes.NewReader(data))
+	if err := s.ctx.Err(); err != nil {
+		return fmt.Errorf("%s%s: %w", s.shown, path, err)
+	}
+	req, err := http.NewRequestWithContext(s.ctx, http.MethodPost, s.baseURL+path, bytes.NewReader(data))
 	if err != nil {
-		return fmt.Errorf("tokenizer server: %v", err)
+		return fmt.Errorf("%s%s: %v", s.shown, path, s.scrub.Scrub(err.Error()))
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := s.client.Do(req)
+	if err != nil {
+		if cerr := s.ctx.Err(); cerr != nil {
+			return fmt.Errorf("%s%s: %w", s.shown, path, cerr)
+		}
+		return fmt.Errorf("tokenizer server: %s", s.scrub.Scrub(err.Error()))
 	}
 	defer resp.Body.Close()
 	answer, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
@@ -149,10 +180,9 @@ func (s *Server) post(path string, body any, out any) error {
 		return fmt.Errorf("%s%s: reading the answer: %v", s.shown, path, err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		snippet := strings.TrimSpace(string(answer))
-		if len(snippet) > 200 {
-			snippet = snippet[:200] + "..."
-		}
+		// Scrubbed before it is cut: a server may echo the request's
+		// credentials, and a cut first could leave part of one.
+		snippet := s.scrub.ScrubClip(strings.TrimSpace(string(answer)), 1024)
 		return fmt.Errorf("%s%s: %s: %s", s.shown, path, resp.Status, snippet)
 	}
 	if err := json.Unmarshal(answer, out); err != nil {

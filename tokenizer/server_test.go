@@ -1,7 +1,9 @@
 package tokenizer
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -9,8 +11,11 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/llmload/llmload/internal/secret"
 )
 
 // fakeIDs is the fake servers' tokenizer: one id per byte, BOS 1.
@@ -200,5 +205,61 @@ func TestServerErrorsHideURLPassword(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), "user:xxxxx@") {
 		t.Errorf("the error does not name the server: %v", err)
+	}
+}
+
+// A 401 that echoes the request (as some gateways do) does not put the key
+// in the error, even when the echo is longer than the message's cut.
+func TestServerErrorsScrubEchoedKey(t *testing.T) {
+	const key = "sk-echoed-0123456789abcdef"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusUnauthorized)
+		fmt.Fprint(w, strings.Repeat("x", 1010))
+		r.Header.Write(w)
+	}))
+	defer srv.Close()
+	client := &http.Client{Transport: roundTripperFunc(func(r *http.Request) (*http.Response, error) {
+		r.Header.Set("Authorization", "Bearer "+key)
+		return http.DefaultTransport.RoundTrip(r)
+	})}
+	s := NewServer(srv.URL, "m", client).WithSecrets(secret.New(key))
+	s.Encode("hello", false)
+	err := s.Err()
+	if err == nil || !strings.Contains(err.Error(), "401") {
+		t.Fatalf("err = %v, want the 401", err)
+	}
+	for i := 6; i <= len(key); i++ {
+		if strings.Contains(err.Error(), key[:i]) {
+			t.Fatalf("the error leaks %q: %v", key[:i], err)
+		}
+	}
+}
+
+type roundTripperFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripperFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// A canceled context stops a call that hangs, at once, and every later one.
+func TestServerContext(t *testing.T) {
+	hang := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-hang:
+		case <-r.Context().Done():
+		}
+	}))
+	defer func() { close(hang); srv.Close() }()
+	ctx, cancel := context.WithCancel(context.Background())
+	s := NewServer(srv.URL, "m", nil).WithContext(ctx)
+	time.AfterFunc(50*time.Millisecond, cancel)
+	start := time.Now()
+	for i := range 100 {
+		s.Encode(fmt.Sprint("prompt ", i), false)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("100 calls took %v after the context ended; want them to stop at once", d)
+	}
+	if err := s.Err(); !errors.Is(err, context.Canceled) {
+		t.Errorf("Err() = %v, want context.Canceled", err)
 	}
 }

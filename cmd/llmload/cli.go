@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -11,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/agext/levenshtein"
+
+	"github.com/llmload/llmload/internal/secret"
 )
 
 // version and commit identify the build. Release builds set them with
@@ -33,6 +36,28 @@ type env struct {
 	// capture, when set, receives each command's flags instead of the
 	// command running (shell completion lists them).
 	capture func(*flagSet)
+	// secrets holds every secret of the configuration once it is loaded
+	// (keys, sensitive variables and headers, URL passwords); stdout and
+	// stderr are scrubbed of them, a last net under the scrubbing each
+	// package does where a secret could enter a message.
+	secrets *secret.Scrubber
+}
+
+// scrubWriter scrubs each write of the secrets known so far. A command
+// writes a message in one call, so a secret is not split across writes.
+type scrubWriter struct {
+	w       io.Writer
+	secrets *secret.Scrubber
+}
+
+func (s scrubWriter) Write(p []byte) (int, error) {
+	if len(s.secrets.Secrets()) == 0 && !bytes.Contains(p, []byte("://")) {
+		return s.w.Write(p)
+	}
+	if _, err := io.WriteString(s.w, s.secrets.Scrub(string(p))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 type command struct {
@@ -50,6 +75,7 @@ func commands() []command {
 		{"import", "translate a vLLM benchmark command line into a scenario", cmdImport},
 		{"sim", "serve the built-in simulated inference engine", cmdSim},
 		{"tokenize", "print the token ids (or count) of text read on stdin", cmdTokenize},
+		{"report", "render result files as text or as one HTML page, several overlaid", cmdReport},
 		{"merge", "merge result files of one scenario (shards, machines) and judge the checks", cmdMerge},
 		{"dataset", "dataset tools: 'dataset dump' writes the sampled requests", cmdDataset},
 		{"completion", "print a bash or zsh completion script", cmdCompletion},
@@ -64,7 +90,9 @@ var stderrIsTerminalHook = isTerminal
 // run is the whole program: it parses args, runs one command and returns
 // the process exit code.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	e := env{stdin: stdin, stdout: stdout, stderr: stderr, diag: &diagOptions{terminal: stderrIsTerminalHook(stderr)}}
+	secrets := secret.New()
+	e := env{stdin: stdin, stdout: scrubWriter{stdout, secrets}, stderr: scrubWriter{stderr, secrets},
+		diag: &diagOptions{terminal: stderrIsTerminalHook(stderr)}, secrets: secrets}
 	if len(args) == 0 {
 		usage(stderr)
 		return exitInvalid

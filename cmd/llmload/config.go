@@ -70,6 +70,9 @@ func loadConfig(e env, paths []string, cf *configFlags) (*scenario.Config, int) 
 		VarFiles: cf.varFiles,
 		Environ:  os.Environ(),
 	})
+	if cfg != nil && e.secrets != nil {
+		e.secrets.Add(cfg.Secrets().Secrets()...)
+	}
 	if cfg != nil {
 		// What decoding cannot see, reported in the same pass: the
 		// simulator profiles and overrides that sim:// targets name. Files

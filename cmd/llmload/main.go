@@ -13,7 +13,9 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// SIGHUP (a closed terminal, a CI runner's hang-up) stops a run as
+	// SIGTERM does: drained, partial results written, exit 130.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	// The first Ctrl-C cancels the run, which drains and writes partial
 	// results; restoring the default handling then lets a second one kill
 	// the process at once.

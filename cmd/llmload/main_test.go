@@ -215,8 +215,13 @@ func TestRunExitCodes(t *testing.T) {
 		{"pass", nil, exitOK, []string{"Serving Benchmark Result", "Successful requests:", "PASS"}},
 		// The tiny profile's ITL is in the milliseconds: a 1 µs bound must fail.
 		{"sla breached", []string{"-var", "itl_p95=1us"}, exitCheckFailed, []string{"FAIL"}},
-		// A password in the URL must not leak either.
-		{"unreachable", []string{"-var", "base_url=http://user:SECRET-pw@127.0.0.1:1"}, exitNoResult, []string{"no request completed"}},
+		// A password in the URL must not leak either. The preflight probe
+		// finds the target down: exit 3 with the cause, before any load.
+		{"unreachable", []string{"-var", "base_url=http://user:SECRET-pw@127.0.0.1:1"}, exitNoResult,
+			[]string{"preflight", "connection refused", "no load was sent"}},
+		// Without the probe, the load runs and no request completes.
+		{"unreachable without preflight", []string{"-var", "base_url=http://user:SECRET-pw@127.0.0.1:1", "-var", "preflight=false"},
+			exitNoResult, []string{"no request completed"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -233,6 +238,12 @@ func TestRunExitCodes(t *testing.T) {
 			}
 			if strings.Contains(stdout+stderr, "SECRET") {
 				t.Errorf("the api key was printed")
+			}
+			if tt.name == "unreachable" {
+				if files, _ := os.ReadDir(out); len(files) != 0 {
+					t.Errorf("a run stopped by its preflight wrote %v", files)
+				}
+				return
 			}
 			res := resultFile(t, filepath.Join(out, "tiny.json"))
 			if tt.code == exitOK {

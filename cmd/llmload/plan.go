@@ -108,6 +108,11 @@ func writePlan(w io.Writer, cfg *scenario.Config, s *scenario.Scenario, ds *data
 	fmt.Fprintf(w, "           timeout %v, stall timeout %v, ignore_eos %v (%s)\n", t.Timeout, t.StallTimeout, t.IgnoreEOS, ignoreEOSMeaning(t.IgnoreEOS))
 	writeDatasetPlan(w, s.Dataset, ds)
 	fmt.Fprintf(w, "           sampled with %s\n", datasetSeed(s))
+	if s.Varies() != "" {
+		writeSweepPlan(w, s)
+		writeChecksPlan(w, cfg, s)
+		return
+	}
 	// The arrivals come from the function the run dispatches from, so plan
 	// and run agree on every request.
 	arrivals := executor.Arrivals(executorPlan(s, &liveTarget{target: executorTarget(t)}, ds, nil))
@@ -123,6 +128,7 @@ func writePlan(w io.Writer, cfg *scenario.Config, s *scenario.Scenario, ds *data
 		fmt.Fprintf(w, "  Sessions: each arrival or user runs one whole session (requests count sessions); %s history, %s\n", s.History, think)
 	}
 	writeReportPlan(w, s)
+	writeFaultsPlan(w, s)
 	writeChecksPlan(w, cfg, s)
 }
 
@@ -167,6 +173,30 @@ func datasetSeed(s *scenario.Scenario) string {
 		return fmt.Sprintf("seed %d, the dataset's", seed)
 	}
 	return fmt.Sprintf("seed %d, the scenario's", seed)
+}
+
+// writeFaultsPlan says what the run does about a failing target.
+func writeFaultsPlan(w io.Writer, s *scenario.Scenario) {
+	var parts []string
+	switch {
+	case !s.Preflight:
+		parts = append(parts, "no preflight probe")
+	case s.ReadyTimeout > 0:
+		parts = append(parts, fmt.Sprintf("preflight probe, retried for up to %v", s.ReadyTimeout))
+	default:
+		parts = append(parts, "preflight probe (one try)")
+	}
+	if c := s.ClosedLoop; c != nil {
+		if c.BackoffMax > 0 {
+			parts = append(parts, fmt.Sprintf("users back off %v to %v after failures", c.BackoffMin, c.BackoffMax))
+		} else {
+			parts = append(parts, "no backoff after failures")
+		}
+	}
+	if a := s.AbortOn; a != nil {
+		parts = append(parts, fmt.Sprintf("abort when the error rate exceeds %g after %d requests", a.ErrorRate, a.MinRequests))
+	}
+	fmt.Fprintf(w, "  Faults:  %s\n", strings.Join(parts, "; "))
 }
 
 func writeDatasetPlan(w io.Writer, d *scenario.Dataset, ds *dataset.Dataset) {
@@ -404,4 +434,65 @@ func exprSource(cfg *scenario.Config, a *scenario.Assert) string {
 		return strings.Join(strings.Fields(string(f.Bytes[r.Start.Byte:r.End.Byte])), " ")
 	}
 	return r.String()
+}
+
+// writeSweepPlan describes a sweep's steps or a capacity search's probes.
+func writeSweepPlan(w io.Writer, s *scenario.Scenario) {
+	if s.Warmup > 0 {
+		fmt.Fprintf(w, "  Warmup:  %d requests before the first step, not measured\n", s.Warmup)
+	}
+	var shape string
+	switch s.Varies() {
+	case scenario.VaryUsers:
+		shape = "closed loop"
+		if c := s.ClosedLoop; c.ThinkMax > 0 {
+			shape += fmt.Sprintf(", think time %v to %v", c.ThinkMin, c.ThinkMax)
+		} else {
+			shape += ", no think time"
+		}
+	default:
+		o := s.OpenLoop
+		shape = "open loop, " + o.Arrival + " arrivals"
+		if s.Varies() == scenario.VaryMaxConcurrency {
+			if math.IsInf(o.Rate, 1) {
+				shape += ", all at once"
+			} else {
+				shape += fmt.Sprintf(" at %g req/s", o.Rate)
+			}
+		}
+	}
+	length := func(d time.Duration, n int) string {
+		var parts []string
+		if d > 0 {
+			parts = append(parts, d.String())
+		}
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf("%d requests", n))
+		}
+		return strings.Join(parts, " or ")
+	}
+	if sw := s.Sweep; sw != nil {
+		vals := make([]string, len(sw.Values))
+		for i, v := range sw.Values {
+			vals[i] = fmt.Sprintf("%g", v)
+		}
+		fmt.Fprintf(w, "  Load:    sweep over %s: %s (%s)\n", sw.Vary, strings.Join(vals, ", "), shape)
+		fmt.Fprintf(w, "           each step runs for %s", length(sw.Duration, sw.Requests))
+		if sw.Cooldown > 0 {
+			fmt.Fprintf(w, ", %v apart", sw.Cooldown)
+		}
+		fmt.Fprintf(w, "; the knee is where output tok/s per added unit falls under %g%% of the first step's\n", 100*sw.KneeShare)
+		return
+	}
+	c := s.Capacity
+	fmt.Fprintf(w, "  Load:    capacity search over %s from %g to %g (%s): doubling from %g until a probe fails, then bisection to %g%%\n",
+		c.Vary, c.Min, c.Max, shape, c.Min, 100*c.Precision)
+	fmt.Fprintf(w, "           each probe runs for %s", length(c.Duration, c.Requests))
+	if c.MinRequests > 0 {
+		fmt.Fprintf(w, ", and at least %d requests", c.MinRequests)
+	}
+	if c.MaxProbes > 0 {
+		fmt.Fprintf(w, "; at most %d probes", c.MaxProbes)
+	}
+	fmt.Fprintln(w)
 }

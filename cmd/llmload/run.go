@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -26,6 +27,8 @@ type runOptions struct {
 	quiet       bool
 	metricsAddr string
 	shard       shardOptions
+	html        string // HTML report path ("" for none)
+	multi       bool   // several scenarios run: one HTML file each
 }
 
 func cmdRun(ctx context.Context, e env, args []string) int {
@@ -38,6 +41,7 @@ func cmdRun(ctx context.Context, e env, args []string) int {
 	fs.BoolVar(&opts.quiet, "quiet", false, "no progress line")
 	fs.StringVar(&opts.metricsAddr, "metrics-addr", "", "serve live Prometheus metrics of the run at http://`host:port`/metrics (overrides a scenario's metrics_addr)")
 	opts.shard.register(fs)
+	fs.StringVar(&opts.html, "html", "", "write a self-contained HTML report to this `file` at the end (with several scenarios, <file> gets the scenario's name before .html)")
 	cfg, code := parseAndLoad(e, fs, &cf, args)
 	if cfg == nil {
 		return code
@@ -57,6 +61,7 @@ func cmdRun(ctx context.Context, e env, args []string) int {
 		fmt.Fprintf(e.stderr, "llmload: -shard, -run-id, -start-at and -barrier apply to one scenario: choose it with -scenario (the configuration has %d)\n", len(scenarios))
 		return exitInvalid
 	}
+	opts.multi = len(scenarios) > 1
 	worst := exitOK
 	for _, s := range scenarios {
 		code := runScenario(ctx, e, cfg, s, opts)
@@ -85,11 +90,17 @@ func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.S
 		return exitInvalid
 	}
 	defer lt.Close()
+	lt.ctx = ctx
+	lt.target.Secrets = e.secrets.Secrets()
 	if lt.profile != "" {
 		fmt.Fprintf(e.stderr, "llmload: simulator %q listening on %s\n", lt.profile, lt.target.BaseURL)
 	}
 
-	ds, tok, err := loadDataset(s.Dataset, lt, false)
+	ds, tok, err := loadDatasetCtx(ctx, s.Dataset, lt)
+	if ctx.Err() != nil {
+		fmt.Fprintln(e.stderr, "llmload: interrupted while loading the dataset; nothing was sent")
+		return exitInterrupted
+	}
 	if err != nil {
 		fmt.Fprintf(e.stderr, "llmload: dataset %q: %v\n", s.Dataset.Name, err)
 		if srv, ok := tok.(*tokenizer.Server); ok && srv.Err() != nil {
@@ -116,8 +127,9 @@ func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.S
 	// output directory fails now, not after the run.
 	var reqs *report.RequestWriter
 	if opts.out != "" {
+		// A sweep's requests carry their step as their stage.
 		base := strings.TrimSuffix(s.RequestsFile(), ".requests.jsonl")
-		if reqs, err = report.CreateRequests(opts.out, base, plan.Closed != nil); err != nil {
+		if reqs, err = report.CreateRequests(opts.out, base, plan.Closed != nil || s.Varies() != ""); err != nil {
 			fmt.Fprintf(e.stderr, "llmload: cannot write results to %s: %v\n", opts.out, err)
 			return exitInvalid
 		}
@@ -153,7 +165,13 @@ func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.S
 	cpu := &cpuMeter{}
 	plan.Observers = append(plan.Observers, cpu)
 	started := time.Now()
-	outcome, err := executor.Run(ctx, plan)
+	var outcome *executor.Outcome
+	var sweep *report.Sweep
+	if s.Varies() != "" {
+		outcome, sweep, err = runSteps(ctx, e, s, plan)
+	} else {
+		outcome, err = executor.Run(ctx, plan)
+	}
 	ended := time.Now()
 	if err == nil {
 		scr.finish(e, outcome)
@@ -166,11 +184,23 @@ func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.S
 			reqs.Close()
 			os.Remove(reqs.Path())
 		}
+		var pe *executor.PreflightError
+		switch {
+		case ctx.Err() != nil:
+			fmt.Fprintln(e.stderr, "llmload: interrupted before the load; nothing was measured")
+			return exitInterrupted
+		case errors.As(err, &pe):
+			// The target is down or refuses the requests: no load was sent,
+			// and no valid result can come of it.
+			fmt.Fprintf(e.stderr, "llmload: %v\n", err)
+			fmt.Fprintln(e.stderr, "llmload: no load was sent (set preflight = false to skip the probe, or ready_timeout to wait for the target)")
+			return exitNoResult
+		}
 		fmt.Fprintf(e.stderr, "llmload: %v\n", err)
 		return exitInvalid
 	}
 
-	outs := assert.Evaluate(s, outcome.Overall)
+	outs := evaluateRun(s, outcome.Overall, sweep)
 	rep := buildReport(s, lt, ds, tok, outcome, outs, started, ended)
 	if detailed != nil {
 		rep.Detailed = detailed.Detailed()
@@ -187,6 +217,7 @@ func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.S
 			fmt.Fprintf(e.stderr, "llmload: warning: the schedule began %v after the common start (warmup ran past it)\n", outcome.StartLate.Round(time.Millisecond))
 		}
 	}
+	rep.Sweep = sweep
 	res, err := report.NewResult(rep)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "llmload: %v\n", err)
@@ -201,12 +232,29 @@ func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.S
 		}
 	}
 	code = verdict(e, outcome.Interrupted, outcome.Overall, outs, rep.Validity, s.AllowInconclusive)
+	if outcome.Aborted != "" && !outcome.Interrupted {
+		// abort_on is a check the run failed, whatever the others say.
+		fmt.Fprintf(e.stderr, "llmload: %s; the run was stopped early\n", outcome.Aborted)
+		code = exitCheckFailed
+	}
 	if code == exitCheckFailed && opts.shard.sharded() {
 		// A shard's checks see a slice of the run; the verdict is the
 		// merge's. A shard that produced a result succeeded (a failed pod
 		// would be retried by its Job).
 		fmt.Fprintf(e.stderr, "llmload: shard %d of %d: the checks above judge this shard alone; the verdict is llmload merge's (exit 0)\n", opts.shard.index, opts.shard.count)
 		code = exitOK
+	}
+	if opts.html != "" {
+		path := opts.html
+		if opts.multi {
+			path = strings.TrimSuffix(path, ".html") + "-" + s.Name + ".html"
+		}
+		if err := writeHTMLFile(path, []report.Labelled{{Label: s.Name, Result: res}}); err != nil {
+			fmt.Fprintf(e.stderr, "llmload: %v\n", err)
+			code = worse(code, exitNoResult)
+		} else {
+			fmt.Fprintf(e.stderr, "llmload: wrote %s\n", path)
+		}
 	}
 	if opts.out != "" {
 		var paths []string
@@ -229,6 +277,36 @@ func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.S
 		}
 	}
 	return code
+}
+
+// evaluateRun evaluates a run's checks. A sweep's or search's sla checks
+// judge each step (they define its capacity); the whole run keeps its
+// asserts, which may read metrics.capacity, and fails when no load met
+// the sla checks.
+func evaluateRun(s *scenario.Scenario, overall *metrics.Summary, sweep *report.Sweep) []assert.Outcome {
+	if sweep == nil {
+		return assert.Evaluate(s, overall)
+	}
+	asserts := *s
+	asserts.SLA = nil
+	outs := assert.Evaluate(&asserts, overall)
+	if len(s.SLA) > 0 {
+		o := assert.Outcome{
+			Name: "capacity", Kind: "sla", Metric: "capacity",
+			Description: "some load meets every sla check",
+			Passed:      sweep.Capacity != nil,
+		}
+		o.Verdict = assert.Fail
+		if sweep.Capacity != nil {
+			v := sweep.Capacity.Value
+			o.Value = &v
+			o.Verdict = assert.Pass
+		} else {
+			o.Message = fmt.Sprintf("no %s of the %s met every sla check", sweep.Vary, sweep.Mode)
+		}
+		outs = append([]assert.Outcome{o}, outs...)
+	}
+	return outs
 }
 
 // verdict is the exit code of a finished (or merged) run: 130 when it was
@@ -301,6 +379,10 @@ func buildReport(s *scenario.Scenario, lt *liveTarget, ds *dataset.Dataset, tok 
 		Interrupted:          o.Interrupted,
 		Percentiles:          s.Percentiles,
 		PercentileMetrics:    s.PercentileMetrics,
+		Aborted:              o.Aborted,
+	}
+	if o.Aborted != "" && s.AbortOn != nil {
+		r.Checks = append(r.Checks, abortCheck(s.AbortOn, o))
 	}
 	if ol := s.OpenLoop; ol != nil {
 		r.RequestRate = ol.Rate
@@ -349,8 +431,54 @@ func judgeStage(s *scenario.Scenario, rs report.Stage) report.Stage {
 	return rs
 }
 
+// abortCheck is the failed check an aborted run reports: abort_on, with the
+// error rate it saw.
+func abortCheck(a *scenario.AbortOn, o *executor.Outcome) report.Check {
+	s := o.Overall
+	bound, rate := a.ErrorRate, s.ErrorRate()
+	return report.Check{
+		Name:        "abort_on",
+		Kind:        "abort_on",
+		Description: fmt.Sprintf("error_rate <= %g once %d requests finished", a.ErrorRate, a.MinRequests),
+		Metric:      "error_rate",
+		Op:          "<=",
+		Threshold:   &bound,
+		Unit:        "fraction",
+		Value:       &rate,
+		Samples:     int64(s.Completed + s.Failed),
+		Verdict:     report.Fail,
+		Message:     o.Aborted,
+	}
+}
+
+// loadDatasetCtx loads the dataset as loadDataset does, but returns as
+// soon as ctx ends (Ctrl-C): a large file or a slow /tokenize must not hold
+// the process. The loading goroutine is left to finish (a server
+// tokenizer's calls stop with ctx too).
+func loadDatasetCtx(ctx context.Context, d *scenario.Dataset, lt *liveTarget) (*dataset.Dataset, tokenizer.Tokenizer, error) {
+	type loaded struct {
+		ds  *dataset.Dataset
+		tok tokenizer.Tokenizer
+		err error
+	}
+	done := make(chan loaded, 1)
+	go func() {
+		ds, tok, err := loadDataset(d, lt, false)
+		done <- loaded{ds, tok, err}
+	}()
+	select {
+	case l := <-done:
+		return l.ds, l.tok, l.err
+	case <-ctx.Done():
+		return nil, nil, ctx.Err()
+	}
+}
+
 // isTerminal reports whether w is a terminal (for the progress line).
 func isTerminal(w any) bool {
+	if s, ok := w.(scrubWriter); ok {
+		w = s.w
+	}
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }

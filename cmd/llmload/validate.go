@@ -73,6 +73,12 @@ func validateLoads(e env, cfg *scenario.Config, scenarios []*scenario.Scenario) 
 			bad = true
 		}
 	}
+	if len(cfg.Scenarios) == 0 {
+		// run would refuse it (exit 2): so does validate, the CI gate
+		// that promises a run will not fail on bad input.
+		fmt.Fprintln(e.stderr, "llmload: the configuration has no scenario block: there is nothing to run")
+		bad = true
+	}
 	if bad {
 		return exitInvalid
 	}

@@ -4,6 +4,7 @@ package main
 // packages below take. Each package owns its own types; cmd maps them.
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
@@ -32,6 +33,9 @@ const simScheme = "sim://"
 // liveTarget is a target ready for load; for sim:// it owns the running
 // in-process simulator.
 type liveTarget struct {
+	// ctx is the run's: calls to the server before the load (/tokenize)
+	// follow it, so that Ctrl-C stops them.
+	ctx     context.Context
 	target  executor.Target
 	profile string // simulator profile, "" for a real server
 	sim     *sim.Running
@@ -163,6 +167,7 @@ func executorTarget(t *scenario.Target) executor.Target {
 		Model:              t.Model,
 		APIKey:             t.APIKey,
 		Headers:            t.Headers,
+		SensitiveHeaders:   t.SensitiveHeaders,
 		Timeout:            t.Timeout,
 		StallTimeout:       t.StallTimeout,
 		IgnoreEOS:          t.IgnoreEOS,
@@ -194,7 +199,11 @@ func openTokenizer(d *scenario.Dataset, lt *liveTarget, offline bool) (tokenizer
 			return nil, err
 		}
 		client.Timeout = 30 * time.Second
-		return tokenizer.NewServer(lt.target.BaseURL, lt.target.Model, client), nil
+		srv := tokenizer.NewServer(lt.target.BaseURL, lt.target.Model, client).WithSecrets(lt.target.Scrubber())
+		if lt.ctx != nil {
+			srv.WithContext(lt.ctx)
+		}
+		return srv, nil
 	default:
 		hf, err := tokenizer.Load(d.Tokenizer)
 		if err != nil {
@@ -261,13 +270,18 @@ func loadDataset(d *scenario.Dataset, lt *liveTarget, offline bool) (*dataset.Da
 
 func executorPlan(s *scenario.Scenario, lt *liveTarget, ds *dataset.Dataset, tok tokenizer.Tokenizer) executor.Plan {
 	p := executor.Plan{
-		Target:      lt.target,
-		Requests:    ds.Requests,
-		MaxRequests: s.Requests,
-		Duration:    s.Duration,
-		Warmup:      s.Warmup,
-		Seed:        s.Seed,
-		Goodput:     metrics.SLO(s.Goodput),
+		Target:       lt.target,
+		Requests:     ds.Requests,
+		MaxRequests:  s.Requests,
+		Duration:     s.Duration,
+		Warmup:       s.Warmup,
+		Seed:         s.Seed,
+		Goodput:      metrics.SLO(s.Goodput),
+		Preflight:    s.Preflight,
+		ReadyTimeout: s.ReadyTimeout,
+	}
+	if a := s.AbortOn; a != nil {
+		p.AbortOn = &executor.AbortOn{ErrorRate: a.ErrorRate, MinRequests: a.MinRequests}
 	}
 	if tok != nil && tok.Exact() {
 		p.Tokenizer = tok
@@ -283,7 +297,8 @@ func executorPlan(s *scenario.Scenario, lt *liveTarget, ds *dataset.Dataset, tok
 	}
 	p.Sessions = executor.Sessions{History: s.History, ThinkMin: s.TurnThinkMin, ThinkMax: s.TurnThinkMax}
 	if c := s.ClosedLoop; c != nil {
-		cl := &executor.ClosedLoop{ThinkMin: c.ThinkMin, ThinkMax: c.ThinkMax}
+		cl := &executor.ClosedLoop{ThinkMin: c.ThinkMin, ThinkMax: c.ThinkMax,
+			Backoff: executor.Backoff{Min: c.BackoffMin, Max: c.BackoffMax}}
 		for _, st := range c.Stages {
 			cl.Stages = append(cl.Stages, executor.Stage{Users: st.Users, Duration: st.Duration, Ramp: st.Ramp})
 		}

@@ -5,6 +5,7 @@
 package executortest
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -66,6 +67,11 @@ type Config struct {
 	// writes them all in one flush after the last, as a buffering proxy
 	// does: the client sees every token arrive at once.
 	Buffered bool
+	// Mode is one named fault of a whole server or response (ModeCrash,
+	// ModeBuffered, ...; "" for none), for tests that provoke each fault a
+	// real deployment shows. ModeAfter is its count where it takes one.
+	Mode      Mode
+	ModeAfter int
 	// RecordSends keeps when each output chunk was flushed, by x-request-id
 	// (see Sends): the truth to compare a client's timestamps with.
 	RecordSends bool
@@ -86,6 +92,38 @@ const (
 	ErrorEvent            // send "event: error" and end the stream
 	ErrorObject           // send a data payload {"object":"error",...} and end
 	Malformed             // send a data payload that is not JSON and end
+)
+
+// Mode names a fault of a whole server or response.
+type Mode string
+
+// The modes.
+const (
+	// ModeCrash: the server dies when request ModeAfter (0-based) arrives:
+	// its listener closes, every connection (streams in flight too) is cut
+	// and later requests are refused.
+	ModeCrash Mode = "crash"
+	// ModeBuffered: every event is held and all are flushed at once at the
+	// end (a buffering proxy); the timing of the last token is kept.
+	ModeBuffered Mode = "buffered"
+	// ModeOneEvent: one event carries every token.
+	ModeOneEvent Mode = "one_event"
+	// ModeTruncated: the body ends cleanly after ModeAfter output chunks,
+	// with no finish_reason, no usage and no [DONE].
+	ModeTruncated Mode = "truncated"
+	// ModeStall: after ModeAfter output chunks nothing more is sent and
+	// the connection is held open.
+	ModeStall Mode = "stall"
+	// ModeReset: after ModeAfter output chunks the TCP connection is reset
+	// (RST, not a clean close).
+	ModeReset Mode = "reset"
+	// ModeNotSSE: a 200 with a non-streamed application/json completion.
+	ModeNotSSE Mode = "not_sse"
+	// ModeAuthEcho: a 401 whose body echoes the request's headers, as
+	// some gateways do (credentials included).
+	ModeAuthEcho Mode = "auth_echo"
+	// ModeRateLimited: a 429 with "Retry-After: 2".
+	ModeRateLimited Mode = "rate_limited"
 )
 
 // Fault breaks a stream after After output chunks.
@@ -113,6 +151,7 @@ type Server struct {
 	mu       sync.Mutex
 	received []Received
 	sends    map[string][]time.Time
+	crashed  sync.Once
 }
 
 // New starts a server on loopback.
@@ -198,6 +237,29 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if cfg.Fault.Kind == Hangup {
 		panic(http.ErrAbortHandler)
 	}
+	switch cfg.Mode {
+	case ModeCrash:
+		if i >= cfg.ModeAfter {
+			s.crash()
+			panic(http.ErrAbortHandler)
+		}
+	case ModeNotSSE:
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"id":"cmpl-%d","object":"text_completion","choices":[{"index":0,"text":"not streamed","finish_reason":"stop"}]}`, i)
+		return
+	case ModeAuthEcho:
+		w.Header().Set("Content-Type", "text/plain")
+		w.WriteHeader(http.StatusUnauthorized)
+		fmt.Fprintln(w, "401 Unauthorized. Your request was:")
+		r.Header.Write(w)
+		return
+	case ModeRateLimited:
+		w.Header().Set("Retry-After", "2")
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusTooManyRequests)
+		io.WriteString(w, `{"error":{"message":"rate limit exceeded","type":"rate_limit"}}`)
+		return
+	}
 	if !sleepUntil(r, received.Add(cfg.Delay)) {
 		return
 	}
@@ -208,6 +270,14 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 
 	st := stream{w: w, f: w.(http.Flusher), cfg: &cfg, chat: chat, id: "cmpl-" + strconv.Itoa(i)}
+	if cfg.Mode == ModeBuffered {
+		held := &heldWriter{}
+		st.w, st.f = held, held
+		defer func() {
+			w.Write(held.Bytes())
+			w.(http.Flusher).Flush()
+		}()
+	}
 	maxTokens, hasMax := number(body["max_tokens"])
 	tokens := cfg.Tokens
 	if tokens == 0 {
@@ -232,6 +302,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 
 	per := max(cfg.TokensPerChunk, 1)
+	if cfg.Mode == ModeOneEvent {
+		per = max(tokens, 1)
+	}
 	text := cfg.Text
 	if text == "" {
 		text = "tok "
@@ -245,6 +318,18 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		if cfg.Fault.Kind != NoFault && k == cfg.Fault.After {
 			st.fault(r)
 			return
+		}
+		if k == cfg.ModeAfter {
+			switch cfg.Mode {
+			case ModeTruncated:
+				return
+			case ModeStall:
+				<-r.Context().Done()
+				return
+			case ModeReset:
+				reset(w)
+				return
+			}
 		}
 		if !sleepUntil(r, received.Add(cfg.TTFT+time.Duration(k)*cfg.ITL)) {
 			return
@@ -376,6 +461,33 @@ func (st *stream) fault(r *http.Request) {
 	case Malformed:
 		st.event("", `{"choices":[{"text":"unterminated`)
 	}
+}
+
+// heldWriter holds a response's events instead of sending them.
+type heldWriter struct{ bytes.Buffer }
+
+// Flush does nothing: the events wait for the end of the response.
+func (*heldWriter) Flush() {}
+
+// crash kills the server: no new connection is accepted and every open
+// one is closed.
+func (s *Server) crash() {
+	s.crashed.Do(func() {
+		s.Listener.Close()
+		go s.CloseClientConnections()
+	})
+}
+
+// reset aborts a response's connection with a TCP RST.
+func reset(w http.ResponseWriter) {
+	conn, _, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		panic(http.ErrAbortHandler)
+	}
+	if tc, ok := conn.(*net.TCPConn); ok {
+		tc.SetLinger(0)
+	}
+	conn.Close()
 }
 
 // sleepUntil waits for t; false when the client went away first.

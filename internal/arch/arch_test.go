@@ -18,12 +18,12 @@ const module = "github.com/llmload/llmload/"
 // (directly or not). Anything of ours not listed is a violation.
 var allowed = map[string][]string{
 	"metrics":   {},
-	"tokenizer": {},
-	"dataset":   {"tokenizer"},
-	"scenario":  {"metrics"},
-	"assert":    {"scenario", "metrics"},
-	"executor":  {"dataset", "metrics", "tokenizer", "internal/openaiwire"},
-	"sim":       {"metrics", "tokenizer", "internal/openaiwire"},
+	"tokenizer": {"internal/secret"},
+	"dataset":   {"tokenizer", "internal/secret"},
+	"scenario":  {"metrics", "internal/secret"},
+	"assert":    {"scenario", "metrics", "internal/secret"},
+	"executor":  {"dataset", "metrics", "tokenizer", "internal/openaiwire", "internal/secret"},
+	"sim":       {"metrics", "tokenizer", "internal/openaiwire", "internal/secret"},
 	"report":    {"metrics"},
 	// The live Prometheus exporter (an executor observer) and the
 	// server-metrics scraper: both read and write only metrics' types.
@@ -31,10 +31,13 @@ var allowed = map[string][]string{
 	"scrape": {"metrics"},
 	// The OpenAI wire format's names, shared by executor and sim: a leaf.
 	"internal/openaiwire": {},
+	// Scrubbing credentials from text, for every package that prints or
+	// stores what a server said: a leaf.
+	"internal/secret": {},
 }
 
 // hclFree are the packages that must not depend on HCL or cty.
-var hclFree = []string{"metrics", "tokenizer", "dataset", "executor", "sim", "report", "live", "scrape", "internal/openaiwire"}
+var hclFree = []string{"metrics", "tokenizer", "dataset", "executor", "sim", "report", "live", "scrape", "internal/openaiwire", "internal/secret"}
 
 // unit is the name the rules know a package of ours by: its top-level
 // folder ("executor" for executor/executortest), or, under internal/, the

@@ -126,7 +126,7 @@ func TestFaultRatesThroughRealClient(t *testing.T) {
 	}
 	status := map[int]int{}
 	for _, res := range out.Results {
-		if res.Error == metrics.ErrHTTPStatus {
+		if res.Error == metrics.ErrHTTPStatus || res.Error == metrics.ErrRateLimited {
 			status[res.StatusCode]++
 		}
 	}

@@ -7,6 +7,11 @@ variable "base_url" {
   default = "sim://tiny"
 }
 
+variable "preflight" {
+  type    = bool
+  default = true
+}
+
 target "sim" {
   base_url = var.base_url
   api      = "openai-chat"
@@ -33,7 +38,8 @@ scenario "tiny" {
     arrival = "poisson"
   }
 
-  requests = 40
+  requests  = 40
+  preflight = var.preflight
   warmup {
     requests = 2
   }

@@ -1,0 +1,53 @@
+# A short users sweep on the simulator's tiny profile with four sequences
+# a step: output throughput stops rising past 4 users, and TTFT jumps there
+# (a fifth user waits for a whole request to finish).
+target "sim" {
+  base_url   = "sim://tiny"
+  ignore_eos = true # every reply runs to its 64 tokens: the batch fills as planned
+  sim {
+    max_num_seqs = 4
+  }
+}
+
+dataset "random" {
+  random {
+    input_len   = 32
+    output_len  = 64
+    num_prompts = 50
+  }
+}
+
+scenario "sweep" {
+  target  = target.sim
+  dataset = dataset.random
+  sweep {
+    users    = [1, 4, 8, 16]
+    duration = "500ms"
+  }
+  # Half-second steps hold a few dozen requests: a P90 on at least 5 of
+  # them (a P99 would need 1,000).
+  min_samples = 5
+  sla {
+    ttft_p90 = "40ms"
+  }
+  assert "some capacity" {
+    condition = metrics.capacity >= 1
+  }
+}
+
+scenario "capacity" {
+  target  = target.sim
+  dataset = dataset.random
+  capacity {
+    vary     = "users"
+    min      = 1
+    max      = 16
+    duration = "400ms"
+  }
+  # Half-second steps hold a few dozen requests: a P90 on at least 5 of
+  # them (a P99 would need 1,000).
+  min_samples = 5
+  sla {
+    ttft_p90 = "40ms"
+  }
+}

@@ -1,0 +1,130 @@
+// Package secret scrubs credentials from text: API keys, sensitive header
+// values, sensitive variables' values and URL passwords. It is a leaf that
+// every package that prints or stores what a server said may use.
+package secret
+
+import (
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Mask replaces a secret in scrubbed text.
+const Mask = "[REDACTED]"
+
+// minLen is the shortest secret scrubbed: shorter values ("1", "on") would
+// mangle every message they happen to occur in while protecting nothing.
+const minLen = 4
+
+// Scrubber removes a fixed set of secret strings from text. The zero value
+// (and nil) scrubs only URL passwords.
+type Scrubber struct {
+	secrets []string // longest first, so that a secret inside another goes with it
+}
+
+// New returns a scrubber of the given secrets (empty and very short ones
+// are ignored).
+func New(secrets ...string) *Scrubber {
+	s := &Scrubber{}
+	s.Add(secrets...)
+	return s
+}
+
+// Add adds secrets to scrub.
+func (s *Scrubber) Add(secrets ...string) {
+	for _, v := range secrets {
+		v = strings.TrimSpace(v)
+		if len(v) < minLen || slices.Contains(s.secrets, v) {
+			continue
+		}
+		s.secrets = append(s.secrets, v)
+		// A bearer header value's token alone must go too.
+		if tok, ok := strings.CutPrefix(v, "Bearer "); ok && len(tok) >= minLen && !slices.Contains(s.secrets, tok) {
+			s.secrets = append(s.secrets, tok)
+		}
+	}
+	slices.SortStableFunc(s.secrets, func(a, b string) int { return len(b) - len(a) })
+}
+
+// Secrets returns the secrets scrubbed.
+func (s *Scrubber) Secrets() []string {
+	if s == nil {
+		return nil
+	}
+	return slices.Clone(s.secrets)
+}
+
+// Scrub returns text with every secret replaced by Mask and every URL
+// password masked.
+func (s *Scrubber) Scrub(text string) string {
+	if s != nil {
+		for _, v := range s.secrets {
+			text = strings.ReplaceAll(text, v, Mask)
+		}
+	}
+	return MaskURLPasswords(text)
+}
+
+// ScrubClip scrubs text, then cuts it to at most n bytes (with "..." when
+// cut). Scrubbing first, so that a cut never leaves part of a secret.
+func (s *Scrubber) ScrubClip(text string, n int) string {
+	text = s.Scrub(text)
+	if len(text) <= n {
+		return text
+	}
+	i := n
+	for i > 0 && i < len(text) && text[i]&0xC0 == 0x80 {
+		i-- // not inside a UTF-8 sequence
+	}
+	return text[:i] + "..."
+}
+
+// userinfo matches the user:password@ of a URL inside any text.
+var userinfo = regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@"'<>]*):([^@\s/"'<>]*)@`)
+
+// MaskURLPasswords masks the password of every URL in text
+// (scheme://user:xxxxx@host).
+func MaskURLPasswords(text string) string {
+	if !strings.Contains(text, "://") {
+		return text
+	}
+	return userinfo.ReplaceAllString(text, "$1:xxxxx@")
+}
+
+// URLPassword returns the password of a URL, "" when it has none.
+func URLPassword(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		return ""
+	}
+	p, _ := u.User.Password()
+	return p
+}
+
+// Headers that always carry credentials.
+var alwaysSensitive = []string{"authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key"}
+
+// Words that make any header name sensitive.
+var sensitiveWords = []string{"key", "token", "secret", "auth", "password", "cookie"}
+
+// SensitiveHeader reports whether a header's value is a credential: the
+// usual authentication headers, any name containing key, token, secret,
+// auth, password or cookie, and any name in extra (case-insensitive).
+func SensitiveHeader(name string, extra []string) bool {
+	n := strings.ToLower(strings.TrimSpace(name))
+	if slices.Contains(alwaysSensitive, n) {
+		return true
+	}
+	for _, w := range sensitiveWords {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	for _, e := range extra {
+		if strings.EqualFold(strings.TrimSpace(e), n) {
+			return true
+		}
+	}
+	return false
+}

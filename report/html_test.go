@@ -1,0 +1,200 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"golang.org/x/net/html"
+)
+
+// sweepRun is a users sweep of four steps made from the open-loop fixture's
+// summary: throughput flattens after 4 users and P99 TTFT passes its bound
+// at 8.
+func sweepRun(mode string) *Run {
+	base := openLoopRun()
+	r := *base
+	r.Scenario = "sweep"
+	sw := &Sweep{Mode: mode, Vary: VaryUsers, KneeShare: 0.1}
+	for i, row := range []struct{ users, tput, ttft float64 }{{1, 100, 50}, {2, 200, 60}, {4, 390, 90}, {8, 400, 900}} {
+		s := *base.Overall
+		s.Series = nil
+		s.OutputThroughput, s.TTFT.P99 = row.tput, row.ttft
+		st := Step{Step: i + 1, Value: row.users, Duration: 2, Summary: &s, SLAChecked: true,
+			Checks: []Check{{Name: "ttft_p99", Kind: "sla", Metric: "ttft", Stat: "p99", Op: "<=", Threshold: num(500), Unit: "ms", Value: num(row.ttft)}}}
+		if row.ttft > 500 {
+			st.SLAFailed = []string{"ttft_p99"}
+		}
+		sw.Steps = append(sw.Steps, st)
+	}
+	if mode == ModeCapacity {
+		w, rel := 4.0, 1.0
+		sw.Search = &Search{Min: 1, Max: 16, Precision: 0.05, LastPass: 3, FirstFail: 4, Low: 4, High: 8, Width: &w, RelWidth: &rel, Outcome: SearchMaxProbes}
+	}
+	r.Sweep = sw
+	return &r
+}
+
+// TestWriteHTML renders each kind of result and checks the page: every
+// plot is an inline <svg> with its axes labelled, and nothing points
+// outside the file.
+func TestWriteHTML(t *testing.T) {
+	cdfs := []string{"TTFT distribution", "ITL distribution", "TPOT distribution", "E2EL distribution"}
+	series := []string{"Output throughput over time", "Requests in flight over time", "TTFT P50 (dashed) and P99 over time", "ITL P50 (dashed) and P99 over time"}
+	load := []string{"Output throughput vs load", "P99 TTFT vs load", "P99 ITL vs load"}
+	cat := func(l ...[]string) []string {
+		var out []string
+		for _, x := range l {
+			out = append(out, x...)
+		}
+		return out
+	}
+	tests := []struct {
+		name    string
+		results []Labelled
+		plots   []string
+		texts   []string // must appear in the page's text
+	}{
+		{"open loop", []Labelled{{"smoke", result(t, openLoopRun())}}, cat(cdfs, series), []string{"Checks: smoke", "itl_p99"}},
+		{"closed loop stages", []Labelled{{"knee", result(t, closedLoopRun())}}, cat(cdfs, series), []string{"Stages: knee", "mean users"}},
+		{"sweep", []Labelled{{"sweep", result(t, sweepRun(ModeSweep))}}, cat(load, cdfs, series), []string{"Steps: sweep", "Knee: 4 users", "Capacity: 4 users"}},
+		{"capacity search", []Labelled{{"search", result(t, sweepRun(ModeCapacity))}}, cat(load, cdfs, series), []string{"Search: stopped at max_probes"}},
+		{"baseline vs candidate", []Labelled{{"baseline", result(t, openLoopRun())}, {"candidate", result(t, closedLoopRun())}}, cat(cdfs, series), []string{"baseline vs candidate"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := WriteHTML(&buf, tt.results); err != nil {
+				t.Fatal(err)
+			}
+			doc, err := html.Parse(bytes.NewReader(buf.Bytes()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var plots []string
+			var text strings.Builder
+			var walk func(n *html.Node)
+			walk = func(n *html.Node) {
+				if n.Type == html.TextNode {
+					text.WriteString(n.Data)
+				}
+				if n.Type == html.ElementNode {
+					switch n.Data {
+					case "script", "link", "iframe", "img", "object", "embed":
+						t.Errorf("the page has a <%s> element: it must stand alone", n.Data)
+					case "svg":
+						title := attr(n, "aria-label")
+						plots = append(plots, title)
+						checkAxes(t, n, title)
+					}
+					for _, a := range n.Attr {
+						k := strings.ToLower(a.Key)
+						if (k == "src" || k == "href" || strings.HasSuffix(k, ":href") || k == "action") && !strings.HasPrefix(a.Val, "#") {
+							t.Errorf("<%s %s=%q> points outside the page", n.Data, a.Key, a.Val)
+						}
+						if k == "style" && strings.Contains(a.Val, "url(") {
+							t.Errorf("<%s style=%q> loads a URL", n.Data, a.Val)
+						}
+					}
+				}
+				for c := n.FirstChild; c != nil; c = c.NextSibling {
+					walk(c)
+				}
+			}
+			walk(doc)
+			if diff := cmp.Diff(tt.plots, plots); diff != "" {
+				t.Errorf("plots (-want +got):\n%s", diff)
+			}
+			for _, want := range tt.texts {
+				if !strings.Contains(text.String(), want) {
+					t.Errorf("the page does not say %q", want)
+				}
+			}
+			if strings.Contains(buf.String(), "@import") {
+				t.Error("the CSS imports a URL")
+			}
+		})
+	}
+}
+
+func attr(n *html.Node, key string) string {
+	for _, a := range n.Attr {
+		if a.Key == key {
+			return a.Val
+		}
+	}
+	return ""
+}
+
+// checkAxes checks that an SVG plot writes its title and both axis labels
+// as text.
+func checkAxes(t *testing.T, svg *html.Node, title string) {
+	t.Helper()
+	var texts []string
+	var walk func(n *html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.ElementNode && n.Data == "text" && n.FirstChild != nil {
+			texts = append(texts, n.FirstChild.Data)
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(svg)
+	x, y := axisLabels(title)
+	for _, want := range []string{title, x, y} {
+		found := false
+		for _, s := range texts {
+			found = found || s == want
+		}
+		if !found {
+			t.Errorf("plot %q: no text %q among %q", title, want, texts)
+		}
+	}
+}
+
+// axisLabels are the axis labels each plot must carry.
+func axisLabels(title string) (x, y string) {
+	switch {
+	case strings.HasSuffix(title, " distribution"):
+		m := strings.TrimSuffix(title, " distribution")
+		return m + " (ms, log scale)", "fraction of samples <= x"
+	case title == "Output throughput over time":
+		return "time since the first window (s)", "output tok/s"
+	case title == "Requests in flight over time":
+		return "time since the first window (s)", "requests in flight (most in window)"
+	case strings.HasSuffix(title, " P50 (dashed) and P99 over time"):
+		return "time since the first window (s)", strings.TrimSuffix(title, " P50 (dashed) and P99 over time") + " (ms)"
+	case title == "Output throughput vs load":
+		return "users", "output tok/s"
+	case strings.HasPrefix(title, "P99 ") && strings.HasSuffix(title, " vs load"):
+		return "users", strings.TrimSuffix(title, " vs load") + " (ms)"
+	}
+	return "?", "?"
+}
+
+// TestWriteTextFormats checks that Markdown and CSV carry the figures of
+// the HTML page: the summary for every result and a sweep's knee and
+// capacity.
+func TestWriteTextFormats(t *testing.T) {
+	results := []Labelled{{"base", result(t, openLoopRun())}, {"sweep", result(t, sweepRun(ModeSweep))}}
+	var md, csv bytes.Buffer
+	if err := WriteMarkdown(&md, results); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteCSV(&csv, results); err != nil {
+		t.Fatal(err)
+	}
+	out := results[0].Result.Summary.OutputThroughput
+	for _, want := range []string{"| figure | base | sweep |", "## Steps: sweep", "Knee: 4 users", f2(out)} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md.String())
+		}
+	}
+	for _, want := range []string{"result,table,row,column,value", "base,summary,output throughput (tok/s),value," + f2(out), "sweep,sweep,knee,users,4", "sweep,sweep,capacity,users,4", "sweep,steps,3,TTFT p99,90.00"} {
+		if !strings.Contains(csv.String(), want) {
+			t.Errorf("csv lacks %q:\n%s", want, csv.String())
+		}
+	}
+}

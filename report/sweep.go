@@ -1,0 +1,339 @@
+package report
+
+import (
+	"math"
+	"slices"
+
+	"github.com/llmload/llmload/metrics"
+)
+
+// What a sweep or capacity search varies (the scenario's names).
+const (
+	VaryUsers          = "users"
+	VaryRate           = "rate"
+	VaryMaxConcurrency = "max_concurrency"
+)
+
+// Modes of a Sweep.
+const (
+	ModeSweep    = "sweep"
+	ModeCapacity = "capacity"
+)
+
+// Sweep is a run made of several steps at different loads: a sweep over
+// given values, or the probes of a capacity search.
+type Sweep struct {
+	Mode string `json:"mode"` // ModeSweep or ModeCapacity
+	Vary string `json:"vary"` // VaryUsers, VaryRate or VaryMaxConcurrency
+	// KneeShare is the share of the initial slope under which the marginal
+	// slope marks the knee.
+	KneeShare float64 `json:"knee_share"`
+	// Steps are in the order they ran (a search's probes are not sorted).
+	Steps []Step `json:"steps"`
+	// Knee and Capacity are computed once, by NewResult, from the steps.
+	Knee     *Knee         `json:"knee"`
+	Capacity *LoadCapacity `json:"capacity"`
+	// Search is set for a capacity search.
+	Search *Search `json:"search,omitempty"`
+}
+
+// Step is one step of a sweep or one probe of a search: a stage-like
+// summary at one load.
+type Step struct {
+	Step     int              `json:"step"`     // from 1, in the order run
+	Value    float64          `json:"value"`    // the load: users, req/s or max concurrency
+	Duration float64          `json:"duration"` // seconds of dispatch
+	Summary  *metrics.Summary `json:"summary"`
+	// MeanUsers is the mean of the closed-loop users active while the step
+	// dispatched (0 for an open loop).
+	MeanUsers float64 `json:"mean_users,omitempty"`
+	// Lengthened counts the times the probe was run again, longer, for its
+	// checks to have enough samples.
+	Lengthened int `json:"lengthened,omitempty"`
+	// The scenario's sla checks on this step alone, as for a Stage.
+	SLAChecked      bool     `json:"sla_checked"`
+	SLAFailed       []string `json:"sla_failed,omitempty"`
+	SLAInconclusive []string `json:"sla_inconclusive,omitempty"`
+	Checks          []Check  `json:"checks,omitempty"`
+}
+
+// Passed reports whether the step ran and met every sla check: an
+// inconclusive check (too few samples, say) shows nothing held.
+func (s *Step) Passed() bool {
+	return s.SLAChecked && len(s.SLAFailed) == 0 && len(s.SLAInconclusive) == 0 && s.Summary != nil && s.Summary.Completed > 0
+}
+
+// PerUnit is the step's output throughput per unit of load: per user for a
+// users sweep (per active user when the mean is known), per concurrent
+// request otherwise (the max_concurrency value, or for a rate the mean
+// requests in flight by Little's law).
+func (s *Step) PerUnit(vary string) float64 {
+	if s.Summary == nil {
+		return 0
+	}
+	switch vary {
+	case VaryUsers:
+		return perUnit(s.Summary.OutputThroughput, cmpOr(s.MeanUsers, s.Value))
+	case VaryMaxConcurrency:
+		return perUnit(s.Summary.OutputThroughput, s.Value)
+	}
+	return perUnit(s.Summary.OutputThroughput, MeanConcurrency(s.Summary))
+}
+
+func cmpOr(a, b float64) float64 {
+	if a > 0 {
+		return a
+	}
+	return b
+}
+
+func perUnit(v, n float64) float64 {
+	if n <= 0 {
+		return 0
+	}
+	return v / n
+}
+
+// MeanConcurrency is the mean number of requests in flight over a
+// summary's span by Little's law: the sum of the completed requests'
+// end-to-end latencies over the span.
+func MeanConcurrency(s *metrics.Summary) float64 {
+	if s == nil || s.Duration <= 0 {
+		return 0
+	}
+	return s.E2EL.Sum / 1000 / s.Duration
+}
+
+// Knee is where output throughput stops rising with load: the last load
+// before the marginal slope (output tok/s per added unit of load) falls
+// under Share of the initial slope (output tok/s per unit at the first
+// load, from the origin).
+type Knee struct {
+	Value        float64 `json:"value"`
+	Step         int     `json:"step"`          // the step at Value
+	InitialSlope float64 `json:"initial_slope"` // tok/s per unit of load
+	Slope        float64 `json:"slope"`         // the marginal slope just past the knee
+	Share        float64 `json:"share"`
+}
+
+// LoadCapacity is the highest load at which every sla check held, and the
+// step that shows it.
+type LoadCapacity struct {
+	Value float64 `json:"value"`
+	Step  int     `json:"step"`
+}
+
+// Search is how a capacity search ended.
+type Search struct {
+	Min       float64 `json:"min"`
+	Max       float64 `json:"max"`
+	Precision float64 `json:"precision"` // fraction of the capacity
+	// LastPass and FirstFail are the step numbers of the highest passing
+	// and the lowest failing probe (0 when there is none); the capacity
+	// lies in [Low, High).
+	LastPass  int     `json:"last_pass"`
+	FirstFail int     `json:"first_fail"`
+	Low       float64 `json:"low"`
+	High      float64 `json:"high"`
+	// Width is High - Low, RelWidth the same over Low: the uncertainty of
+	// the capacity the bracket leaves. Both are null when the bracket is
+	// open (every probe passed up to Max, or Min failed).
+	Width    *float64 `json:"width"`
+	RelWidth *float64 `json:"rel_width"`
+	// Outcome says why the search stopped: "converged", "max_passed",
+	// "min_failed", "max_probes" or "interrupted".
+	Outcome string `json:"outcome"`
+}
+
+// Search outcomes.
+const (
+	SearchConverged   = "converged"
+	SearchMaxPassed   = "max_passed"
+	SearchMinFailed   = "min_failed"
+	SearchMaxProbes   = "max_probes"
+	SearchInterrupted = "interrupted"
+)
+
+// point is one (load, throughput) pair.
+type point struct {
+	step       int
+	load, tput float64
+}
+
+// sortedPoints returns the steps that ran as points sorted by load, one per
+// load (the last probe at a load wins).
+func sortedPoints(steps []Step) []point {
+	byLoad := map[float64]point{}
+	for _, s := range steps {
+		if s.Summary == nil || s.Summary.Completed == 0 {
+			continue
+		}
+		byLoad[s.Value] = point{s.Step, s.Value, s.Summary.OutputThroughput}
+	}
+	pts := make([]point, 0, len(byLoad))
+	for _, p := range byLoad {
+		pts = append(pts, p)
+	}
+	slices.SortFunc(pts, func(a, b point) int {
+		switch {
+		case a.load < b.load:
+			return -1
+		case a.load > b.load:
+			return 1
+		}
+		return 0
+	})
+	return pts
+}
+
+// KneeOf finds the knee of the steps' output throughput against load: the
+// initial slope is the throughput per unit at the lowest load (the line
+// from the origin); the knee is the load before the first segment whose
+// slope is under share of it. Nil when the throughput never flattens that
+// much, or with fewer than two loads.
+func KneeOf(steps []Step, share float64) *Knee {
+	pts := sortedPoints(steps)
+	if len(pts) < 2 || pts[0].load <= 0 || pts[0].tput <= 0 {
+		return nil
+	}
+	s0 := pts[0].tput / pts[0].load
+	for i := 1; i < len(pts); i++ {
+		slope := (pts[i].tput - pts[i-1].tput) / (pts[i].load - pts[i-1].load)
+		if slope < share*s0 {
+			return &Knee{Value: pts[i-1].load, Step: pts[i-1].step, InitialSlope: s0, Slope: slope, Share: share}
+		}
+	}
+	return nil
+}
+
+// CapacityOfSteps returns the highest load whose step met every sla check,
+// nil when none did (or none was checked).
+func CapacityOfSteps(steps []Step) *LoadCapacity {
+	var best *LoadCapacity
+	for _, s := range steps {
+		if s.Passed() && (best == nil || s.Value > best.Value) {
+			best = &LoadCapacity{Value: s.Value, Step: s.Step}
+		}
+	}
+	return best
+}
+
+// Finish computes the knee and the capacity of a sweep once, and sets the
+// capacity on the whole-run summary so that metrics.capacity reads it.
+func (sw *Sweep) Finish(overall *metrics.Summary) {
+	share := sw.KneeShare
+	if !(share > 0) {
+		share = 0.1
+	}
+	sw.Knee = KneeOf(sw.Steps, share)
+	sw.Capacity = CapacityOfSteps(sw.Steps)
+	if overall != nil && sw.Capacity != nil {
+		v := sw.Capacity.Value
+		overall.Capacity = &v
+	}
+}
+
+// Searcher steers a capacity search: exponential probing from min
+// (doubling) until a probe fails or max passes, then bisection between the
+// highest pass and the lowest fail until their gap is within the precision
+// (or, for whole loads, one unit). It is a pure state machine: the caller
+// runs each probe Next asks for and Records its verdict.
+type Searcher struct {
+	min, max, precision float64
+	integral            bool
+	maxProbes           int
+
+	probes      int
+	pass, fail  float64 // highest pass, lowest fail; valid when has*
+	hasPass     bool
+	hasFail     bool
+	passStep    int
+	failStep    int
+	outcome     string
+	interrupted bool
+}
+
+// NewSearcher returns a search over [min, max]; integral loads (users,
+// max_concurrency) are probed at whole values; maxProbes 0 is no bound.
+func NewSearcher(min, max, precision float64, integral bool, maxProbes int) *Searcher {
+	return &Searcher{min: min, max: max, precision: precision, integral: integral, maxProbes: maxProbes}
+}
+
+// Next returns the next load to probe, or false when the search is over.
+func (s *Searcher) Next() (float64, bool) {
+	if s.outcome != "" {
+		return 0, false
+	}
+	if s.maxProbes > 0 && s.probes >= s.maxProbes {
+		s.outcome = SearchMaxProbes
+		return 0, false
+	}
+	switch {
+	case !s.hasPass && !s.hasFail:
+		return s.min, true
+	case !s.hasPass:
+		s.outcome = SearchMinFailed
+		return 0, false
+	case !s.hasFail:
+		if s.pass >= s.max {
+			s.outcome = SearchMaxPassed
+			return 0, false
+		}
+		return s.round(min(s.pass*2, s.max)), true
+	}
+	gap := s.fail - s.pass
+	if gap <= s.precision*s.pass || (s.integral && gap <= 1) {
+		s.outcome = SearchConverged
+		return 0, false
+	}
+	mid := s.round((s.pass + s.fail) / 2)
+	if mid <= s.pass || mid >= s.fail {
+		s.outcome = SearchConverged
+		return 0, false
+	}
+	return mid, true
+}
+
+func (s *Searcher) round(v float64) float64 {
+	if s.integral {
+		return math.Floor(v)
+	}
+	return v
+}
+
+// Record notes the verdict of the probe at load v, run as step number
+// step.
+func (s *Searcher) Record(v float64, step int, passed bool) {
+	s.probes++
+	switch {
+	case passed && (!s.hasPass || v > s.pass):
+		s.pass, s.hasPass, s.passStep = v, true, step
+	case !passed && (!s.hasFail || v < s.fail):
+		s.fail, s.hasFail, s.failStep = v, true, step
+	}
+}
+
+// Interrupt ends the search early.
+func (s *Searcher) Interrupt() {
+	if s.outcome == "" {
+		s.outcome = SearchInterrupted
+	}
+}
+
+// Result describes the search's bracket.
+func (s *Searcher) Result() *Search {
+	r := &Search{Min: s.min, Max: s.max, Precision: s.precision, Outcome: s.outcome,
+		LastPass: s.passStep, FirstFail: s.failStep}
+	if s.hasPass {
+		r.Low = s.pass
+	}
+	if s.hasFail {
+		r.High = s.fail
+	}
+	if s.hasPass && s.hasFail {
+		w := s.fail - s.pass
+		rel := w / s.pass
+		r.Width, r.RelWidth = &w, &rel
+	}
+	return r
+}
