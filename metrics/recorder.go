@@ -45,6 +45,14 @@ type Recorder struct {
 	queue, lag                         *dist
 	ttftFromIntended, e2elFromIntended *dist
 	userTPS                            *dist
+	ttftFirstTurn, ttftLastTurn        *dist
+	turns                              []*turnRecord // by turn index - 1
+}
+
+// turnRecord is one turn index's data.
+type turnRecord struct {
+	completed, promptTokens int
+	ttft                    *dist
 }
 
 // NewRecorder returns an empty recorder.
@@ -61,7 +69,17 @@ func NewRecorder(opts Options) *Recorder {
 		ttftFromIntended: newDist(),
 		e2elFromIntended: newDist(),
 		userTPS:          newDist(),
+		ttftFirstTurn:    newDist(),
+		ttftLastTurn:     newDist(),
 	}
+}
+
+// turn returns turn index n's record, growing the table.
+func (r *Recorder) turn(n int) *turnRecord {
+	for len(r.turns) < n {
+		r.turns = append(r.turns, &turnRecord{ttft: newDist()})
+	}
+	return r.turns[n-1]
 }
 
 // Add records one finished request. Warmup requests are ignored.
@@ -136,6 +154,18 @@ func (r *Recorder) Add(req *Request) {
 	}
 
 	r.ttft.add(int64(req.TTFT))
+	if req.Turn > 0 {
+		t := r.turn(req.Turn)
+		t.completed++
+		t.promptTokens += req.PromptTokens
+		t.ttft.add(int64(req.TTFT))
+		if req.Turn == 1 {
+			r.ttftFirstTurn.add(int64(req.TTFT))
+		}
+		if req.LastTurn {
+			r.ttftLastTurn.add(int64(req.TTFT))
+		}
+	}
 	r.e2el.add(int64(req.E2E))
 	for _, gap := range req.ITL {
 		r.itl.add(int64(gap))
@@ -238,6 +268,8 @@ func (r *Recorder) SummaryOver(duration time.Duration) *Summary {
 		TTFTFromIntended: r.ttftFromIntended.latency(),
 		E2ELFromIntended: r.e2elFromIntended.latency(),
 		UserTPS:          r.userTPS.latency(),
+		TTFTFirstTurn:    r.ttftFirstTurn.latency(),
+		TTFTLastTurn:     r.ttftLastTurn.latency(),
 
 		Dispatches:     r.dispatches,
 		LateDispatches: r.late,
@@ -256,6 +288,9 @@ func (r *Recorder) SummaryOver(duration time.Duration) *Summary {
 	for kind, n := range r.errors {
 		s.Errors[kind] = n
 		s.Failed += n
+	}
+	for i, t := range r.turns {
+		s.Turns = append(s.Turns, TurnSummary{Turn: i + 1, Completed: t.completed, PromptTokens: t.promptTokens, TTFT: t.ttft.latency()})
 	}
 	s.fillRates(duration)
 	return s
@@ -319,4 +354,12 @@ func (r *Recorder) Merge(o *Recorder) {
 	r.ttftFromIntended.merge(o.ttftFromIntended)
 	r.e2elFromIntended.merge(o.e2elFromIntended)
 	r.userTPS.merge(o.userTPS)
+	r.ttftFirstTurn.merge(o.ttftFirstTurn)
+	r.ttftLastTurn.merge(o.ttftLastTurn)
+	for i, t := range o.turns {
+		mine := r.turn(i + 1)
+		mine.completed += t.completed
+		mine.promptTokens += t.promptTokens
+		mine.ttft.merge(t.ttft)
+	}
 }

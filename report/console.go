@@ -66,6 +66,7 @@ func WriteConsole(w io.Writer, r *Result) error {
 	}
 	writeVLLMBlock(p, r, s)
 	writeExtras(p, r, s)
+	writeTurns(p, s)
 	writeServer(p, s)
 	writeStages(p, r.Stages, r.Capacity)
 	writeShards(p, r)
@@ -239,6 +240,23 @@ func describeSLO(slo SLOms) string {
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// writeTurns prints the per-turn table of multi-turn sessions: how TTFT
+// holds up as the history grows.
+func writeTurns(p *printer, s *metrics.Summary) {
+	if len(s.Turns) == 0 {
+		return
+	}
+	p.printf("\nMulti-turn sessions: TTFT by turn (first turns %d, last turns %d)\n", s.TTFTFirstTurn.Count, s.TTFTLastTurn.Count)
+	p.printf("%-6s %8s %13s %12s %12s\n", "turn", "n", "prompt (tok)", "TTFT p50", "TTFT p99")
+	for _, t := range s.Turns {
+		if t.Completed == 0 {
+			p.printf("%-6d %8d %13s\n", t.Turn, 0, "-")
+			continue
+		}
+		p.printf("%-6d %8d %13.1f %12.2f %12.2f\n", t.Turn, t.Completed, t.MeanPromptTokens(), t.TTFT.P50, t.TTFT.P99)
+	}
 }
 
 func writeStages(p *printer, stages []Stage, capacity *Capacity) {

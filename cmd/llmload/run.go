@@ -446,6 +446,11 @@ func buildReport(s *scenario.Scenario, lt *liveTarget, ds *dataset.Dataset, tok 
 		r.Burstiness = ol.Burstiness
 		r.MaxConcurrency = ol.MaxConcurrency
 	}
+	if rp := s.Replay; rp != nil {
+		// The replay's mean rate: what the schedule is judged against.
+		r.RequestRate = o.ConfiguredRate
+		r.MaxConcurrency = rp.MaxConcurrency
+	}
 	r.Stages = stageReports(s, o.Stages)
 	return r
 }
