@@ -300,28 +300,6 @@ func TestRecorderPercentilesAgainstSort(t *testing.T) {
 	t.Run("itl", func(t *testing.T) { checkLatency(t, s.ITL, itl) })
 }
 
-func TestRecorderMergeIsExact(t *testing.T) {
-	opts := Options{Goodput: SLO{TTFT: 300 * ms, ITL: 60 * ms}}
-	reqs := randomRequests(42, 2000)
-	all := NewRecorder(opts)
-	a, b := NewRecorder(opts), NewRecorder(opts)
-	for i, req := range reqs {
-		all.Add(req)
-		if i%3 == 0 {
-			a.Add(req)
-		} else {
-			b.Add(req)
-		}
-	}
-	all.ObserveConcurrency(9)
-	a.ObserveConcurrency(4)
-	b.ObserveConcurrency(9)
-	a.Merge(b)
-	if diff := cmp.Diff(all.SummaryOver(time.Minute), a.SummaryOver(time.Minute)); diff != "" {
-		t.Errorf("Merge(a, b) differs from recording everything into one (-want +got):\n%s", diff)
-	}
-}
-
 func TestMergeLatency(t *testing.T) {
 	reqs := randomRequests(3, 1500)
 	all, a, b := NewRecorder(Options{}), NewRecorder(Options{}), NewRecorder(Options{})
