@@ -193,7 +193,11 @@ func writeExtras(p *printer, r *Result, s *metrics.Summary) {
 		p.printf("Errors: none\n")
 	}
 	if s.Canceled > 0 {
-		p.printf("Canceled by the interruption: %s in flight (not counted as failed)\n", count(s.Canceled, "request", "requests"))
+		why := "the interruption"
+		if r.Aborted != "" {
+			why = "abort_on"
+		}
+		p.printf("Canceled by %s: %s in flight (not counted as failed)\n", why, count(s.Canceled, "request", "requests"))
 	}
 	if s.Truncated > 0 {
 		p.printf("Truncated: %s stopped at max_tokens with ignore_eos off: output incomplete, not good for goodput.\n", count(s.Truncated, "request", "requests"))
@@ -340,6 +344,9 @@ func (c *Check) MeasuredText() string {
 		return strings.Join(parts, ", ")
 	}
 	if c.Value == nil {
+		if c.Verdict == Skipped {
+			return "not judged" // no baseline to judge against; samples there may be
+		}
 		return "no samples"
 	}
 	return metrics.Format(c.Metric, c.Stat, *c.Value)

@@ -129,6 +129,15 @@ func TestRunSweep(t *testing.T) {
 	if got, want := sweep.Summary.Capacity, sw.Capacity; (got == nil) != (want == nil) || (got != nil && *got != want.Value) {
 		t.Errorf("summary.capacity %v, sweep capacity %+v", got, want)
 	}
+	// Steps run one after another: the run's peak concurrency is the
+	// largest step's, never a sum of steps that did not overlap.
+	peak := 0
+	for _, st := range sw.Steps {
+		peak = max(peak, st.Summary.PeakConcurrency)
+	}
+	if sweep.MaxConcurrentRequests != peak || peak > 16 {
+		t.Errorf("max_concurrent_requests %d, want the largest step's peak %d (at most 16 users)", sweep.MaxConcurrentRequests, peak)
+	}
 	// The requests file holds every step's requests with their step as
 	// stage, distinct ids and offsets from the first step's time zero.
 	data, err := os.ReadFile(filepath.Join(dir, "sweep.requests.jsonl"))

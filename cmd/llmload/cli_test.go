@@ -299,3 +299,29 @@ func TestImportCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestImportOutAfterTool: llmload's own flags may stand after the tool's
+// name, before "--", as the README writes them; the file is readable by
+// others like every file llmload writes; "import vllm -h" is help.
+func TestImportOutAfterTool(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "imp.hcl")
+	code, out, errOut := call(t, context.Background(), "import", "vllm", "-out", f, "--",
+		"python", "benchmark_serving.py", "--model", "m", "--dataset-name", "random", "--num-prompts", "5")
+	if code != exitOK || out != "" {
+		t.Fatalf("exit %d, stdout %q\n%s", code, out, errOut)
+	}
+	st, err := os.Stat(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Mode().Perm() != 0o644 {
+		t.Errorf("%s has mode %v, want 0644", f, st.Mode().Perm())
+	}
+	b, _ := os.ReadFile(f)
+	if strings.Contains(string(b), "-out") || !strings.Contains(string(b), `model    = "m"`) && !strings.Contains(string(b), `"m"`) {
+		t.Errorf("the scenario holds llmload's own flag or lacks the model:\n%s", b)
+	}
+	if code, out, _ := call(t, context.Background(), "import", "vllm", "-h"); code != exitOK || !strings.Contains(out, "Usage: llmload import") {
+		t.Errorf("import vllm -h: exit %d, stdout %q", code, out)
+	}
+}

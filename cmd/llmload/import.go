@@ -32,8 +32,24 @@ func cmdImport(_ context.Context, e env, args []string) int {
 		return fs.usageError("name the tool: llmload import vllm -- <arguments>")
 	}
 	bench := args[split+1:]
-	if len(bench) > 0 && bench[0] == "--" {
-		bench = bench[1:]
+	// llmload's own flags may also stand between the tool's name and "--"
+	// (llmload import vllm -out x.hcl -- ...); without "--", a lone -h asks
+	// for help.
+	for i, a := range bench {
+		if a == "--" {
+			if rest, code, ok := parseInterspersed(fs, bench[:i]); !ok {
+				return code
+			} else if len(rest) > 0 {
+				return fs.usageError(fmt.Sprintf("%q before --: put the benchmark's arguments after --", rest[0]))
+			}
+			bench = bench[i+1:]
+			break
+		}
+	}
+	if len(bench) == 1 && (bench[0] == "-h" || bench[0] == "-help" || bench[0] == "--help") {
+		if _, code, _ := parseInterspersed(fs, bench); code == exitOK {
+			return exitOK
+		}
 	}
 	res, err := vllmimport.Translate(bench)
 	if err != nil {

@@ -69,7 +69,7 @@ func cmdMerge(_ context.Context, e env, args []string) int {
 	res.Capacity = report.CapacityOf(res.Stages)
 	res.Validity = reportValidity(sc, res.Summary)
 	if !*quiet {
-		fmt.Fprintf(e.stdout, "Merged %d results of scenario %q\n", len(paths), res.Scenario)
+		fmt.Fprintf(e.stdout, "Merged %s of scenario %q\n", plural(len(paths), "result", "results"), res.Scenario)
 		if err := report.WriteConsole(e.stdout, res); err != nil {
 			fmt.Fprintf(e.stderr, "llmload merge: writing the report: %v\n", err)
 		}
@@ -100,4 +100,12 @@ func joinInts(v []int) string {
 		s[i] = strconv.Itoa(n)
 	}
 	return strings.Join(s, ", ")
+}
+
+// plural writes n with the singular or plural noun: "1 result", "2 results".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

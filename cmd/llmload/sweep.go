@@ -263,6 +263,14 @@ func runSteps(ctx context.Context, e env, s *scenario.Scenario, base executor.Pl
 	if err != nil {
 		return nil, nil, err
 	}
+	// The steps ran one after another, never at once: the run's peak
+	// concurrency is the largest step's, not the sum of the steps' peaks
+	// in a window where one ended and the next began (what merging
+	// parts that may overlap has to assume).
+	overall.PeakConcurrency = 0
+	for _, sm := range sums {
+		overall.PeakConcurrency = max(overall.PeakConcurrency, sm.PeakConcurrency)
+	}
 	out := &executor.Outcome{Overall: overall, Started: outs[0].Started, Interrupted: interrupted || ctx.Err() != nil}
 	for _, o := range outs {
 		out.Elapsed = max(out.Elapsed, o.Started.Add(o.Elapsed).Sub(out.Started))
