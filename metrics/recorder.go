@@ -27,6 +27,7 @@ type Recorder struct {
 	completed, truncated, approxOutput int
 	shortOutputs                       int
 	canceled                           int
+	abandoned, abandonedTokens         int
 	errors                             map[ErrorKind]int
 	inputTokens, serverInputTokens     int
 	outputTokens                       int
@@ -45,6 +46,9 @@ type Recorder struct {
 	queue, lag                         *dist
 	ttftFromIntended, e2elFromIntended *dist
 	userTPS                            *dist
+	ttftAnswer, ttftReasoning          *dist
+	itlAnswer, itlReasoning            *dist
+	reasoningTokens                    *dist
 }
 
 // NewRecorder returns an empty recorder.
@@ -61,6 +65,11 @@ func NewRecorder(opts Options) *Recorder {
 		ttftFromIntended: newDist(),
 		e2elFromIntended: newDist(),
 		userTPS:          newDist(),
+		ttftAnswer:       newDist(),
+		ttftReasoning:    newDist(),
+		itlAnswer:        newDist(),
+		itlReasoning:     newDist(),
+		reasoningTokens:  newDist(),
 	}
 }
 
@@ -99,6 +108,10 @@ func (r *Recorder) Add(req *Request) {
 	if r.opts.Scheduled && req.Lag() > r.opts.LateThreshold {
 		r.late++
 	}
+	if req.Error == ErrAbandoned {
+		r.addAbandoned(req)
+		return
+	}
 	if !req.OK() {
 		r.errors[req.Error]++
 		return
@@ -135,13 +148,14 @@ func (r *Recorder) Add(req *Request) {
 		r.shortOutputs++
 	}
 
-	r.ttft.add(int64(req.TTFT))
-	r.e2el.add(int64(req.E2E))
-	for _, gap := range req.ITL {
-		r.itl.add(int64(gap))
+	// A non-streamed answer (embeddings) has no first token: its latency
+	// is its E2EL alone.
+	r.addFirstTokens(req)
+	if req.ReasoningEvents > 0 || req.ReasoningTokens > 0 {
+		r.reasoningTokens.add(int64(req.ReasoningTokens) * tokenScale)
 	}
+	r.e2el.add(int64(req.E2E))
 	fromIntended := req.Sent - req.Intended
-	r.ttftFromIntended.add(int64(fromIntended + req.TTFT))
 	r.e2elFromIntended.add(int64(fromIntended + req.E2E))
 	tpot, hasTPOT := req.TPOT()
 	if hasTPOT {
@@ -156,6 +170,52 @@ func (r *Recorder) Add(req *Request) {
 		r.goodRequests++
 		r.goodOutputTokens += req.OutputTokens
 	}
+}
+
+// addFirstTokens records what a request that streamed output measured up
+// to the moment it stopped, whether it completed or was abandoned: TTFT
+// (from t0 and from the intended time), the phases' first tokens and
+// every gap.
+func (r *Recorder) addFirstTokens(req *Request) {
+	if req.OutputEvents == 0 {
+		return
+	}
+	r.ttft.add(int64(req.TTFT))
+	r.ttftFromIntended.add(int64(req.Sent - req.Intended + req.TTFT))
+	if req.AnswerEvents > 0 {
+		r.ttftAnswer.add(int64(req.TTFTAnswer))
+	}
+	if req.ReasoningEvents > 0 {
+		r.ttftReasoning.add(int64(req.TTFTReasoning))
+	}
+	for _, gap := range req.ITL {
+		r.itl.add(int64(gap))
+	}
+	for _, gap := range req.AnswerITL() {
+		r.itlAnswer.add(int64(gap))
+	}
+	for _, gap := range req.ITLReasoning {
+		r.itlReasoning.add(int64(gap))
+	}
+}
+
+// addAbandoned records a request the client closed part-way: its tokens
+// so far count in the token totals (and so in throughput: the server did
+// that work), its prompt too once it had a first token (the prefill was
+// done); its TTFT and gaps count, since they measured real tokens; its
+// E2EL, TPOT and user TPS do not (its end was the reader's, not the
+// server's), and it is never good for goodput nor a failure.
+func (r *Recorder) addAbandoned(req *Request) {
+	r.abandoned++
+	r.abandonedTokens += req.OutputTokens
+	r.outputTokens += req.OutputTokens
+	if req.OutputEvents > 0 {
+		r.inputTokens += req.DatasetPromptTokens
+		if req.PromptTokensSource == SourceUsage {
+			r.serverInputTokens += req.PromptTokens
+		}
+	}
+	r.addFirstTokens(req)
 }
 
 // meetsSLO reports whether a successful request meets every set field of
@@ -215,6 +275,8 @@ func (r *Recorder) SummaryOver(duration time.Duration) *Summary {
 		ShortOutputs:       r.shortOutputs,
 		Duration:           duration.Seconds(),
 		Canceled:           r.canceled,
+		Abandoned:          r.abandoned,
+		AbandonedTokens:    r.abandonedTokens,
 		TotalInputTokens:   r.inputTokens,
 		ServerInputTokens:  r.serverInputTokens,
 		TotalOutputTokens:  r.outputTokens,
@@ -238,6 +300,11 @@ func (r *Recorder) SummaryOver(duration time.Duration) *Summary {
 		TTFTFromIntended: r.ttftFromIntended.latency(),
 		E2ELFromIntended: r.e2elFromIntended.latency(),
 		UserTPS:          r.userTPS.latency(),
+		TTFTAnswer:       r.ttftAnswer.latency(),
+		TTFTReasoning:    r.ttftReasoning.latency(),
+		ITLAnswer:        r.itlAnswer.latency(),
+		ITLReasoning:     r.itlReasoning.latency(),
+		ReasoningTokens:  r.reasoningTokens.latency(),
 
 		Dispatches:     r.dispatches,
 		LateDispatches: r.late,
@@ -284,6 +351,8 @@ func (r *Recorder) Merge(o *Recorder) {
 	r.inputTokens += o.inputTokens
 	r.serverInputTokens += o.serverInputTokens
 	r.canceled += o.canceled
+	r.abandoned += o.abandoned
+	r.abandonedTokens += o.abandonedTokens
 	r.outputTokens += o.outputTokens
 	r.goodRequests += o.goodRequests
 	r.goodOutputTokens += o.goodOutputTokens
@@ -319,4 +388,9 @@ func (r *Recorder) Merge(o *Recorder) {
 	r.ttftFromIntended.merge(o.ttftFromIntended)
 	r.e2elFromIntended.merge(o.e2elFromIntended)
 	r.userTPS.merge(o.userTPS)
+	r.ttftAnswer.merge(o.ttftAnswer)
+	r.ttftReasoning.merge(o.ttftReasoning)
+	r.itlAnswer.merge(o.itlAnswer)
+	r.itlReasoning.merge(o.itlReasoning)
+	r.reasoningTokens.merge(o.reasoningTokens)
 }
