@@ -75,7 +75,7 @@ type Summary struct {
 	// they received before closing, included in TotalOutputTokens.
 	Abandoned       int `json:"abandoned"`
 	AbandonedTokens int `json:"abandoned_output_tokens"`
-	Truncated int `json:"truncated"`
+	Truncated       int `json:"truncated"`
 	// ShortOutputs counts completed requests flagged ShortOutput (ignore_eos
 	// set, fewer tokens than max_tokens): suspicious, not failures.
 	ShortOutputs int     `json:"short_outputs"`
