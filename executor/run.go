@@ -221,7 +221,9 @@ func (r *run) send(ctx context.Context, res *metrics.Request, p *prepared) metri
 	n := r.inflight.Add(1)
 	raise(&r.peaks[res.Stage], n)
 	raise(&r.peakWin, n)
-	r.c.do(ctx, r.start, p, res)
+	actx, stop := r.abandoning(ctx, res)
+	r.c.do(actx, r.start, p, res)
+	stop()
 	r.inflight.Add(-1)
 	res.End = time.Since(r.start)
 	kind := res.Error
@@ -473,6 +475,7 @@ type collector struct {
 	userN   []int
 
 	completed, failed, canceled, outputTokens int
+	abandoned                                 int
 	aborted                                   string // why AbortOn stopped the run
 	lastWindow                                int    // index of the last window whose rate was reported
 	rate                                      float64
@@ -556,6 +559,7 @@ func (c *collector) snapshot(now time.Duration, final bool) {
 		Completed:    c.completed,
 		Failed:       c.failed,
 		Canceled:     c.canceled,
+		Abandoned:    c.abandoned,
 		InFlight:     int(c.r.inflight.Load()),
 		ActiveUsers:  int(c.r.active.Load()),
 		OutputTokens: c.outputTokens,
@@ -580,6 +584,9 @@ func (c *collector) add(req *metrics.Request) {
 		switch {
 		case req.Error == metrics.ErrCanceled:
 			c.canceled++
+		case req.Error == metrics.ErrAbandoned:
+			c.abandoned++
+			c.outputTokens += req.OutputTokens
 		case !req.OK():
 			c.failed++
 		default:

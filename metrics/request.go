@@ -43,6 +43,7 @@ const (
 	SourceTokenizer = "tokenizer" // the dataset tokenizer on the generated text
 	SourceEvents    = "events"    // the number of output-carrying events (approximate)
 	SourceDataset   = "dataset"   // the dataset's own count (prompt tokens)
+	SourceNone      = "none"      // the API generates no output (embeddings): 0 is exact
 )
 
 // Request is the outcome of one request. All offsets are monotonic-clock
