@@ -109,8 +109,8 @@ var sharedChunks = []chunkCase{
 type chunkCase struct {
 	event string // the SSE event name, for APIs that name their events
 	in    string
-	want chunk
-	err  bool
+	want  chunk
+	err   bool
 }
 
 // Each protocol reads its own API's chunks, as vLLM sends them, and the
