@@ -31,6 +31,16 @@ type RequestLine struct {
 	TTFTMs        *float64  `json:"ttft_ms"`
 	ITLMs         []float64 `json:"itl_ms"`
 	E2ELMs        *float64  `json:"e2el_ms"`
+	// Reasoning models: the first token of each phase and its events.
+	TTFTReasoningMs *float64 `json:"ttft_reasoning_ms,omitempty"`
+	TTFTAnswerMs    *float64 `json:"ttft_answer_ms,omitempty"`
+	ReasoningEvents int      `json:"reasoning_events,omitempty"`
+	AnswerEvents    int      `json:"answer_events,omitempty"`
+	ReasoningTokens int      `json:"reasoning_tokens,omitempty"`
+	// Abandoned is a request the client closed part-way (error
+	// "abandoned"): ttft_ms is set when it had a first token, e2el_ms is
+	// not, and its token fields hold what it received.
+	Abandoned bool `json:"abandoned,omitempty"`
 	PromptTokens  int       `json:"prompt_tokens"`
 	PromptSource  string    `json:"prompt_tokens_source"`
 	DatasetPrompt int       `json:"dataset_prompt_tokens"`
@@ -79,9 +89,22 @@ func NewRequestLine(r *metrics.Request, zero time.Time, stages bool) RequestLine
 	for i, g := range r.ITL {
 		l.ITLMs[i] = ms(g)
 	}
+	l.ReasoningEvents, l.AnswerEvents, l.ReasoningTokens, l.Abandoned = r.ReasoningEvents, r.AnswerEvents, r.ReasoningTokens, r.Abandoned
 	if r.OK() {
-		ttft, e2e := ms(r.TTFT), ms(r.E2E)
-		l.TTFTMs, l.E2ELMs = &ttft, &e2e
+		e2e := ms(r.E2E)
+		l.E2ELMs = &e2e
+	}
+	if r.OutputEvents > 0 && (r.OK() || r.Abandoned) {
+		ttft := ms(r.TTFT)
+		l.TTFTMs = &ttft
+		if r.ReasoningEvents > 0 {
+			v := ms(r.TTFTReasoning)
+			l.TTFTReasoningMs = &v
+		}
+		if r.ReasoningEvents > 0 && r.AnswerEvents > 0 {
+			v := ms(r.TTFTAnswer)
+			l.TTFTAnswerMs = &v
+		}
 	}
 	return l
 }
