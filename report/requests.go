@@ -16,21 +16,21 @@ import (
 // is the wall-clock send time, so that requests line up with server logs.
 // Latencies are milliseconds and null when the request failed.
 type RequestLine struct {
-	ID            int64     `json:"id"`
-	Stage         int       `json:"stage"` // closed-loop stage from 1; 0 for an open loop
-	Warmup        bool      `json:"warmup"`
-	DatasetIndex  int       `json:"dataset_index"`
-	RequestID     string    `json:"request_id,omitempty"`
-	SentAt        time.Time `json:"sent_at"`
-	IntendedMs    float64   `json:"intended_ms"`
-	DispatchedMs  float64   `json:"dispatched_ms"`
-	SentMs        float64   `json:"sent_ms"`
-	EndMs         float64   `json:"end_ms"`
-	QueueMs       float64   `json:"queue_ms"`
-	LagMs         float64   `json:"lag_ms"`
-	TTFTMs        *float64  `json:"ttft_ms"`
-	ITLMs         []float64 `json:"itl_ms"`
-	E2ELMs        *float64  `json:"e2el_ms"`
+	ID           int64     `json:"id"`
+	Stage        int       `json:"stage"` // closed-loop stage from 1; 0 for an open loop
+	Warmup       bool      `json:"warmup"`
+	DatasetIndex int       `json:"dataset_index"`
+	RequestID    string    `json:"request_id,omitempty"`
+	SentAt       time.Time `json:"sent_at"`
+	IntendedMs   float64   `json:"intended_ms"`
+	DispatchedMs float64   `json:"dispatched_ms"`
+	SentMs       float64   `json:"sent_ms"`
+	EndMs        float64   `json:"end_ms"`
+	QueueMs      float64   `json:"queue_ms"`
+	LagMs        float64   `json:"lag_ms"`
+	TTFTMs       *float64  `json:"ttft_ms"`
+	ITLMs        []float64 `json:"itl_ms"`
+	E2ELMs       *float64  `json:"e2el_ms"`
 	// Reasoning models: the first token of each phase and its events.
 	TTFTReasoningMs *float64 `json:"ttft_reasoning_ms,omitempty"`
 	TTFTAnswerMs    *float64 `json:"ttft_answer_ms,omitempty"`
@@ -40,17 +40,17 @@ type RequestLine struct {
 	// Abandoned is a request the client closed part-way (error
 	// "abandoned"): ttft_ms is set when it had a first token, e2el_ms is
 	// not, and its token fields hold what it received.
-	Abandoned bool `json:"abandoned,omitempty"`
-	PromptTokens  int       `json:"prompt_tokens"`
-	PromptSource  string    `json:"prompt_tokens_source"`
-	DatasetPrompt int       `json:"dataset_prompt_tokens"`
-	OutputTokens  int       `json:"output_tokens"`
-	OutputSource  string    `json:"output_tokens_source"`
-	OutputEvents  int       `json:"output_events"`
-	MaxTokens     int       `json:"max_tokens"`
-	IgnoreEOS     bool      `json:"ignore_eos"`
-	FinishReason  string    `json:"finish_reason"`
-	Truncated     bool      `json:"truncated"`
+	Abandoned     bool   `json:"abandoned,omitempty"`
+	PromptTokens  int    `json:"prompt_tokens"`
+	PromptSource  string `json:"prompt_tokens_source"`
+	DatasetPrompt int    `json:"dataset_prompt_tokens"`
+	OutputTokens  int    `json:"output_tokens"`
+	OutputSource  string `json:"output_tokens_source"`
+	OutputEvents  int    `json:"output_events"`
+	MaxTokens     int    `json:"max_tokens"`
+	IgnoreEOS     bool   `json:"ignore_eos"`
+	FinishReason  string `json:"finish_reason"`
+	Truncated     bool   `json:"truncated"`
 	// Stream sanity (metrics.Request): no per-token timing, several
 	// tokens per event, and the client's own count beside usage.
 	ShortOutput      bool              `json:"short_output,omitempty"`
