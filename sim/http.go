@@ -154,18 +154,18 @@ func (s *Server) countFault(kind string) {
 
 // call is one completion request in flight.
 type call struct {
-	s       *Server
-	w       http.ResponseWriter
-	r       *http.Request
-	req     request
-	q       *seq
-	kind    api
-	chat    bool // kind == apiChat
+	s    *Server
+	w    http.ResponseWriter
+	r    *http.Request
+	req  request
+	q    *seq
+	kind api
+	chat bool // kind == apiChat
 	// reasoning is how many of the first output tokens are reasoning
 	// (Profile.ReasoningTokens, for the chat and Responses APIs).
 	reasoning int
 	// seqNo numbers a Responses stream's events.
-	seqNo int
+	seqNo   int
 	fault   string // a mid-stream fault still to inject, or ""
 	faultAt int    // inject it once this many tokens are sent
 	words   wordStream
