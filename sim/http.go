@@ -242,13 +242,15 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, kind api) {
 // release frees the sequence when the handler leaves (a sequence that
 // finished is already gone): the engine drops it at its next step, as
 // vLLM aborts a request whose client disconnected. With the
-// LeakOnDisconnect fault, a sequence whose client went away is not
-// released: the engine generates it to its end.
+// LeakOnDisconnect fault, a sequence whose client went away is leaked
+// instead: it stays in the running batch for good, holding its place and
+// its KV cache.
 func (c *call) release() {
 	if c.s.p.LeakOnDisconnect && c.r.Context().Err() != nil && !c.q.cancelled.Load() {
-		return
+		c.q.leaked.Store(true)
+	} else {
+		c.q.cancelled.Store(true)
 	}
-	c.q.cancelled.Store(true)
 	c.s.kick()
 }
 

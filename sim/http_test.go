@@ -393,11 +393,13 @@ func TestClientGone(t *testing.T) {
 			cancel()
 			resp.Body.Close()
 			if leak {
-				// 2,000 tokens take seconds on the tiny profile: long after
-				// the client left, the sequence still runs.
-				time.Sleep(300 * time.Millisecond)
-				if st := r.Server.Stats(); st.Running != 1 || st.KVUsed == 0 {
-					t.Errorf("leak mode: running = %d, KV used %d 300 ms after the client left; want the sequence still there", st.Running, st.KVUsed)
+				// Long after the client left, the sequence is still there,
+				// and it no longer runs: the engine's steps stop.
+				time.Sleep(100 * time.Millisecond)
+				steps := r.Server.Stats().Steps
+				time.Sleep(200 * time.Millisecond)
+				if st := r.Server.Stats(); st.Running != 1 || st.KVUsed == 0 || st.Steps != steps {
+					t.Errorf("leak mode: running = %d, KV used %d, %d steps in 200 ms, long after the client left; want the sequence stuck there", st.Running, st.KVUsed, st.Steps-steps)
 				}
 				return
 			}

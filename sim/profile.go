@@ -87,10 +87,11 @@ type Profile struct {
 	// ignore_eos the natural answer length comes on top of them.
 	ReasoningTokens int `sim:"reasoning_tokens" help:"tokens of reasoning streamed before the answer, chat and Responses APIs (tokens)"`
 	// LeakOnDisconnect is a fault of the engine: a sequence whose client
-	// disconnects is not aborted but generated to its end, holding its
-	// place in the batch and its KV cache, as an engine that misses
-	// disconnects does.
-	LeakOnDisconnect bool `sim:"leak_on_disconnect" help:"fault: keep generating a sequence whose client went away, to its end (true/false)"`
+	// disconnects is never released. It stays in the running batch for
+	// good, holding its place (max_num_seqs) and its KV cache, and
+	// generates nothing more: a request stuck in an engine that missed
+	// the abort. The running count and KV usage never return to idle.
+	LeakOnDisconnect bool `sim:"leak_on_disconnect" help:"fault: never release a sequence whose client went away (it stays running, holding its KV cache) (true/false)"`
 }
 
 // Memory bandwidth and dense BF16 compute of the cards the profiles model,
