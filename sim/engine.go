@@ -20,13 +20,13 @@ type seq struct {
 	last    time.Duration // when it last produced tokens (engine clock)
 	reason  string        // finish_reason: "length" or "stop"
 
-	cancelled atomic.Bool   // set by the handler when it no longer wants tokens
+	cancelled atomic.Bool // set by the handler when it no longer wants tokens
 	// leaked is set instead of cancelled under the LeakOnDisconnect fault:
 	// the sequence stays in the running batch, holding its place and its
 	// KV cache, and never runs again.
-	leaked atomic.Bool
-	produced  atomic.Int64  // tokens handed to the handler; target means done
-	notify    chan struct{} // capacity 1: "produced changed"
+	leaked   atomic.Bool
+	produced atomic.Int64  // tokens handed to the handler; target means done
+	notify   chan struct{} // capacity 1: "produced changed"
 }
 
 // emit is what one sequence produced in a step: n tokens, and whether they
