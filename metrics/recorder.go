@@ -150,7 +150,9 @@ func (r *Recorder) Add(req *Request) {
 
 	// A non-streamed answer (embeddings) has no first token: its latency
 	// is its E2EL alone.
-	r.addFirstTokens(req)
+	if req.OutputTokensSource != SourceNone {
+		r.addFirstTokens(req)
+	}
 	if req.ReasoningEvents > 0 || req.ReasoningTokens > 0 {
 		r.reasoningTokens.add(int64(req.ReasoningTokens) * tokenScale)
 	}
@@ -177,9 +179,6 @@ func (r *Recorder) Add(req *Request) {
 // (from t0 and from the intended time), the phases' first tokens and
 // every gap.
 func (r *Recorder) addFirstTokens(req *Request) {
-	if req.OutputEvents == 0 {
-		return
-	}
 	r.ttft.add(int64(req.TTFT))
 	r.ttftFromIntended.add(int64(req.Sent - req.Intended + req.TTFT))
 	if req.AnswerEvents > 0 {
@@ -214,8 +213,8 @@ func (r *Recorder) addAbandoned(req *Request) {
 		if req.PromptTokensSource == SourceUsage {
 			r.serverInputTokens += req.PromptTokens
 		}
+		r.addFirstTokens(req)
 	}
-	r.addFirstTokens(req)
 }
 
 // meetsSLO reports whether a successful request meets every set field of
