@@ -26,7 +26,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 
 // Abandoning a share of 1,000 requests after a few tokens: the share drawn
 // is within 4 sigma of 20%, every abandoned request stopped at a count in
-// its range and closed its connection (the server saw it go), none failed,
+// its range, none failed,
 // and none is good for goodput or counted as completed; their tokens count
 // in the totals.
 func TestAbandonShare(t *testing.T) {
@@ -82,7 +82,24 @@ func TestAbandonShare(t *testing.T) {
 	if s.TTFT.Count != int64(n) || s.E2EL.Count != int64(s.Completed) || s.TPOT.Count != int64(s.Completed) {
 		t.Errorf("TTFT %d, E2EL %d, TPOT %d samples: want TTFT for all %d, E2EL and TPOT for the %d completed", s.TTFT.Count, s.E2EL.Count, s.TPOT.Count, n, s.Completed)
 	}
-	waitFor(t, "the server sees every abandoned client go", func() bool { return srv.Gone() == drawn })
+}
+
+// A request abandoned after its tokens closes its connection: the server
+// sees each client go, long before its stream would have ended.
+func TestAbandonClosesTheConnection(t *testing.T) {
+	srv := executortest.New(executortest.Config{ITL: 10 * time.Millisecond, Tokens: 100})
+	defer srv.Close()
+	out := mustRun(t, context.Background(), Plan{
+		Target:      Target{BaseURL: srv.URL, Timeout: 30 * time.Second},
+		Requests:    requests(4, 100),
+		Open:        &OpenLoop{Rate: math.Inf(1)},
+		MaxRequests: 16,
+		Abandon:     &Abandon{Share: 1, AfterTokens: [2]int{2, 5}},
+	})
+	if s := out.Overall; s.Abandoned != 16 {
+		t.Fatalf("abandoned %d of 16", s.Abandoned)
+	}
+	waitFor(t, "the server sees every client go", func() bool { return srv.Gone() == 16 })
 }
 
 // Abandoning after a time: the timer cancels the request wherever it is
