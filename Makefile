@@ -46,6 +46,7 @@ fuzz-short:
 	$(GO) test -run='^$$' -fuzz='^FuzzSSE$$' -fuzztime=$(FUZZTIME) ./executor
 	$(GO) test -run='^$$' -fuzz='^FuzzLoadShareGPT$$' -fuzztime=$(FUZZTIME) ./dataset
 	$(GO) test -run='^$$' -fuzz='^FuzzLoadJSONL$$' -fuzztime=$(FUZZTIME) ./dataset
+	$(GO) test -run='^$$' -fuzz='^FuzzLoadTrace$$' -fuzztime=$(FUZZTIME) ./dataset
 
 lint: vet fmt-check
 

@@ -75,7 +75,12 @@ type Outcome struct {
 	// Default marks a check the scenario did not write (the default error
 	// budget).
 	Default bool `json:"default,omitempty"`
-	// Verdict is Pass, Fail or Inconclusive; Passed is Verdict == Pass.
+	// Baseline is the baseline run's value of a regression check's figure,
+	// Tolerance its tolerance (a fraction); nil for other checks.
+	Baseline  *float64 `json:"baseline,omitempty"`
+	Tolerance *float64 `json:"tolerance,omitempty"`
+	// Verdict is Pass, Fail, Inconclusive or Skipped; Passed is Verdict ==
+	// Pass.
 	Verdict string `json:"verdict"`
 	Passed  bool   `json:"passed"`
 	// Message says why a check failed or was inconclusive; "" when it
@@ -111,6 +116,8 @@ func Tally(outcomes []Outcome) (passed, failed, inconclusive int) {
 			passed++
 		case Inconclusive:
 			inconclusive++
+		case Skipped:
+			// no baseline, and the scenario allowed it
 		default:
 			failed++
 		}
@@ -126,6 +133,9 @@ func Tally(outcomes []Outcome) (passed, failed, inconclusive int) {
 // verdict = "strict" when the percentile's 95% interval straddles the
 // bound. An assert is inconclusive when a metric it uses has no samples.
 func Evaluate(s *scenario.Scenario, sum *metrics.Summary) []Outcome {
+	if s.UsesBaseline() {
+		return EvaluateWith(s, sum, nil)
+	}
 	var out []Outcome
 	for _, sla := range s.SLA {
 		out = append(out, evalSLA(s, sla, sum))
@@ -433,8 +443,7 @@ func valueString(v cty.Value) string {
 // EvalContext returns the context conditions are evaluated in: the
 // `metrics` object (metrics.<latency>.<stat> in milliseconds, with null
 // for a latency without samples, and metrics.<scalar>) and
-// scenario.ConditionFunctions. A `baseline` object of the same shape will
-// sit beside `metrics` once runs can be compared.
+// scenario.ConditionFunctions. EvalContextWith adds the `baseline` object.
 func EvalContext(sum *metrics.Summary, rawServer ...string) *hcl.EvalContext {
 	raw := slices.Clone(rawServer)
 	if sum.Server != nil {

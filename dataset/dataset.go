@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"time"
 
 	"github.com/llmload/llmload/tokenizer"
 )
@@ -34,16 +35,42 @@ type Request struct {
 	// the server may stop earlier is the target's ignore_eos, not the
 	// dataset's.
 	OutputLen int `json:"output_len"`
+	// At is the request's recorded arrival, from the start of the trace's
+	// slice (trace sources only; 0 otherwise). A replay sends it at At
+	// divided by the replay's speed.
+	At time.Duration `json:"at,omitempty"`
+	// Turns, when set (multi_turn sources), makes the request a session:
+	// its turns are sent one after another, each with the history so far.
+	// Prompt, Messages, PromptLen and OutputLen are then the first turn's.
+	Turns []Turn `json:"turns,omitempty"`
+}
+
+// Turn is one exchange of a multi-turn session: the messages the user side
+// adds (a system message may precede the first user message) and the
+// reply recorded for them.
+type Turn struct {
+	Messages []Message `json:"messages"`
+	// Reply is the recorded assistant reply ("" when the conversation
+	// ends on this turn's question).
+	Reply string `json:"reply,omitempty"`
+	// PromptLen counts the whole prompt of the turn with the recorded
+	// history: every earlier message and reply, then Messages (contents
+	// joined by newlines, special tokens included). With generated history
+	// the server's usage gives the real count.
+	PromptLen int `json:"prompt_len"`
+	// OutputLen is the turn's max_tokens.
+	OutputLen int `json:"output_len"`
 }
 
 // Spec says where one dataset's prompts come from: exactly one of ShareGPT,
-// Random and JSONL is set.
+// Random, JSONL and Trace is set.
 type Spec struct {
 	// Name is the dataset's name in the scenario.
 	Name     string
 	ShareGPT *ShareGPT
 	Random   *Random
 	JSONL    *JSONL
+	Trace    *Trace
 }
 
 // Dataset is a loaded dataset: the sampled requests, in the order they are
@@ -56,7 +83,7 @@ type Dataset struct {
 
 // Stats says how a dataset was sampled, for `llmload plan` and result files.
 type Stats struct {
-	// Source is "sharegpt", "random" or "jsonl".
+	// Source is "sharegpt", "random", "jsonl" or "trace".
 	Source string `json:"source"`
 	// Path is the file read ("" for random).
 	Path string `json:"path,omitempty"`
@@ -80,6 +107,13 @@ type Stats struct {
 	// PromptLen and OutputLen describe the sampled requests' token counts.
 	PromptLen LengthStats `json:"prompt_len"`
 	OutputLen LengthStats `json:"output_len"`
+	// Sessions and Turns count the multi-turn sessions and their turns
+	// (multi_turn sources only).
+	Sessions int `json:"sessions,omitempty"`
+	Turns    int `json:"turns,omitempty"`
+	// Span is the recorded time from the first to the last request of a
+	// trace's slice.
+	Span time.Duration `json:"span,omitempty"`
 }
 
 // LengthStats summarises token counts. Percentiles use the nearest-rank
@@ -145,13 +179,13 @@ func Load(spec Spec, tok tokenizer.Tokenizer) (*Dataset, error) {
 		tok = tokenizer.Approximate()
 	}
 	set := 0
-	for _, p := range []bool{spec.ShareGPT != nil, spec.Random != nil, spec.JSONL != nil} {
+	for _, p := range []bool{spec.ShareGPT != nil, spec.Random != nil, spec.JSONL != nil, spec.Trace != nil} {
 		if p {
 			set++
 		}
 	}
 	if set != 1 {
-		return nil, fmt.Errorf("dataset %q: exactly one source (sharegpt, random, jsonl) must be set, got %d", spec.Name, set)
+		return nil, fmt.Errorf("dataset %q: exactly one source (sharegpt, random, jsonl, trace) must be set, got %d", spec.Name, set)
 	}
 	var (
 		reqs  []Request
@@ -163,6 +197,8 @@ func Load(spec Spec, tok tokenizer.Tokenizer) (*Dataset, error) {
 		reqs, stats, err = loadShareGPT(*spec.ShareGPT, tok)
 	case spec.Random != nil:
 		reqs, stats, err = loadRandom(*spec.Random, tok)
+	case spec.Trace != nil:
+		reqs, stats, err = loadTrace(*spec.Trace, tok)
 	default:
 		reqs, stats, err = loadJSONL(*spec.JSONL, tok)
 	}
@@ -174,6 +210,12 @@ func Load(spec Spec, tok tokenizer.Tokenizer) (*Dataset, error) {
 	stats.Sampled = len(reqs)
 	stats.PromptLen = lengthStats(reqs, func(r Request) int { return r.PromptLen })
 	stats.OutputLen = lengthStats(reqs, func(r Request) int { return r.OutputLen })
+	for _, r := range reqs {
+		if len(r.Turns) > 0 {
+			stats.Sessions++
+			stats.Turns += len(r.Turns)
+		}
+	}
 	return &Dataset{Name: spec.Name, Requests: reqs, Stats: stats}, nil
 }
 
@@ -216,16 +258,20 @@ type dumpRecord struct {
 	Messages  []Message `json:"messages,omitempty"`
 	PromptLen int       `json:"prompt_len"`
 	OutputLen int       `json:"output_len"`
+	AtMs      float64   `json:"at_ms,omitempty"`
+	Turns     []Turn    `json:"turns,omitempty"`
 }
 
 // WriteJSONL writes reqs in order, one JSON object per line with index,
-// prompt (or messages), prompt_len and output_len.
+// prompt (or messages), prompt_len and output_len, and a trace's recorded
+// arrival (at_ms) and a session's turns when set.
 func WriteJSONL(w io.Writer, reqs []Request) error {
 	bw := bufio.NewWriter(w)
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)
 	for _, r := range reqs {
-		rec := dumpRecord{Index: r.Index, Messages: r.Messages, PromptLen: r.PromptLen, OutputLen: r.OutputLen}
+		rec := dumpRecord{Index: r.Index, Messages: r.Messages, PromptLen: r.PromptLen, OutputLen: r.OutputLen,
+			AtMs: float64(r.At) / float64(time.Millisecond), Turns: r.Turns}
 		if len(r.Messages) == 0 {
 			rec.Prompt = &r.Prompt
 		}

@@ -107,3 +107,56 @@ func FuzzLoadJSONL(f *testing.F) {
 		}
 	})
 }
+
+// FuzzLoadTrace: any input, in any of the formats, gives either a located
+// *Error or requests in time order with the recorded lengths.
+func FuzzLoadTrace(f *testing.F) {
+	for _, pattern := range []string{"testdata/trace/*.jsonl", "testdata/trace/*.csv"} {
+		addSeeds(f, pattern)
+	}
+	tok := wordTokenizer{bos: true}
+	f.Fuzz(func(t *testing.T, data []byte, seed int64, n uint8) {
+		cfg := Trace{Path: "fuzz.trace", Format: TraceFormats[int(n)%len(TraceFormats)], Seed: seed, BlockSize: 16}
+		stats := Stats{Skipped: map[string]int{}}
+		var recs []traceRecord
+		var err error
+		if cfg.Format == FormatMooncake {
+			recs, err = parseMooncake(cfg.Path, bytes.NewReader(data), &stats)
+		} else {
+			recs, err = parseTraceCSV(cfg, bytes.NewReader(data), &stats)
+		}
+		if err != nil {
+			var e *Error
+			if !errors.As(err, &e) || e.File != cfg.Path {
+				t.Fatalf("error %v is not a *Error naming the file", err)
+			}
+			return
+		}
+		total := 0
+		for _, r := range recs {
+			total += r.in
+		}
+		if total > 1<<14 {
+			return // building long prompts says nothing more about parsing
+		}
+		reqs, _, err := readTrace(cfg, bytes.NewReader(data), tok)
+		if err != nil {
+			var e *Error
+			if len(recs) == 0 && errors.As(err, &e) {
+				return
+			}
+			t.Fatalf("records parsed, then: %v", err)
+		}
+		for i, r := range reqs {
+			if i > 0 && r.At < reqs[i-1].At {
+				t.Errorf("request %d at %v, before its predecessor's %v", i, r.At, reqs[i-1].At)
+			}
+			if got := len(tok.Encode(r.Prompt, true)); got != r.PromptLen {
+				t.Errorf("request %d: prompt has %d tokens, PromptLen %d", i, got, r.PromptLen)
+			}
+			if r.OutputLen < 1 {
+				t.Errorf("request %d: output_len %d", i, r.OutputLen)
+			}
+		}
+	})
+}

@@ -34,6 +34,13 @@ type JSONL struct {
 	// Shuffle shuffles the lines before taking NumPrompts; otherwise they are
 	// taken in file order.
 	Shuffle bool
+	// MultiTurn makes each line a session (see Request.Turns): its
+	// "messages" in turns, each user message with the assistant reply that
+	// follows it (a prompt-field line is a session of one turn). Every
+	// turn asks for the line's output length.
+	MultiTurn bool
+	// MaxTurns keeps at most that many turns of a session (0: all).
+	MaxTurns int
 }
 
 // DefaultJSONL returns the defaults: field "prompt", no per-line output
@@ -103,6 +110,22 @@ func readJSONL(cfg JSONL, r io.Reader, tok tokenizer.Tokenizer) ([]Request, Stat
 	}
 	reqs := make([]Request, 0, len(entries))
 	for _, e := range entries {
+		if cfg.MultiTurn {
+			msgs := e.messages
+			if msgs == nil {
+				msgs = []Message{{Role: RoleUser, Content: e.prompt}}
+			}
+			turns, err := countTurns(sessionTurns(msgs), sessionLimits{outputLen: e.outputLen, maxTurns: cfg.MaxTurns}, tok)
+			if err != nil {
+				return nil, stats, err
+			}
+			if len(turns) == 0 {
+				return nil, stats, lineError(cfg.Path, e.line, "\"messages\" has no user message: a session needs one to send")
+			}
+			reqs = append(reqs, sessionRequest(e.line-1, turns))
+			stats.Examined++
+			continue
+		}
 		req := Request{Index: e.line - 1, Prompt: e.prompt, Messages: e.messages, OutputLen: e.outputLen}
 		ids, err := encode(tok, e.prompt, true)
 		if err != nil {

@@ -27,6 +27,54 @@ type Random struct {
 	NumPrompts int
 	// Seed seeds the generator (a PCG from math/rand/v2, not numpy's).
 	Seed int64
+	// Prefix, when set, puts the prompts in groups that share a prefix
+	// (after PrefixLen's, before the sampled input), as vLLM's
+	// prefix-repetition dataset does.
+	Prefix *Prefix
+}
+
+// Prefix gives groups of prompts a shared random prefix, to test prefix
+// caching, as vLLM's PrefixRepetitionRandomDataset does: Groups distinct
+// prefixes of Len tokens (vLLM's num_prefixes and prefix_len), each shared
+// by an equal share of the prompts, in a seeded random order.
+type Prefix struct {
+	Len    int
+	Groups int
+}
+
+func (p *Prefix) validate(n int) error {
+	switch {
+	case p.Len < 1:
+		return fmt.Errorf("prefix: shared_prefix_len must be at least 1, got %d", p.Len)
+	case p.Groups < 1:
+		return fmt.Errorf("prefix: num_prefixes must be at least 1, got %d", p.Groups)
+	case n < p.Groups:
+		// vLLM: num_requests must be greater than or equal to num_prefixes.
+		return fmt.Errorf("prefix: %d prompts cannot fill %d prefix groups: num_prefixes must not exceed the number of prompts", n, p.Groups)
+	}
+	return nil
+}
+
+// assign returns the group of each of n prompts: the groups have equal
+// sizes (the first n mod Groups one larger; vLLM drops that remainder
+// instead) and come in a random order drawn from rng (vLLM shuffles its
+// requests).
+func (p *Prefix) assign(n int, rng *rand.Rand) []int {
+	g := make([]int, n)
+	for i := range g {
+		g[i] = i % p.Groups
+	}
+	rng.Shuffle(n, func(i, j int) { g[i], g[j] = g[j], g[i] })
+	return g
+}
+
+// prefixes draws the groups' prefixes.
+func (p *Prefix) prefixes(m *promptMaker) [][]int {
+	out := make([][]int, p.Groups)
+	for g := range out {
+		out[g] = m.randomIDs(p.Len)
+	}
+	return out
 }
 
 // DefaultRandom returns vLLM's defaults: 1024 input tokens, 128 output
@@ -53,19 +101,16 @@ func loadRandom(cfg Random, tok tokenizer.Tokenizer) ([]Request, Stats, error) {
 	case !(cfg.RangeRatio >= 0 && cfg.RangeRatio < 1):
 		return nil, stats, fmt.Errorf("random: range_ratio must be in [0, 1), got %v", cfg.RangeRatio)
 	}
-	ids, err := vocabulary(tok)
+	if cfg.Prefix != nil {
+		if err := cfg.Prefix.validate(cfg.NumPrompts); err != nil {
+			return nil, stats, fmt.Errorf("random: %w", err)
+		}
+	}
+	m, err := newPromptMaker(tok, cfg.Seed)
 	if err != nil {
 		return nil, stats, err
 	}
-	withSpecial, err := encode(tok, "", true)
-	if err != nil {
-		return nil, stats, err
-	}
-	without, err := encode(tok, "", false)
-	if err != nil {
-		return nil, stats, err
-	}
-	numSpecial := len(withSpecial) - len(without)
+	ids, numSpecial, rng, randomID := m.ids, m.numSpecial, m.rng, m.randomID
 
 	r := cfg.RangeRatio
 	realInput := max(0, cfg.InputLen-numSpecial)
@@ -77,23 +122,29 @@ func loadRandom(cfg Random, tok tokenizer.Tokenizer) ([]Request, Stats, error) {
 		return nil, stats, fmt.Errorf("random: input_len %d is too small: with %d special tokens and range_ratio %v the shortest prompt would have no token besides them", cfg.InputLen, numSpecial, r)
 	}
 
-	rng := rand.New(rand.NewPCG(uint64(cfg.Seed), pcgStream))
-	randomID := func() int { return ids.at(rng.IntN(ids.size())) }
-	prefix := make([]int, cfg.PrefixLen)
-	for k := range prefix {
-		prefix[k] = randomID()
+	prefix := m.randomIDs(cfg.PrefixLen)
+	var groups []int
+	var shared [][]int
+	sharedLen := 0
+	if p := cfg.Prefix; p != nil {
+		shared = p.prefixes(m)
+		groups = p.assign(cfg.NumPrompts, rng)
+		sharedLen = p.Len
 	}
 	reqs := make([]Request, 0, cfg.NumPrompts)
 	for i := range cfg.NumPrompts {
 		inLen := inLow + rng.IntN(inHigh-inLow+1)
 		outLen := outLow + rng.IntN(outHigh-outLow+1)
 		offset := rng.IntN(ids.size())
-		seq := make([]int, 0, cfg.PrefixLen+inLen)
+		seq := make([]int, 0, cfg.PrefixLen+sharedLen+inLen)
 		seq = append(seq, prefix...)
+		if groups != nil {
+			seq = append(seq, shared[groups[i]]...)
+		}
 		for k := range inLen {
 			seq = append(seq, ids.at((offset+i+k)%ids.size()))
 		}
-		target := cfg.PrefixLen + inLen
+		target := cfg.PrefixLen + sharedLen + inLen
 		prompt, err := decodeToLength(tok, seq, target, randomID)
 		if err != nil {
 			return nil, stats, err
@@ -105,6 +156,50 @@ func loadRandom(cfg Random, tok tokenizer.Tokenizer) ([]Request, Stats, error) {
 		stats.Examined++
 	}
 	return reqs, stats, nil
+}
+
+// promptMaker builds prompts of exact token lengths out of random ids, for
+// the random and trace sources.
+type promptMaker struct {
+	tok        tokenizer.Tokenizer
+	ids        idSet
+	numSpecial int // tokens the tokenizer adds with special tokens on
+	rng        *rand.Rand
+}
+
+func newPromptMaker(tok tokenizer.Tokenizer, seed int64) (*promptMaker, error) {
+	ids, err := vocabulary(tok)
+	if err != nil {
+		return nil, err
+	}
+	withSpecial, err := encode(tok, "", true)
+	if err != nil {
+		return nil, err
+	}
+	without, err := encode(tok, "", false)
+	if err != nil {
+		return nil, err
+	}
+	return &promptMaker{
+		tok: tok, ids: ids, numSpecial: len(withSpecial) - len(without),
+		rng: rand.New(rand.NewPCG(uint64(seed), pcgStream)),
+	}, nil
+}
+
+func (m *promptMaker) randomID() int { return m.ids.at(m.rng.IntN(m.ids.size())) }
+
+func (m *promptMaker) randomIDs(n int) []int {
+	out := make([]int, n)
+	for k := range out {
+		out[k] = m.randomID()
+	}
+	return out
+}
+
+// build decodes seq into a prompt that re-encodes (without special
+// tokens) to exactly target tokens.
+func (m *promptMaker) build(seq []int, target int) (string, error) {
+	return decodeToLength(m.tok, seq, target, m.randomID)
 }
 
 // idSet is the ids random prompts are made of: [0, n) or a list.

@@ -111,3 +111,26 @@ func TestRandomErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestRandomPrefixGroups: with a prefix block, the prompts fall into
+// num_prefixes groups of equal size sharing exactly their first
+// prefix_len + shared_prefix_len tokens, and keep their lengths.
+func TestRandomPrefixGroups(t *testing.T) {
+	for _, groups := range []int{1, 3, 7} {
+		cfg := Random{InputLen: 20, OutputLen: 4, PrefixLen: 5, NumPrompts: 20, Seed: 2, Prefix: &Prefix{Len: 30, Groups: groups}}
+		tok := tokenizer.Approximate()
+		ds, err := Load(Spec{Name: "r", Random: &cfg}, tok)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkGroups(t, ds.Requests, 35, groups)
+		for i, r := range ds.Requests {
+			if got := len(tok.Encode(r.Prompt, true)); got != r.PromptLen || r.PromptLen != 55 {
+				t.Errorf("%d groups: request %d has %d tokens (PromptLen %d), want 5 + 30 + 20", groups, i, got, r.PromptLen)
+			}
+		}
+	}
+	if _, err := Load(Spec{Name: "r", Random: &Random{InputLen: 8, OutputLen: 1, NumPrompts: 2, Prefix: &Prefix{Len: 4, Groups: 3}}}, nil); err == nil {
+		t.Error("3 prefix groups for 2 prompts: no error")
+	}
+}

@@ -37,6 +37,13 @@ type ShareGPT struct {
 	// Oversample tops up with seeded random repeats of the surviving entries
 	// when fewer than NumPrompts survive.
 	Oversample bool
+	// MultiTurn makes each conversation a session of its turns (see
+	// Request.Turns); the length rules above judge its first turn, and its
+	// later turns are kept while the history and reply fit in
+	// MaxTotalTokens.
+	MultiTurn bool
+	// MaxTurns keeps at most that many turns of a session (0: all).
+	MaxTurns int
 }
 
 // DefaultShareGPT returns vLLM's defaults: 1000 prompts, seed 0, the reply's
@@ -59,6 +66,7 @@ const (
 	skipOutputShort     = "output_too_short"
 	skipPromptLong      = "prompt_too_long"
 	skipTotalLong       = "total_too_long"
+	skipNoUserTurn      = "no_user_turn"
 )
 
 // sharegptEntry locates one usable entry (>= 2 turns) in the file.
@@ -111,7 +119,11 @@ func sampleShareGPT(cfg ShareGPT, data []byte, tok tokenizer.Tokenizer) ([]Reque
 		if len(reqs) >= cfg.NumPrompts {
 			break
 		}
-		req, rule, err := examineShareGPT(cfg, src[e.start:e.end], e.index, tok)
+		examine := examineShareGPT
+		if cfg.MultiTurn {
+			examine = examineSession
+		}
+		req, rule, err := examine(cfg, src[e.start:e.end], e.index, tok)
 		if err != nil {
 			return nil, stats, err
 		}
@@ -255,6 +267,44 @@ func examineShareGPT(cfg ShareGPT, raw string, index int, tok tokenizer.Tokenize
 		return Request{}, skipTotalLong, nil
 	}
 	return Request{Index: index, Prompt: turns[0], PromptLen: promptLen, OutputLen: outputLen}, "", nil
+}
+
+// examineSession reads a whole conversation as a session and applies
+// vLLM's length rules to its first turn.
+func examineSession(cfg ShareGPT, raw string, index int, tok tokenizer.Tokenizer) (Request, string, error) {
+	var msgs []Message
+	var bad error
+	field(gjson.Parse(raw), "conversations").ForEach(func(_, turn gjson.Result) bool {
+		value := field(turn, "value")
+		if value.Type != gjson.String {
+			bad = recordError(cfg.Path, index, "turn %d has no string \"value\"", len(msgs))
+			return false
+		}
+		msgs = append(msgs, Message{Role: shareGPTRole(field(turn, "from").String()), Content: strings.Clone(value.String())})
+		return true
+	})
+	if bad != nil {
+		return Request{}, "", bad
+	}
+	turns, err := countTurns(sessionTurns(msgs), sessionLimits{outputLen: cfg.OutputLen, maxTurns: cfg.MaxTurns, maxTotal: cfg.MaxTotalTokens}, tok)
+	if err != nil {
+		return Request{}, "", err
+	}
+	if len(turns) == 0 {
+		return Request{}, skipNoUserTurn, nil
+	}
+	first := turns[0]
+	switch {
+	case first.PromptLen < cfg.MinPromptTokens:
+		return Request{}, skipPromptShort, nil
+	case cfg.OutputLen == 0 && first.OutputLen < cfg.MinOutputTokens:
+		return Request{}, skipOutputShort, nil
+	case first.PromptLen > cfg.MaxPromptTokens:
+		return Request{}, skipPromptLong, nil
+	case first.PromptLen+first.OutputLen > cfg.MaxTotalTokens:
+		return Request{}, skipTotalLong, nil
+	}
+	return sessionRequest(index, turns), "", nil
 }
 
 // syntaxError locates the first syntax error in data (gjson says there is

@@ -75,9 +75,14 @@ type OpenLoop struct {
 	// Rate is the mean arrival rate in requests per second; math.Inf(1)
 	// sends every request at t=0.
 	Rate float64
-	// Arrival is ArrivalPoisson (the default when empty), ArrivalGamma or
-	// ArrivalConstant.
+	// Arrival is ArrivalPoisson (the default when empty), ArrivalGamma,
+	// ArrivalConstant or ArrivalReplay. A replay ignores Rate (it may hold
+	// the replay's mean rate, for reports) and sends measured request k
+	// (place Warmup+k) at its recorded time, counted from the first
+	// measured one's, divided by Speed.
 	Arrival string
+	// Speed is a replay's speed-up: 2 sends a trace twice as fast.
+	Speed float64
 	// Burstiness is the gamma shape for ArrivalGamma (1 = Poisson).
 	Burstiness float64
 	// MaxConcurrency caps requests in flight (0 = no cap); arrivals beyond
@@ -141,6 +146,30 @@ type Stage struct {
 	Ramp time.Duration
 }
 
+// History says what a multi-turn session sends as earlier assistant turns.
+const (
+	// HistoryGenerated sends the replies the server generated (the
+	// default): what a chat product does. A failed turn ends its session.
+	HistoryGenerated = "generated"
+	// HistoryRecorded sends the dataset's recorded replies: every turn's
+	// prompt is known beforehand, and runs are reproducible.
+	HistoryRecorded = "recorded"
+)
+
+// Sessions says how multi-turn requests (dataset.Request.Turns) run: each
+// turn is sent once its predecessor has ended and a think time has passed,
+// with the whole history so far. A session is one request of the plan: a
+// closed-loop user runs one session after another, an open loop starts one
+// at each arrival, and MaxRequests counts sessions.
+type Sessions struct {
+	// History is HistoryGenerated (the default when empty) or
+	// HistoryRecorded.
+	History string
+	// The think time between a turn's end and the next turn is uniform in
+	// [ThinkMin, ThinkMax] (fixed when equal).
+	ThinkMin, ThinkMax time.Duration
+}
+
 // Plan is everything Run needs.
 type Plan struct {
 	Target Target
@@ -162,6 +191,8 @@ type Plan struct {
 	Warmup int
 	// Seed drives arrival times and think times.
 	Seed int64
+	// Sessions applies to requests with turns (multi-turn sessions).
+	Sessions Sessions
 	// Goodput is the SLO that makes a request good.
 	Goodput metrics.SLO
 	// Tokenizer, when set, counts the generated text of requests whose
@@ -331,7 +362,8 @@ func Run(ctx context.Context, p Plan) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.keepText = p.KeepText
+	// Generated history needs the text of every reply.
+	c.keepText = p.KeepText || (hasSessions(p.Requests) && p.Sessions.History != HistoryRecorded)
 	if p.Preflight {
 		if err := preflight(ctx, c, p); err != nil {
 			c.close()
@@ -369,7 +401,15 @@ func allArrivals(p Plan) []time.Duration {
 	if n == 0 {
 		n = len(p.Requests)
 	}
-	offs := Schedule(*p.Open, n, p.Seed)
+	var offs []time.Duration
+	if p.Open.Arrival == ArrivalReplay {
+		// A trace is replayed once: no cycling.
+		if w := p.Warmup; w < len(p.Requests) {
+			offs = Replay(p.Requests[w:w+min(n, len(p.Requests)-w)], p.Open.Speed)
+		}
+	} else {
+		offs = Schedule(*p.Open, n, p.Seed)
+	}
 	if d := p.Duration; d > 0 {
 		i := 0
 		for i < len(offs) && offs[i] < d {
@@ -395,17 +435,21 @@ func (p *Plan) validate() error {
 		errs = append(errs, fmt.Errorf("shard %d of %d: want 0 <= shard < shards", p.Shard, p.Shards))
 	}
 	if o := p.Open; o != nil {
-		if !(o.Rate > 0) {
+		if !(o.Rate > 0) && o.Arrival != ArrivalReplay {
 			errs = append(errs, fmt.Errorf("open loop rate %v: want a positive rate or +Inf", o.Rate))
 		}
 		switch o.Arrival {
 		case "", ArrivalPoisson, ArrivalConstant:
+		case ArrivalReplay:
+			if !(o.Speed > 0) || math.IsInf(o.Speed, 0) {
+				errs = append(errs, fmt.Errorf("replay speed %v: want a positive number", o.Speed))
+			}
 		case ArrivalGamma:
 			if !(o.Burstiness > 0) || math.IsInf(o.Burstiness, 0) {
 				errs = append(errs, fmt.Errorf("open loop burstiness %v: want a positive number", o.Burstiness))
 			}
 		default:
-			errs = append(errs, fmt.Errorf("open loop arrival %q: want %q, %q or %q", o.Arrival, ArrivalPoisson, ArrivalGamma, ArrivalConstant))
+			errs = append(errs, fmt.Errorf("open loop arrival %q: want %q, %q, %q or %q", o.Arrival, ArrivalPoisson, ArrivalGamma, ArrivalConstant, ArrivalReplay))
 		}
 		if o.MaxConcurrency < 0 {
 			errs = append(errs, errors.New("open loop max concurrency must not be negative"))
@@ -447,7 +491,23 @@ func (p *Plan) validate() error {
 			errs = append(errs, errors.New("closed loop has no end: set a stage duration, a duration or a request count"))
 		}
 	}
+	switch s := p.Sessions; {
+	case s.History != "" && s.History != HistoryGenerated && s.History != HistoryRecorded:
+		errs = append(errs, fmt.Errorf("session history %q: want %q or %q", s.History, HistoryGenerated, HistoryRecorded))
+	case s.ThinkMin < 0 || s.ThinkMax < s.ThinkMin:
+		errs = append(errs, fmt.Errorf("turn think time [%v, %v]: want 0 <= min <= max", s.ThinkMin, s.ThinkMax))
+	}
 	return errors.Join(errs...)
+}
+
+// hasSessions reports whether any request is a multi-turn session.
+func hasSessions(reqs []dataset.Request) bool {
+	for _, r := range reqs {
+		if len(r.Turns) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // connections is how many connections the run may hold open at once.

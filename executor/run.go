@@ -24,6 +24,7 @@ type run struct {
 	offsets []time.Duration // open loop: the schedule, drawn up front
 	idPre   string          // x-request-id prefix, unique to the run
 
+	sessions bool          // some requests are multi-turn sessions
 	start    time.Time     // time zero of the measured phase
 	late     time.Duration // how late after Plan.StartAt the measured phase began
 	dispEnd  time.Duration // when dispatching stopped
@@ -54,7 +55,7 @@ type result struct {
 }
 
 func newRun(p Plan, c *client, preps []prepared) *run {
-	r := &run{p: p, c: c, preps: preps, results: make(chan result, 1024)}
+	r := &run{p: p, c: c, preps: preps, results: make(chan result, 1024), sessions: hasSessions(p.Requests)}
 	var b [4]byte
 	_, _ = rand.Read(b[:])
 	r.idPre = "llmload-" + hex.EncodeToString(b[:]) + "-"
@@ -209,14 +210,16 @@ func (r *run) newResult(intended, dispatched time.Duration) *metrics.Request {
 	}
 }
 
-// send sends the request and hands the result to the recorder goroutine;
-// it returns the request's failure kind (the result belongs to the
-// recorder once sent). A request whose turn comes after ctx ended (an
-// interruption) is dropped unrecorded: it was never attempted.
-func (r *run) send(ctx context.Context, res *metrics.Request, p *prepared) metrics.ErrorKind {
+// send sends the request and hands the result to the recorder goroutine.
+// A request whose turn comes after ctx ended (an interruption) is dropped
+// unrecorded: it was never attempted (its kind is then ErrCanceled). It
+// returns the request's failure kind and what a session's next turn needs,
+// read before the result leaves for the recorder (to which it then
+// belongs).
+func (r *run) send(ctx context.Context, res *metrics.Request, p *prepared) (out turnOutcome) {
 	defer r.wg.Done()
 	if ctx.Err() != nil {
-		return metrics.ErrCanceled
+		return turnOutcome{kind: metrics.ErrCanceled}
 	}
 	n := r.inflight.Add(1)
 	raise(&r.peaks[res.Stage], n)
@@ -226,9 +229,9 @@ func (r *run) send(ctx context.Context, res *metrics.Request, p *prepared) metri
 	stop()
 	r.inflight.Add(-1)
 	res.End = time.Since(r.start)
-	kind := res.Error
+	out = turnOutcome{sent: true, kind: res.Error, text: res.GeneratedText, end: res.End}
 	r.results <- result{req: res, end: res.End}
-	return kind
+	return out
 }
 
 // raise sets a to n when n is larger.
@@ -239,8 +242,8 @@ func raise(a *atomic.Int64, n int64) {
 
 // job is an open-loop arrival waiting for a concurrency slot.
 type job struct {
-	res *metrics.Request
-	p   *prepared
+	res   *metrics.Request
+	place int
 }
 
 // slot is one of an open loop's MaxConcurrency slots: it sends queued
@@ -250,7 +253,7 @@ type job struct {
 func (r *run) slot(ctx context.Context, queue <-chan job) {
 	for j := range queue {
 		r.unsent.Done()
-		r.send(ctx, j.res, j.p)
+		r.dispatch(ctx, j.res, j.place, nil, r.p.Duration)
 	}
 }
 
@@ -274,13 +277,13 @@ func (r *run) open(ctx context.Context) {
 		}
 		res := r.newResult(off, time.Since(r.start))
 		r.sent.Add(1)
-		p := r.prep(r.p.Warmup + r.p.global(i))
+		place := r.p.Warmup + r.p.global(i)
 		r.wg.Add(1)
 		if queue != nil {
 			r.unsent.Add(1)
-			queue <- job{res, p}
+			queue <- job{res, place}
 		} else {
-			go r.send(ctx, res, p)
+			go r.dispatch(ctx, res, place, nil, r.p.Duration)
 		}
 	}
 }
@@ -428,14 +431,14 @@ func (r *run) user(ctx context.Context, u int, g *gate, tickets *atomic.Int64, e
 		r.sent.Add(1)
 		res.Stage = stageAt(cl.Stages, now)
 		r.wg.Add(1)
-		kind := r.send(ctx, res, r.prep(r.p.Warmup+r.p.global(int(t))))
+		kind := r.dispatch(ctx, res, r.p.Warmup+r.p.global(int(t)), g.stop, end)
 
 		d := cl.ThinkMin
 		if cl.ThinkMax > cl.ThinkMin {
 			d += time.Duration(rng.Int64N(int64(cl.ThinkMax - cl.ThinkMin + 1)))
 		}
 		switch kind {
-		case metrics.ErrNone:
+		case metrics.ErrNone, metrics.ErrAbandoned: // leaving was the reader's choice, not a failure
 			fails = 0
 		case metrics.ErrCanceled: // the run is ending
 		default:
@@ -617,10 +620,19 @@ func (c *collector) checkAbort() {
 // planned is how many measured requests the run means to send (0 when
 // unknown).
 func (r *run) planned() int {
+	n := r.p.maxRequests()
 	if r.p.Open != nil {
-		return len(r.offsets)
+		n = len(r.offsets)
 	}
-	return r.p.maxRequests()
+	if r.sessions {
+		// Each planned session sends its turns.
+		turns := 0
+		for k := range n {
+			turns += max(1, len(r.turns(r.p.Warmup+r.p.global(k))))
+		}
+		return turns
+	}
+	return n
 }
 
 // outcome computes the summaries once every result is in.

@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"time"
+
+	"github.com/llmload/llmload/dataset"
 )
 
 // Arrival processes of an open loop.
@@ -11,7 +13,34 @@ const (
 	ArrivalPoisson  = "poisson"  // exponential gaps (gamma with shape 1)
 	ArrivalGamma    = "gamma"    // gamma gaps with shape Burstiness
 	ArrivalConstant = "constant" // every gap 1/Rate
+	// ArrivalReplay sends each request at its recorded time
+	// (dataset.Request.At) divided by OpenLoop.Speed.
+	ArrivalReplay = "replay"
 )
+
+// Replay returns the arrival offsets of a replay of reqs at speed: request
+// k leaves at (reqs[k].At - reqs[0].At) / speed, so that the first one
+// leaves at 0. It is the schedule Arrivals gives for ArrivalReplay.
+func Replay(reqs []dataset.Request, speed float64) []time.Duration {
+	if len(reqs) == 0 || !(speed > 0) {
+		return nil
+	}
+	offs := make([]time.Duration, len(reqs))
+	for k, r := range reqs {
+		offs[k] = time.Duration(math.Round(float64(r.At-reqs[0].At) / speed))
+	}
+	return offs
+}
+
+// MeanRate is the mean rate of a schedule in requests per second: n-1
+// arrivals over the span from the first to the last (0 when there is no
+// span).
+func MeanRate(offs []time.Duration) float64 {
+	if len(offs) < 2 || offs[len(offs)-1] <= offs[0] {
+		return 0
+	}
+	return float64(len(offs)-1) / (offs[len(offs)-1] - offs[0]).Seconds()
+}
 
 // Schedule returns the arrival offsets of the first n requests of an open
 // loop, drawn from a generator seeded with seed: the same inputs always give

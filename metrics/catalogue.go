@@ -113,6 +113,12 @@ var Catalogue = []Metric{
 	{Name: "reasoning_tokens", Kind: Distribution, Unit: "tokens", Better: Neither, Title: "reasoning tokens",
 		Description: "Reasoning tokens per completed request that reasoned: the server's count (usage reasoning_tokens) when it sends one, else the reasoning events.",
 		dist:        func(s *Summary) *Latency { return &s.ReasoningTokens }},
+	{Name: "ttft_first_turn", Kind: Distribution, Unit: "ms", Better: LowerIsBetter, Title: "TTFT of first turns",
+		Description: "TTFT of the first turn of every multi-turn session: the prompt without history. No samples without sessions.",
+		dist:        func(s *Summary) *Latency { return &s.TTFTFirstTurn }},
+	{Name: "ttft_last_turn", Kind: Distribution, Unit: "ms", Better: LowerIsBetter, Title: "TTFT of last turns",
+		Description: "TTFT of the last turn of every multi-turn session (the dataset's last, with the longest history; a session cut short has none): with prefix caching it stays near ttft_first_turn. The per-turn table is in the result's summary.turns.",
+		dist:        func(s *Summary) *Latency { return &s.TTFTLastTurn }},
 
 	{Name: "completed", Kind: Scalar, Unit: "requests", Better: Neither, Title: "completed requests",
 		Description: "Measured requests that completed without error.",

@@ -90,23 +90,6 @@ func (d *dist) add(raw int64) {
 	d.sumSq.add(square(uint64(raw)))
 }
 
-func (d *dist) merge(o *dist) {
-	if o.n == 0 {
-		return
-	}
-	d.h.Merge(o.h)
-	if d.n == 0 || o.min < d.min {
-		d.min = o.min
-	}
-	if d.n == 0 || o.max > d.max {
-		d.max = o.max
-	}
-	d.n += o.n
-	d.sum.add(o.sum)
-	d.sumSq.add(o.sumSq)
-	d.outliers += o.outliers
-}
-
 // latency summarises the distribution in reported units.
 func (d *dist) latency() Latency {
 	if d.n == 0 {

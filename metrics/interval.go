@@ -150,3 +150,19 @@ func (l *Latency) PercentileInterval(p, conf float64) (lower, upper float64, err
 	}
 	return at(lr), at(ur), nil
 }
+
+// PercentileReader decodes the latency's histogram once and returns a
+// function reading any percentile p (0 <= p <= 100) from it, as Percentile
+// does (clamped into the exact [Min, Max]); for resampling many
+// percentiles without decoding the histogram each time.
+func (l *Latency) PercentileReader() (func(p float64) float64, error) {
+	if l.Count == 0 {
+		return nil, ErrNoSamples
+	}
+	h, err := l.DecodeHistogram()
+	if err != nil {
+		return nil, err
+	}
+	lo, hi := l.Min, l.Max
+	return func(p float64) float64 { return percentileOf(h, min(max(p, 0), 100), lo, hi) }, nil
+}

@@ -97,6 +97,11 @@ func merge(parts []*Summary) (*Summary, error) {
 			}
 			*m.Dist(s) = merged
 		}
+		turns, err := mergeTurns(s.Turns, p.Turns)
+		if err != nil {
+			return nil, err
+		}
+		s.Turns = turns
 		if p.Series != nil {
 			series = append(series, p.Series)
 		}
@@ -122,6 +127,25 @@ func merge(parts []*Summary) (*Summary, error) {
 		s.ScheduledRate = spanRate(s.Dispatches, s.LastIntended.Sub(s.FirstIntended))
 	}
 	return s, nil
+}
+
+// mergeTurns merges two per-turn tables turn by turn.
+func mergeTurns(a, b []TurnSummary) ([]TurnSummary, error) {
+	out := append([]TurnSummary(nil), a...)
+	for _, t := range b {
+		for len(out) < t.Turn {
+			out = append(out, TurnSummary{Turn: len(out) + 1})
+		}
+		m := &out[t.Turn-1]
+		ttft, err := MergeLatency(m.TTFT, t.TTFT)
+		if err != nil {
+			return nil, fmt.Errorf("turn %d: %w", t.Turn, err)
+		}
+		m.Completed += t.Completed
+		m.PromptTokens += t.PromptTokens
+		m.TTFT = ttft
+	}
+	return out, nil
 }
 
 // unionSpan is the smallest span holding both [a0, a1] and [b0, b1]; a zero

@@ -48,7 +48,10 @@ func TestMergeSummariesIsExact(t *testing.T) {
 	base := time.Date(2026, 12, 1, 10, 0, 0, 300_000_000, time.UTC)
 	opts := Options{Goodput: SLO{TTFT: 300 * ms, ITL: 60 * ms}, Scheduled: true, LateThreshold: 10 * ms}
 	reqs := randomRequests(7, 3000)
-	for _, r := range reqs {
+	for i, r := range reqs {
+		// Sessions of four turns, so that the per-turn table merges too.
+		r.Turn, r.Session, r.LastTurn = i%4+1, int64(i-i%4), i%4 == 3
+		r.PromptTokens = 100 * r.Turn
 		r.End = r.Sent + r.E2E
 		if !r.OK() {
 			r.End = r.Sent + 5*ms
@@ -80,6 +83,9 @@ func TestMergeSummariesIsExact(t *testing.T) {
 	}
 	if got.PeakConcurrency != got.Series.PeakInFlight() || got.PeakConcurrency != 2 {
 		t.Errorf("merged peak concurrency %d, want the fullest window's sum over the parts (2)", got.PeakConcurrency)
+	}
+	if len(got.Turns) != 4 || got.TTFTLastTurn.Count == 0 || got.Turns[3].TTFT.Histogram != want.Turns[3].TTFT.Histogram {
+		t.Errorf("per-turn figures did not merge: %d turns, %d last-turn samples", len(got.Turns), got.TTFTLastTurn.Count)
 	}
 	if got.Completed+got.Failed < 2800 || got.RequestThroughput == 0 {
 		t.Fatalf("the fixture is too small to mean anything: %+v", got)

@@ -49,6 +49,14 @@ type Recorder struct {
 	ttftAnswer, ttftReasoning          *dist
 	itlAnswer, itlReasoning            *dist
 	reasoningTokens                    *dist
+	ttftFirstTurn, ttftLastTurn        *dist
+	turns                              []*turnRecord // by turn index - 1
+}
+
+// turnRecord is one turn index's data.
+type turnRecord struct {
+	completed, promptTokens int
+	ttft                    *dist
 }
 
 // NewRecorder returns an empty recorder.
@@ -70,7 +78,17 @@ func NewRecorder(opts Options) *Recorder {
 		itlAnswer:        newDist(),
 		itlReasoning:     newDist(),
 		reasoningTokens:  newDist(),
+		ttftFirstTurn:    newDist(),
+		ttftLastTurn:     newDist(),
 	}
+}
+
+// turn returns turn index n's record, growing the table.
+func (r *Recorder) turn(n int) *turnRecord {
+	for len(r.turns) < n {
+		r.turns = append(r.turns, &turnRecord{ttft: newDist()})
+	}
+	return r.turns[n-1]
 }
 
 // Add records one finished request. Warmup requests are ignored.
@@ -152,6 +170,18 @@ func (r *Recorder) Add(req *Request) {
 	// is its E2EL alone.
 	if req.OutputTokensSource != SourceNone {
 		r.addFirstTokens(req)
+	}
+	if req.Turn > 0 {
+		t := r.turn(req.Turn)
+		t.completed++
+		t.promptTokens += req.PromptTokens
+		t.ttft.add(int64(req.TTFT))
+		if req.Turn == 1 {
+			r.ttftFirstTurn.add(int64(req.TTFT))
+		}
+		if req.LastTurn {
+			r.ttftLastTurn.add(int64(req.TTFT))
+		}
 	}
 	if req.ReasoningEvents > 0 || req.ReasoningTokens > 0 {
 		r.reasoningTokens.add(int64(req.ReasoningTokens) * tokenScale)
@@ -304,6 +334,8 @@ func (r *Recorder) SummaryOver(duration time.Duration) *Summary {
 		ITLAnswer:        r.itlAnswer.latency(),
 		ITLReasoning:     r.itlReasoning.latency(),
 		ReasoningTokens:  r.reasoningTokens.latency(),
+		TTFTFirstTurn:    r.ttftFirstTurn.latency(),
+		TTFTLastTurn:     r.ttftLastTurn.latency(),
 
 		Dispatches:     r.dispatches,
 		LateDispatches: r.late,
@@ -323,6 +355,9 @@ func (r *Recorder) SummaryOver(duration time.Duration) *Summary {
 		s.Errors[kind] = n
 		s.Failed += n
 	}
+	for i, t := range r.turns {
+		s.Turns = append(s.Turns, TurnSummary{Turn: i + 1, Completed: t.completed, PromptTokens: t.promptTokens, TTFT: t.ttft.latency()})
+	}
 	s.fillRates(duration)
 	return s
 }
@@ -334,62 +369,4 @@ func spanRate(n int, span time.Duration) float64 {
 		return 0
 	}
 	return float64(n-1) / span.Seconds()
-}
-
-// Merge adds another recorder's data (same Options) into r, exactly: the
-// result is what r would hold had it recorded o's requests too. The peak
-// concurrency is the larger of the two peaks.
-func (r *Recorder) Merge(o *Recorder) {
-	r.completed += o.completed
-	r.truncated += o.truncated
-	r.shortOutputs += o.shortOutputs
-	r.approxOutput += o.approxOutput
-	for kind, n := range o.errors {
-		r.errors[kind] += n
-	}
-	r.inputTokens += o.inputTokens
-	r.serverInputTokens += o.serverInputTokens
-	r.canceled += o.canceled
-	r.abandoned += o.abandoned
-	r.abandonedTokens += o.abandonedTokens
-	r.outputTokens += o.outputTokens
-	r.goodRequests += o.goodRequests
-	r.goodOutputTokens += o.goodOutputTokens
-	r.peakConcurrency = max(r.peakConcurrency, o.peakConcurrency)
-	r.tokenStreams += o.tokenStreams
-	r.buffered += o.buffered
-	r.multiToken += o.multiToken
-	r.countsCompared += o.countsCompared
-	r.countMismatches += o.countMismatches
-	if o.measured > 0 {
-		if r.measured == 0 {
-			r.firstDisp, r.lastEnd = o.firstDisp, o.lastEnd
-		}
-		r.firstDisp, r.lastEnd = min(r.firstDisp, o.firstDisp), max(r.lastEnd, o.lastEnd)
-		r.measured += o.measured
-	}
-	if o.dispatches > 0 {
-		if r.dispatches == 0 {
-			r.dispFirst, r.dispLast, r.intendedFirst, r.intendedLast = o.dispFirst, o.dispLast, o.intendedFirst, o.intendedLast
-		}
-		r.dispFirst, r.dispLast = min(r.dispFirst, o.dispFirst), max(r.dispLast, o.dispLast)
-		r.intendedFirst, r.intendedLast = min(r.intendedFirst, o.intendedFirst), max(r.intendedLast, o.intendedLast)
-		r.dispatches += o.dispatches
-		r.late += o.late
-	}
-
-	r.ttft.merge(o.ttft)
-	r.itl.merge(o.itl)
-	r.tpot.merge(o.tpot)
-	r.e2el.merge(o.e2el)
-	r.queue.merge(o.queue)
-	r.lag.merge(o.lag)
-	r.ttftFromIntended.merge(o.ttftFromIntended)
-	r.e2elFromIntended.merge(o.e2elFromIntended)
-	r.userTPS.merge(o.userTPS)
-	r.ttftAnswer.merge(o.ttftAnswer)
-	r.ttftReasoning.merge(o.ttftReasoning)
-	r.itlAnswer.merge(o.itlAnswer)
-	r.itlReasoning.merge(o.itlReasoning)
-	r.reasoningTokens.merge(o.reasoningTokens)
 }

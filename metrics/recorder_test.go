@@ -303,28 +303,6 @@ func TestRecorderPercentilesAgainstSort(t *testing.T) {
 	t.Run("itl", func(t *testing.T) { checkLatency(t, s.ITL, itl) })
 }
 
-func TestRecorderMergeIsExact(t *testing.T) {
-	opts := Options{Goodput: SLO{TTFT: 300 * ms, ITL: 60 * ms}}
-	reqs := randomRequests(42, 2000)
-	all := NewRecorder(opts)
-	a, b := NewRecorder(opts), NewRecorder(opts)
-	for i, req := range reqs {
-		all.Add(req)
-		if i%3 == 0 {
-			a.Add(req)
-		} else {
-			b.Add(req)
-		}
-	}
-	all.ObserveConcurrency(9)
-	a.ObserveConcurrency(4)
-	b.ObserveConcurrency(9)
-	a.Merge(b)
-	if diff := cmp.Diff(all.SummaryOver(time.Minute), a.SummaryOver(time.Minute)); diff != "" {
-		t.Errorf("Merge(a, b) differs from recording everything into one (-want +got):\n%s", diff)
-	}
-}
-
 func TestMergeLatency(t *testing.T) {
 	reqs := randomRequests(3, 1500)
 	all, a, b := NewRecorder(Options{}), NewRecorder(Options{}), NewRecorder(Options{})
@@ -517,5 +495,46 @@ func TestRecorderReasoning(t *testing.T) {
 		if tc.l.Count != tc.count || tc.l.Mean != tc.mean || tc.l.Max != tc.max_ {
 			t.Errorf("%s: count %d mean %v max %v, want %d, %v, %v", tc.name, tc.l.Count, tc.l.Mean, tc.l.Max, tc.count, tc.mean, tc.max_)
 		}
+	}
+}
+
+// TestRecorderTurns: session requests fill the per-turn table and the
+// first- and last-turn TTFTs; failed turns and single requests do not.
+func TestRecorderTurns(t *testing.T) {
+	r := NewRecorder(Options{})
+	turn := func(n int, last bool, ttft time.Duration, prompt int) *Request {
+		req := ok(0, 0, ttft, ms)
+		req.Turn, req.LastTurn, req.PromptTokens = n, last, prompt
+		return req
+	}
+	bad := failed(ErrHTTPStatus)
+	bad.Turn = 2
+	for _, req := range []*Request{
+		turn(1, false, 10*ms, 100), turn(2, false, 20*ms, 300), turn(3, true, 40*ms, 500),
+		turn(1, false, 30*ms, 200), turn(2, true, 60*ms, 400),
+		bad, ok(0, 0, 99*ms, ms), // a failed turn, a request of no session
+	} {
+		r.Add(req)
+	}
+	s := r.Summary()
+	type row struct {
+		Turn, Completed int
+		MeanPrompt      float64
+		TTFTMean        float64
+	}
+	var got []row
+	for _, t := range s.Turns {
+		got = append(got, row{t.Turn, t.Completed, t.MeanPromptTokens(), t.TTFT.Mean})
+	}
+	want := []row{{1, 2, 150, 20}, {2, 2, 350, 40}, {3, 1, 500, 40}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("turns (-want +got):\n%s", diff)
+	}
+	if s.TTFTFirstTurn.Count != 2 || s.TTFTFirstTurn.Mean != 20 || s.TTFTLastTurn.Count != 2 || s.TTFTLastTurn.Mean != 50 {
+		t.Errorf("first turns %d (mean %v), last turns %d (mean %v); want 2 (20), 2 (50)",
+			s.TTFTFirstTurn.Count, s.TTFTFirstTurn.Mean, s.TTFTLastTurn.Count, s.TTFTLastTurn.Mean)
+	}
+	if v, ok := s.Value("ttft_last_turn", "max"); !ok || v != 60 {
+		t.Errorf("metrics.ttft_last_turn.max = %v, %v; want 60", v, ok)
 	}
 }

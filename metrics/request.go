@@ -55,6 +55,14 @@ type Request struct {
 	DatasetIndex int    `json:"dataset_index"`
 	RequestID    string `json:"request_id,omitempty"` // the x-request-id header
 
+	// Turn is the request's turn in a multi-turn session, from 1 (0: not
+	// part of a session); Session identifies the session (the ID of its
+	// first turn's request) and LastTurn marks its dataset's last turn, the
+	// one with the longest history.
+	Turn     int   `json:"turn,omitempty"`
+	Session  int64 `json:"session,omitempty"`
+	LastTurn bool  `json:"last_turn,omitempty"`
+
 	// Intended is when the schedule wanted the request sent; Dispatched is
 	// when the dispatcher released it (Dispatched-Intended is schedule lag);
 	// Sent is t0, when the request was written after any concurrency slot

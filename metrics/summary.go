@@ -182,6 +182,33 @@ type Summary struct {
 	ITLAnswer       Latency `json:"itl_answer"`
 	ITLReasoning    Latency `json:"itl_reasoning"`
 	ReasoningTokens Latency `json:"reasoning_tokens"`
+
+	// Multi-turn sessions: TTFT of every session's first turn and of its
+	// last turn (the dataset's last, with the longest history), and the
+	// per-turn table (nil without sessions).
+	TTFTFirstTurn Latency       `json:"ttft_first_turn,omitzero"`
+	TTFTLastTurn  Latency       `json:"ttft_last_turn,omitzero"`
+	Turns         []TurnSummary `json:"turns,omitempty"`
+}
+
+// TurnSummary is the figures of one turn index of multi-turn sessions:
+// how TTFT holds up as the context grows.
+type TurnSummary struct {
+	Turn int `json:"turn"` // from 1
+	// Completed counts the turn's successful requests; PromptTokens sums
+	// their prompt tokens (the server's usage count when it sent one, else
+	// the dataset's count of the recorded history).
+	Completed    int     `json:"completed"`
+	PromptTokens int     `json:"prompt_tokens"`
+	TTFT         Latency `json:"ttft"`
+}
+
+// MeanPromptTokens is the turn's mean prompt length (0 without requests).
+func (t TurnSummary) MeanPromptTokens() float64 {
+	if t.Completed == 0 {
+		return 0
+	}
+	return float64(t.PromptTokens) / float64(t.Completed)
 }
 
 // CapacityValue is Capacity, NaN when unset (so that metrics.capacity is

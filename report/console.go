@@ -66,6 +66,7 @@ func WriteConsole(w io.Writer, r *Result) error {
 	}
 	writeVLLMBlock(p, r, s)
 	writeExtras(p, r, s)
+	writeTurns(p, s)
 	writeServer(p, s)
 	writeStages(p, r.Stages, r.Capacity)
 	writeShards(p, r)
@@ -266,6 +267,23 @@ func describeSLO(slo SLOms) string {
 	return strings.Join(parts, ", ")
 }
 
+// writeTurns prints the per-turn table of multi-turn sessions: how TTFT
+// holds up as the history grows.
+func writeTurns(p *printer, s *metrics.Summary) {
+	if len(s.Turns) == 0 {
+		return
+	}
+	p.printf("\nMulti-turn sessions: TTFT by turn (first turns %d, last turns %d)\n", s.TTFTFirstTurn.Count, s.TTFTLastTurn.Count)
+	p.printf("%-6s %8s %13s %12s %12s\n", "turn", "n", "prompt (tok)", "TTFT p50", "TTFT p99")
+	for _, t := range s.Turns {
+		if t.Completed == 0 {
+			p.printf("%-6d %8d %13s\n", t.Turn, 0, "-")
+			continue
+		}
+		p.printf("%-6d %8d %13.1f %12.2f %12.2f\n", t.Turn, t.Completed, t.MeanPromptTokens(), t.TTFT.P50, t.TTFT.P99)
+	}
+}
+
 func writeStages(p *printer, stages []Stage, capacity *Capacity) {
 	if len(stages) == 0 {
 		return
@@ -325,7 +343,11 @@ func (c *Check) ThresholdText() string {
 	if c.Threshold == nil {
 		return ""
 	}
-	return c.Op + " " + metrics.Format(c.Metric, c.Stat, *c.Threshold)
+	t := c.Op + " " + metrics.Format(c.Metric, c.Stat, *c.Threshold)
+	if c.Baseline != nil && c.Tolerance != nil {
+		t += fmt.Sprintf(" (baseline %s %+g%%)", metrics.Format(c.Metric, c.Stat, *c.Baseline), 100**c.Tolerance)
+	}
+	return t
 }
 
 // MeasuredText renders the measured value: "612.3 ms" for an sla, the
@@ -353,6 +375,8 @@ func verdictLabel(c Check) string {
 	switch {
 	case c.Verdict == Inconclusive:
 		return "INCONCLUSIVE"
+	case c.Verdict == Skipped:
+		return "SKIPPED"
 	case c.Passed:
 		return "PASS"
 	}
@@ -371,7 +395,7 @@ func writeChecks(p *printer, checks []Check, s *metrics.Summary) {
 		return t
 	}
 	nameW, thrW, resW := len("check"), len("threshold"), len("result")
-	passed, failed, inconclusive := 0, 0, 0
+	passed, failed, inconclusive, skipped := 0, 0, 0, 0
 	latency := false
 	for _, c := range checks {
 		nameW = max(nameW, len(c.Name))
@@ -382,6 +406,8 @@ func writeChecks(p *printer, checks []Check, s *metrics.Summary) {
 			passed++
 		case "FAIL":
 			failed++
+		case "SKIPPED":
+			skipped++
 		default:
 			inconclusive++
 		}
@@ -392,6 +418,9 @@ func writeChecks(p *printer, checks []Check, s *metrics.Summary) {
 	p.printf("\nChecks: %d passed, %d failed", passed, failed)
 	if inconclusive > 0 {
 		p.printf(", %d inconclusive", inconclusive)
+	}
+	if skipped > 0 {
+		p.printf(", %d skipped", skipped)
 	}
 	p.printf("\n")
 	p.printf("  %-*s %-*s %-*s %s\n", resW, "result", nameW, "check", thrW, "threshold", "measured")

@@ -180,7 +180,7 @@ func axisLabels(title string) (x, y string) {
 func TestWriteTextFormats(t *testing.T) {
 	results := []Labelled{{"base", result(t, openLoopRun())}, {"sweep", result(t, sweepRun(ModeSweep))}}
 	var md, csv bytes.Buffer
-	if err := WriteMarkdown(&md, results); err != nil {
+	if err := WriteMarkdownTables(&md, results); err != nil {
 		t.Fatal(err)
 	}
 	if err := WriteCSV(&csv, results); err != nil {

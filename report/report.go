@@ -22,6 +22,9 @@ const (
 	Pass         = "pass"
 	Fail         = "fail"
 	Inconclusive = "inconclusive"
+	// Skipped: the check reads a baseline the run does not have
+	// (baseline_optional = true).
+	Skipped = "skipped"
 )
 
 // Check is the outcome of one sla or assert check, as data: numbers, not
@@ -54,8 +57,13 @@ type Check struct {
 	Upper *float64 `json:"upper,omitempty"`
 	// Default marks a check the scenario did not write (the default error
 	// budget).
-	Default bool   `json:"default,omitempty"`
-	Verdict string `json:"verdict"` // Pass, Fail or Inconclusive
+	Default bool `json:"default,omitempty"`
+	// Baseline and Tolerance: a regression check's baseline value and
+	// tolerance (a fraction); its Threshold is the baseline moved by the
+	// tolerance, and Lower and Upper bound its value given the baseline.
+	Baseline  *float64 `json:"baseline,omitempty"`
+	Tolerance *float64 `json:"tolerance,omitempty"`
+	Verdict   string   `json:"verdict"` // Pass, Fail, Inconclusive or Skipped
 	// Passed is Verdict == Pass, kept for readers of older results.
 	Passed  bool   `json:"passed"`
 	Message string `json:"message,omitempty"` // why it failed or was inconclusive
@@ -254,6 +262,13 @@ type Run struct {
 	// run had and which of them were not merged (a partial result).
 	ShardCount    int
 	MissingShards []int
+
+	// Workload identifies what the run sent without its target;
+	// ServerVersion is what the target said of its version; Comparison is
+	// the run against its baseline (nil without one).
+	Workload      *Workload
+	ServerVersion string
+	Comparison    *Comparison
 }
 
 // The vLLM block's rows when a run does not choose them: P99 of TTFT, TPOT,

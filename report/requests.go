@@ -16,11 +16,15 @@ import (
 // is the wall-clock send time, so that requests line up with server logs.
 // Latencies are milliseconds and null when the request failed.
 type RequestLine struct {
-	ID           int64     `json:"id"`
-	Stage        int       `json:"stage"` // closed-loop stage from 1; 0 for an open loop
-	Warmup       bool      `json:"warmup"`
-	DatasetIndex int       `json:"dataset_index"`
-	RequestID    string    `json:"request_id,omitempty"`
+	ID           int64  `json:"id"`
+	Stage        int    `json:"stage"` // closed-loop stage from 1; 0 for an open loop
+	Warmup       bool   `json:"warmup"`
+	DatasetIndex int    `json:"dataset_index"`
+	RequestID    string `json:"request_id,omitempty"`
+	// Session and Turn place a multi-turn session's request: the id of
+	// the session's first request, and the turn from 1.
+	Session      *int64    `json:"session,omitempty"`
+	Turn         int       `json:"turn,omitempty"`
 	SentAt       time.Time `json:"sent_at"`
 	IntendedMs   float64   `json:"intended_ms"`
 	DispatchedMs float64   `json:"dispatched_ms"`
@@ -85,6 +89,10 @@ func NewRequestLine(r *metrics.Request, zero time.Time, stages bool) RequestLine
 	}
 	if stages && !r.Warmup {
 		l.Stage = r.Stage + 1
+	}
+	if r.Turn > 0 {
+		id := r.Session
+		l.Session, l.Turn = &id, r.Turn
 	}
 	for i, g := range r.ITL {
 		l.ITLMs[i] = ms(g)

@@ -185,10 +185,18 @@ type Extras struct {
 	// Shard and Sync: a shard's identity and how it lined up with the
 	// others; ShardCount and MissingShards: a merge of shards, and the
 	// shards it lacks (the merged figures are then partial).
-	Shard         *Shard          `json:"shard,omitempty"`
-	Sync          *Sync           `json:"sync,omitempty"`
-	ShardCount    int             `json:"shard_count,omitempty"`
-	MissingShards []int           `json:"missing_shards,omitempty"`
+	Shard         *Shard `json:"shard,omitempty"`
+	Sync          *Sync  `json:"sync,omitempty"`
+	ShardCount    int    `json:"shard_count,omitempty"`
+	MissingShards []int  `json:"missing_shards,omitempty"`
+	// Workload identifies what the run sent, without its target, so that
+	// runs against two servers can be compared (llmload compare);
+	// ServerVersion is what the target said of its version, when it said
+	// anything ("vllm 0.6.3 (/version)"). Comparison holds the deltas
+	// against the scenario's baseline, when it has one.
+	Workload      *Workload       `json:"workload,omitempty"`
+	ServerVersion string          `json:"server_version,omitempty"`
+	Comparison    *Comparison     `json:"comparison,omitempty"`
 	Config        json.RawMessage `json:"config"`
 	Dataset       json.RawMessage `json:"dataset"`
 	Simulator     json.RawMessage `json:"simulator,omitempty"`
@@ -378,6 +386,9 @@ func NewResult(r *Run) (*Result, error) {
 			Sync:                 r.Sync,
 			ShardCount:           r.ShardCount,
 			MissingShards:        r.MissingShards,
+			Workload:             r.Workload,
+			ServerVersion:        r.ServerVersion,
+			Comparison:           r.Comparison,
 		},
 	}
 	res.Detailed = r.Detailed

@@ -10,10 +10,10 @@ import (
 // The text formats of `llmload report`: the same figures as the HTML page,
 // as Markdown tables or as tidy CSV.
 
-// WriteMarkdown writes the summary (one column per result), the checks,
+// WriteMarkdownTables writes the summary (one column per result), the checks,
 // and each result's steps (with the knee and capacity) and stages as
 // Markdown tables.
-func WriteMarkdown(w io.Writer, results []Labelled) error {
+func WriteMarkdownTables(w io.Writer, results []Labelled) error {
 	p := &printer{w: w}
 	names := make([]string, len(results))
 	for i, r := range results {

@@ -192,13 +192,14 @@ func formatNumber(v cty.Value) string {
 
 var datasetSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{{Name: "tokenizer"}},
-	Blocks:     []hcl.BlockHeaderSchema{{Type: KindShareGPT}, {Type: KindRandom}, {Type: KindJSONL}},
+	Blocks:     []hcl.BlockHeaderSchema{{Type: KindShareGPT}, {Type: KindRandom}, {Type: KindJSONL}, {Type: KindTrace}},
 }
 
 var sharegptSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
 		{Name: "path", Required: true}, {Name: "num_prompts"}, {Name: "seed"}, {Name: "output_len"},
 		{Name: "min_prompt_tokens"}, {Name: "max_prompt_tokens"}, {Name: "max_total_tokens"}, {Name: "oversample"},
+		{Name: "multi_turn"}, {Name: "max_turns"},
 	},
 }
 
@@ -207,12 +208,26 @@ var randomSchema = &hcl.BodySchema{
 		{Name: "input_len"}, {Name: "output_len"}, {Name: "range_ratio"}, {Name: "prefix_len"},
 		{Name: "num_prompts"}, {Name: "seed"},
 	},
+	Blocks: []hcl.BlockHeaderSchema{{Type: "prefix"}},
+}
+
+var traceSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{
+		{Name: "path", Required: true}, {Name: "format", Required: true}, {Name: "seed"}, {Name: "block_size"},
+		{Name: "model"}, {Name: "log_type"},
+	},
+	Blocks: []hcl.BlockHeaderSchema{{Type: "prefix"}},
+}
+
+var prefixSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "shared_prefix_len", Required: true}, {Name: "num_prefixes", Required: true}},
 }
 
 var jsonlSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
 		{Name: "path", Required: true}, {Name: "prompt_field"}, {Name: "output_len_field"},
 		{Name: "output_len"}, {Name: "num_prompts"}, {Name: "seed"}, {Name: "shuffle"},
+		{Name: "multi_turn"}, {Name: "max_turns"},
 	},
 }
 
@@ -258,7 +273,7 @@ func (l *loader) decodeDataset(d dec, b *hcl.Block) {
 		l.diags = append(l.diags, &hcl.Diagnostic{
 			Severity: hcl.DiagError,
 			Summary:  "Missing dataset source",
-			Detail:   "A dataset needs one source block: sharegpt, random or jsonl.",
+			Detail:   "A dataset needs one source block: sharegpt, random, jsonl or trace.",
 			Subject:  b.DefRange.Ptr(),
 		})
 		return
@@ -291,6 +306,7 @@ func (l *loader) decodeDataset(d dec, b *hcl.Block) {
 		maxPrompt := d.integer(a, "max_prompt_tokens", &s.MaxPromptTokens, 1)
 		d.integer(a, "max_total_tokens", &s.MaxTotalTokens, 1)
 		d.boolean(a, "oversample", &s.Oversample)
+		s.MultiTurn, s.MaxTurns = l.decodeMultiTurn(d, ds, a)
 		if maxPrompt != nil && s.MinPromptTokens > s.MaxPromptTokens {
 			d.invalid(maxPrompt, "max_prompt_tokens (%d) is below min_prompt_tokens (%d).", s.MaxPromptTokens, s.MinPromptTokens)
 		}
@@ -312,6 +328,42 @@ func (l *loader) decodeDataset(d dec, b *hcl.Block) {
 		d.integer(a, "prefix_len", &s.PrefixLen, 0)
 		d.integer(a, "num_prompts", &s.NumPrompts, 1)
 		ds.seedSet = d.int64(a, "seed", &s.Seed, minInt64) != nil
+		s.Prefix = l.decodePrefix(d, c.Blocks)
+		if p := s.Prefix; p != nil && p.NumPrefixes > s.NumPrompts {
+			d.add(&hcl.Diagnostic{
+				Severity: hcl.DiagError,
+				Summary:  "Invalid prefix block",
+				Detail:   fmt.Sprintf("num_prefixes (%d) is more than num_prompts (%d): every prefix group needs a prompt.", p.NumPrefixes, s.NumPrompts),
+				Subject:  c.Blocks.OfType("prefix")[0].DefRange.Ptr(),
+			})
+		}
+	case KindTrace:
+		s := &TraceSource{BlockSize: DefaultBlockSize}
+		ds.Trace = s
+		c, diags := src.Body.Content(traceSchema)
+		l.diags = append(l.diags, diags...)
+		a := c.Attributes
+		path(d.str(a, "path", &s.Path), &s.Path, "trace file")
+		d.oneOf(a, "format", &s.Format, TraceMooncake, TraceAzure, TraceBurstGPT)
+		ds.seedSet = d.int64(a, "seed", &s.Seed, minInt64) != nil
+		d.integer(a, "block_size", &s.BlockSize, 1)
+		for _, f := range []struct {
+			name string
+			dst  *string
+		}{{"model", &s.Model}, {"log_type", &s.LogType}} {
+			if attr := d.str(a, f.name, f.dst); attr != nil && s.Format != TraceBurstGPT {
+				d.invalid(attr, "%s keeps the BurstGPT records of one %s; a %s trace has no such column.", f.name, strings.ReplaceAll(f.name, "_", " "), s.Format)
+			}
+		}
+		s.Prefix = l.decodePrefix(d, c.Blocks)
+		if pb := c.Blocks.OfType("prefix"); s.Prefix != nil && s.Format == TraceMooncake {
+			d.add(&hcl.Diagnostic{
+				Severity: hcl.DiagError,
+				Summary:  "Invalid prefix block",
+				Detail:   "A Mooncake trace's hash_ids already say which prompts share blocks; a prefix block is for traces without them (azure, burstgpt).",
+				Subject:  pb[0].DefRange.Ptr(),
+			})
+		}
 	case KindJSONL:
 		s := &JSONLSource{PromptField: DefaultPromptField, OutputLen: DefaultJSONLOutputLen, Shuffle: true}
 		ds.JSONL = s
@@ -327,7 +379,34 @@ func (l *loader) decodeDataset(d dec, b *hcl.Block) {
 		d.integer(a, "num_prompts", &s.NumPrompts, 0)
 		ds.seedSet = d.int64(a, "seed", &s.Seed, minInt64) != nil
 		d.boolean(a, "shuffle", &s.Shuffle)
+		s.MultiTurn, s.MaxTurns = l.decodeMultiTurn(d, ds, a)
 	}
+}
+
+// decodeMultiTurn reads multi_turn and max_turns.
+func (l *loader) decodeMultiTurn(d dec, ds *Dataset, a hcl.Attributes) (on bool, maxTurns int) {
+	if v, attr, ok := d.value(a, "multi_turn", cty.Bool); ok && v.True() {
+		on = true
+		ds.multiTurn = attr.Range.Ptr()
+	}
+	if attr := d.integer(a, "max_turns", &maxTurns, 1); attr != nil && !on {
+		d.invalid(attr, "max_turns caps the turns of a multi-turn session: set multi_turn = true to replay conversations as sessions.")
+	}
+	return on, maxTurns
+}
+
+// decodePrefix reads a source's prefix block.
+func (l *loader) decodePrefix(d dec, blocks hcl.Blocks) *PrefixSource {
+	b := atMostOne(&l.diags, blocks.OfType("prefix"), "a dataset source")
+	if b == nil {
+		return nil
+	}
+	p := &PrefixSource{}
+	c, diags := b.Body.Content(prefixSchema)
+	l.diags = append(l.diags, diags...)
+	d.integer(c.Attributes, "shared_prefix_len", &p.SharedPrefixLen, 1)
+	d.integer(c.Attributes, "num_prefixes", &p.NumPrefixes, 1)
+	return p
 }
 
 const minInt64 = -1 << 63

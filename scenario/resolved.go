@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 
+	"github.com/llmload/llmload/compare"
 	"github.com/llmload/llmload/internal/secret"
 )
 
@@ -208,10 +209,13 @@ func ChecksFromResolved(name string, raw []byte) (*Scenario, hcl.Diagnostics) {
 			Condition    string `json:"condition"`
 			ErrorMessage string `json:"error_message"`
 		} `json:"asserts"`
-		Verdict           string   `json:"verdict"`
-		MinSamples        int      `json:"min_samples"`
-		AllowInconclusive bool     `json:"allow_inconclusive"`
-		Validity          Validity `json:"validity"`
+		Verdict           string           `json:"verdict"`
+		MinSamples        int              `json:"min_samples"`
+		AllowInconclusive bool             `json:"allow_inconclusive"`
+		Validity          Validity         `json:"validity"`
+		Baseline          string           `json:"baseline"`
+		BaselineOptional  bool             `json:"baseline_optional"`
+		Regression        []RegressionRule `json:"regression"`
 	}
 	// A result written before these settings existed judges by the
 	// defaults.
@@ -219,7 +223,8 @@ func ChecksFromResolved(name string, raw []byte) (*Scenario, hcl.Diagnostics) {
 	if err := json.Unmarshal(raw, &v); err != nil {
 		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Unreadable checks", Detail: fmt.Sprintf("%s: the result's config holds no readable checks: %v.", name, err)}}
 	}
-	s := &Scenario{Name: v.Name, SLA: v.SLA, Verdict: v.Verdict, MinSamples: v.MinSamples, AllowInconclusive: v.AllowInconclusive, Validity: v.Validity}
+	s := &Scenario{Name: v.Name, SLA: v.SLA, Verdict: v.Verdict, MinSamples: v.MinSamples, AllowInconclusive: v.AllowInconclusive, Validity: v.Validity,
+		Baseline: v.Baseline, BaselineOptional: v.BaselineOptional, Regression: v.Regression}
 	var diags hcl.Diagnostics
 	if s.Verdict != VerdictPoint && s.Verdict != VerdictStrict {
 		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Unknown verdict", Detail: fmt.Sprintf("%s: verdict %q is not one this version of llmload knows.", name, s.Verdict)})
@@ -228,6 +233,11 @@ func ChecksFromResolved(name string, raw []byte) (*Scenario, hcl.Diagnostics) {
 	for i := range s.SLA {
 		if _, ok := slaKeyTable[s.SLA[i].Key]; !ok {
 			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Unknown sla check", Detail: fmt.Sprintf("%s: sla %q is not a check this version of llmload knows.", name, s.SLA[i].Key)})
+		}
+	}
+	for _, r := range v.Regression {
+		if _, _, err := compare.ParseKey(r.Key); err != nil {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Unknown regression tolerance", Detail: fmt.Sprintf("%s: %v.", name, err)})
 		}
 	}
 	for _, a := range v.Asserts {

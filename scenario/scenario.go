@@ -17,6 +17,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 
+	"github.com/llmload/llmload/compare"
 	"github.com/llmload/llmload/internal/secret"
 )
 
@@ -33,6 +34,20 @@ const (
 	KindShareGPT = "sharegpt"
 	KindRandom   = "random"
 	KindJSONL    = "jsonl"
+	KindTrace    = "trace"
+)
+
+// Trace formats (a trace block's format).
+const (
+	TraceMooncake = "mooncake"
+	TraceAzure    = "azure"
+	TraceBurstGPT = "burstgpt"
+)
+
+// Session history modes (a scenario's history).
+const (
+	HistoryGenerated = "generated"
+	HistoryRecorded  = "recorded"
 )
 
 // Open-loop arrival processes.
@@ -199,14 +214,15 @@ func (t *Target) SimProfile() string {
 	return t.BaseURL[len("sim://"):]
 }
 
-// Dataset says where prompts come from. Exactly one of ShareGPT, Random
-// and JSONL is set, matching Kind.
+// Dataset says where prompts come from. Exactly one of ShareGPT, Random,
+// JSONL and Trace is set, matching Kind.
 type Dataset struct {
 	Name     string          `json:"name"`
-	Kind     string          `json:"kind"` // KindShareGPT, KindRandom or KindJSONL
+	Kind     string          `json:"kind"` // KindShareGPT, KindRandom, KindJSONL or KindTrace
 	ShareGPT *ShareGPTSource `json:"sharegpt,omitempty"`
 	Random   *RandomSource   `json:"random,omitempty"`
 	JSONL    *JSONLSource    `json:"jsonl,omitempty"`
+	Trace    *TraceSource    `json:"trace,omitempty"`
 	// Tokenizer is a resolved path to a tokenizer.json, TokenizerServer,
 	// or "" for the approximate tokenizer.
 	Tokenizer string    `json:"tokenizer,omitempty"`
@@ -216,7 +232,12 @@ type Dataset struct {
 	// seedSet is whether the source block sets its seed; without one, each
 	// scenario's seed samples it.
 	seedSet bool
+	// multiTurn is multi_turn's value, when set to true.
+	multiTurn *hcl.Range
 }
+
+// MultiTurn reports whether the dataset's entries are multi-turn sessions.
+func (d *Dataset) MultiTurn() bool { return d.multiTurn != nil }
 
 // SeedSet reports whether the dataset's source sets its own seed (a
 // scenario's seed is used otherwise).
@@ -235,7 +256,18 @@ func (d *Dataset) withSeed(seed int64) *Dataset {
 	case c.JSONL != nil:
 		s := *c.JSONL
 		s.Seed, c.JSONL = seed, &s
+	case c.Trace != nil:
+		s := *c.Trace
+		s.Seed, c.Trace = seed, &s
 	}
+	return &c
+}
+
+// withSlice returns a copy of a trace dataset cut to a replay's slice.
+func (d *Dataset) withSlice(start, window time.Duration) *Dataset {
+	c := *d
+	s := *c.Trace
+	s.Start, s.Window, c.Trace = start, window, &s
 	return &c
 }
 
@@ -251,6 +283,10 @@ type ShareGPTSource struct {
 	MaxPromptTokens int  `json:"max_prompt_tokens"`
 	MaxTotalTokens  int  `json:"max_total_tokens"`
 	Oversample      bool `json:"oversample"`
+	// MultiTurn replays each conversation as a session; MaxTurns keeps at
+	// most that many of its turns (0 = all).
+	MultiTurn bool `json:"multi_turn,omitempty"`
+	MaxTurns  int  `json:"max_turns,omitempty"`
 }
 
 // RandomSource generates prompts of given lengths.
@@ -261,6 +297,35 @@ type RandomSource struct {
 	PrefixLen  int     `json:"prefix_len"`
 	NumPrompts int     `json:"num_prompts"`
 	Seed       int64   `json:"seed"`
+	// Prefix puts the prompts in groups sharing a prefix.
+	Prefix *PrefixSource `json:"prefix,omitempty"`
+}
+
+// PrefixSource is a prefix block: NumPrefixes groups of prompts, each
+// sharing a random prefix of SharedPrefixLen tokens (vLLM's
+// prefix-repetition dataset's num_prefixes and prefix_len).
+type PrefixSource struct {
+	SharedPrefixLen int `json:"shared_prefix_len"`
+	NumPrefixes     int `json:"num_prefixes"`
+}
+
+// TraceSource reads a timestamped request log.
+type TraceSource struct {
+	Path   string `json:"path"` // resolved
+	Format string `json:"format"`
+	Seed   int64  `json:"seed"`
+	// BlockSize is the tokens of a Mooncake hash id.
+	BlockSize int `json:"block_size"`
+	// Model and LogType keep only BurstGPT records of that model or log
+	// type ("" keeps all).
+	Model   string `json:"model,omitempty"`
+	LogType string `json:"log_type,omitempty"`
+	// Prefix gives a trace without hash ids groups of shared prefixes.
+	Prefix *PrefixSource `json:"prefix,omitempty"`
+	// Start and Window are the slice a scenario's replay block cuts (this
+	// copy of the dataset is that scenario's).
+	Start  time.Duration `json:"start,omitempty"`
+	Window time.Duration `json:"window,omitempty"`
 }
 
 // JSONLSource reads one JSON object per line.
@@ -273,6 +338,10 @@ type JSONLSource struct {
 	NumPrompts     int    `json:"num_prompts"` // 0 = every line
 	Seed           int64  `json:"seed"`
 	Shuffle        bool   `json:"shuffle"`
+	// MultiTurn replays each line's messages as a session; MaxTurns keeps
+	// at most that many of its turns (0 = all).
+	MultiTurn bool `json:"multi_turn,omitempty"`
+	MaxTurns  int  `json:"max_turns,omitempty"`
 }
 
 // Scenario defaults: the vLLM block shows P99 of every latency vLLM
@@ -292,16 +361,25 @@ const (
 	DefaultRandomOutputLen = 128
 	DefaultJSONLOutputLen  = 256
 	DefaultPromptField     = "prompt"
+	DefaultBlockSize       = 512 // Mooncake's tokens per hash id
 )
 
 // Scenario is one load test: a target, a dataset, a load shape and checks.
-// Exactly one of OpenLoop and ClosedLoop is set.
+// Exactly one of OpenLoop, ClosedLoop and Replay is set.
 type Scenario struct {
 	Name       string      `json:"name"`
 	Target     *Target     `json:"-"`
 	Dataset    *Dataset    `json:"-"`
 	OpenLoop   *OpenLoop   `json:"open_loop,omitempty"`
 	ClosedLoop *ClosedLoop `json:"closed_loop,omitempty"`
+	Replay     *Replay     `json:"replay,omitempty"`
+	// History says what multi-turn sessions send as earlier assistant
+	// turns (HistoryGenerated or HistoryRecorded); TurnThinkMin and
+	// TurnThinkMax bound the uniform think time between a turn's end and
+	// the next turn.
+	History      string        `json:"history,omitempty"`
+	TurnThinkMin time.Duration `json:"turn_think_min,omitempty"`
+	TurnThinkMax time.Duration `json:"turn_think_max,omitempty"`
 	// Requests stops the run after this many measured requests (0 = the
 	// dataset's size); Duration stops it after this long (0 = no limit).
 	// With both, the first reached stops the run.
@@ -357,6 +435,17 @@ type Scenario struct {
 	// Validity bounds what the load generator itself may get wrong before
 	// the run is invalid.
 	Validity Validity `json:"validity"`
+	// Baseline is a result file to compare the run with: conditions read
+	// it as baseline.<metric>.<stat>, and the regression block's
+	// tolerances judge the run against it. A relative path is resolved
+	// against the scenario file's folder. BaselineOptional makes a
+	// missing baseline file skip those checks instead of failing the run
+	// (the first run on a branch has no baseline yet).
+	Baseline         string `json:"baseline,omitempty"`
+	BaselineOptional bool   `json:"baseline_optional,omitempty"`
+	// Regression holds the regression block's tolerances, in the order
+	// written: how much worse than the baseline each figure may get.
+	Regression []RegressionRule `json:"regression,omitempty"`
 	// Sweep or Capacity (at most one) run the scenario at several loads.
 	Sweep     *Sweep          `json:"sweep,omitempty"`
 	Capacity  *CapacitySearch `json:"capacity,omitempty"`
@@ -407,6 +496,17 @@ type OpenLoop struct {
 	Rate       float64 `json:"rate"`
 	Arrival    string  `json:"arrival"`
 	Burstiness float64 `json:"burstiness"` // gamma shape; 1 = Poisson
+	// MaxConcurrency caps requests in flight (0 = no cap).
+	MaxConcurrency int `json:"max_concurrency"`
+}
+
+// Replay sends a trace's requests at their recorded times, divided by
+// Speed; Start and Window cut the slice of the trace it replays (Window 0:
+// to the end).
+type Replay struct {
+	Speed  float64       `json:"speed"`
+	Start  time.Duration `json:"start"`
+	Window time.Duration `json:"window"`
 	// MaxConcurrency caps requests in flight (0 = no cap).
 	MaxConcurrency int `json:"max_concurrency"`
 }
@@ -496,4 +596,46 @@ type fileRef struct {
 	path string
 	expr hcl.Expression // where it was written
 	what string         // what the file is, for messages: "the tokenizer.json of dataset \"x\""
+}
+
+// RegressionRule is one tolerance of a regression block: ttft_p99 = "10%".
+type RegressionRule struct {
+	compare.Tolerance
+	Range hcl.Range `json:"-"`
+}
+
+// Tolerances returns the regression block's tolerances.
+func (s *Scenario) Tolerances() []compare.Tolerance {
+	var out []compare.Tolerance
+	for _, r := range s.Regression {
+		out = append(out, r.Tolerance)
+	}
+	return out
+}
+
+// UsesBaseline reports whether the scenario's checks need a baseline: a
+// regression block, or a condition that reads baseline.*.
+func (s *Scenario) UsesBaseline() bool {
+	if len(s.Regression) > 0 {
+		return true
+	}
+	for _, a := range s.Asserts {
+		if ReadsBaseline(a.Condition) {
+			return true
+		}
+	}
+	return false
+}
+
+// ReadsBaseline reports whether a condition refers to baseline.*.
+func ReadsBaseline(expr hcl.Expression) bool {
+	if expr == nil {
+		return false
+	}
+	for _, tr := range expr.Variables() {
+		if tr.RootName() == "baseline" {
+			return true
+		}
+	}
+	return false
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/big"
 	"net"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
 
+	"github.com/llmload/llmload/compare"
 	"github.com/llmload/llmload/metrics"
 )
 
@@ -24,9 +26,11 @@ var scenarioSchema = &hcl.BodySchema{
 		{Name: "percentiles"}, {Name: "percentile_metrics"}, {Name: "result_filename"}, {Name: "save_detailed"}, {Name: "metrics_addr"},
 		{Name: "verdict"}, {Name: "min_samples"}, {Name: "allow_inconclusive"},
 		{Name: "preflight"}, {Name: "ready_timeout"},
+		{Name: "baseline"}, {Name: "baseline_optional"},
+		{Name: "history"}, {Name: "turn_think_time"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{
-		{Type: "open_loop"}, {Type: "closed_loop"}, {Type: "warmup"}, {Type: "sla"}, {Type: "goodput"}, {Type: "validity"},
+		{Type: "open_loop"}, {Type: "closed_loop"}, {Type: "replay"}, {Type: "warmup"}, {Type: "sla"}, {Type: "goodput"}, {Type: "validity"}, {Type: "regression"},
 		{Type: "abort_on"}, {Type: "abandon"},
 		{Type: "assert", LabelNames: []string{"name"}}, {Type: "sweep"}, {Type: "capacity"},
 	},
@@ -36,6 +40,10 @@ var openLoopSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
 		{Name: "rate"}, {Name: "arrival"}, {Name: "burstiness"}, {Name: "max_concurrency"},
 	},
+}
+
+var replaySchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "speed"}, {Name: "start"}, {Name: "window"}, {Name: "max_concurrency"}},
 }
 
 var closedLoopSchema = &hcl.BodySchema{
@@ -129,6 +137,10 @@ func (l *loader) decodeScenario(d dec, filename string, b *hcl.Block) {
 	d.oneOf(a, "verdict", &s.Verdict, VerdictPoint, VerdictStrict)
 	d.integer(a, "min_samples", &s.MinSamples, 1)
 	d.boolean(a, "allow_inconclusive", &s.AllowInconclusive)
+	if attr := d.str(a, "baseline", &s.Baseline); attr != nil && s.Baseline != "" {
+		s.Baseline = resolvePath(filepath.Dir(filename), s.Baseline)
+	}
+	d.boolean(a, "baseline_optional", &s.BaselineOptional)
 	var startAt string
 	if attr := d.str(a, "start_at", &startAt); attr != nil && startAt != "" {
 		t, err := time.Parse(time.RFC3339Nano, startAt)
@@ -172,18 +184,40 @@ func (l *loader) decodeScenario(d dec, filename string, b *hcl.Block) {
 
 	open := atMostOne(&l.diags, content.Blocks.OfType("open_loop"), "a scenario")
 	closed := atMostOne(&l.diags, content.Blocks.OfType("closed_loop"), "a scenario")
-	switch {
-	case open != nil && closed != nil:
-		first, second := open, closed
-		if closed.DefRange.Start.Byte < open.DefRange.Start.Byte {
-			first, second = closed, open
+	replay := atMostOne(&l.diags, content.Blocks.OfType("replay"), "a scenario")
+	var loads []*hcl.Block
+	for _, b := range []*hcl.Block{open, closed, replay} {
+		if b != nil {
+			loads = append(loads, b)
 		}
-		l.diags = append(l.diags, &hcl.Diagnostic{
-			Severity: hcl.DiagError,
-			Summary:  "Conflicting load blocks",
-			Detail:   fmt.Sprintf("A scenario has exactly one of open_loop and closed_loop; %s was already declared at %s.", first.Type, first.DefRange),
-			Subject:  second.DefRange.Ptr(),
-		})
+	}
+	sort.Slice(loads, func(i, j int) bool { return loads[i].DefRange.Start.Byte < loads[j].DefRange.Start.Byte })
+	switch {
+	case len(loads) > 1:
+		for _, second := range loads[1:] {
+			l.diags = append(l.diags, &hcl.Diagnostic{
+				Severity: hcl.DiagError,
+				Summary:  "Conflicting load blocks",
+				Detail:   fmt.Sprintf("A scenario has exactly one of open_loop, closed_loop and replay; %s was already declared at %s.", loads[0].Type, loads[0].DefRange),
+				Subject:  second.DefRange.Ptr(),
+			})
+		}
+	case replay != nil:
+		s.Replay = l.decodeReplay(d, replay)
+		switch {
+		case s.Dataset == nil:
+		case s.Dataset.Trace == nil:
+			l.diags = append(l.diags, &hcl.Diagnostic{
+				Severity: hcl.DiagError,
+				Summary:  "Replay without a trace",
+				Detail:   fmt.Sprintf("A replay sends requests at the times a trace recorded; dataset %q is a %s source, which records none. Use a trace dataset, or an open_loop.", s.Dataset.Name, s.Dataset.Kind),
+				Subject:  replay.DefRange.Ptr(),
+			})
+		default:
+			// This scenario's copy of the dataset holds its slice, so that only
+			// the slice's prompts are built.
+			s.Dataset = s.Dataset.withSlice(s.Replay.Start, s.Replay.Window)
+		}
 	case open != nil:
 		s.OpenLoop = l.decodeOpenLoop(d, open, vary)
 	case closed != nil:
@@ -202,12 +236,20 @@ func (l *loader) decodeScenario(d dec, filename string, b *hcl.Block) {
 		l.diags = append(l.diags, &hcl.Diagnostic{
 			Severity: hcl.DiagError,
 			Summary:  "Missing load block",
-			Detail:   "A scenario needs one open_loop block (requests at a rate) or one closed_loop block (users).",
+			Detail:   "A scenario needs one open_loop block (requests at a rate), one closed_loop block (users) or one replay block (a trace's own times).",
 			Subject:  b.DefRange.Ptr(),
 		})
 	}
 
-	if vary != "" {
+	switch {
+	case vary != "" && replay != nil:
+		l.diags = append(l.diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "Conflicting load",
+			Detail:   fmt.Sprintf("The %s at %s varies %s; a replay sends a trace at its own times, so there is nothing to vary: use replay's speed, or an open_loop.", blockName(s), varied, vary),
+			Subject:  replay.DefRange.Ptr(),
+		})
+	case vary != "":
 		block := open
 		if block == nil {
 			block = closed
@@ -215,6 +257,8 @@ func (l *loader) decodeScenario(d dec, filename string, b *hcl.Block) {
 		l.checkVaried(s, block, varied)
 		l.checkStepLength(s)
 	}
+
+	l.decodeSessions(d, a, s)
 
 	if w := atMostOne(&l.diags, content.Blocks.OfType("warmup"), "a scenario"); w != nil {
 		c, diags := w.Body.Content(warmupSchema)
@@ -244,8 +288,34 @@ func (l *loader) decodeScenario(d dec, filename string, b *hcl.Block) {
 	if vb := atMostOne(&l.diags, content.Blocks.OfType("validity"), "a scenario"); vb != nil {
 		l.decodeValidity(d, s, vb)
 	}
+	if rb := atMostOne(&l.diags, content.Blocks.OfType("regression"), "a scenario"); rb != nil {
+		l.decodeRegression(d, s, rb)
+	}
 	for _, ab := range content.Blocks.OfType("assert") {
 		l.decodeAssert(d, s, ab)
+	}
+}
+
+// decodeRegression reads a regression block: figure = "tolerance", the
+// same rules as llmload compare's -max-regression.
+func (l *loader) decodeRegression(d dec, s *Scenario, b *hcl.Block) {
+	attrs, diags := b.Body.JustAttributes()
+	l.diags = append(l.diags, diags...)
+	for _, attr := range sortedAttrs(attrs) {
+		var v string
+		if d.str(attrs, attr.Name, &v) == nil {
+			continue
+		}
+		t, err := compare.ParseTolerance(attr.Name, v)
+		if err != nil {
+			l.diags = append(l.diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid regression tolerance", Detail: err.Error() + ".", Subject: attr.Range.Ptr()})
+			continue
+		}
+		s.Regression = append(s.Regression, RegressionRule{Tolerance: t, Range: attr.Range})
+	}
+	if len(attrs) == 0 && !diags.HasErrors() {
+		l.diags = append(l.diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Empty regression block",
+			Detail: "A regression block sets at least one tolerance, such as ttft_p99 = \"10%\".", Subject: b.DefRange.Ptr()})
 	}
 }
 
@@ -429,6 +499,52 @@ func (l *loader) decodeOpenLoop(d dec, b *hcl.Block, vary string) *OpenLoop {
 	}
 	d.integer(a, "max_concurrency", &o.MaxConcurrency, 1)
 	return o
+}
+
+func (l *loader) decodeReplay(d dec, b *hcl.Block) *Replay {
+	r := &Replay{Speed: 1}
+	c, diags := b.Body.Content(replaySchema)
+	l.diags = append(l.diags, diags...)
+	a := c.Attributes
+	if attr := d.float(a, "speed", &r.Speed); attr != nil && !(r.Speed > 0) {
+		d.invalid(attr, "speed divides the recorded times (2 replays twice as fast); it must be more than 0, not %g.", r.Speed)
+	}
+	d.duration(a, "start", &r.Start, false)
+	d.duration(a, "window", &r.Window, true)
+	d.integer(a, "max_concurrency", &r.MaxConcurrency, 1)
+	return r
+}
+
+// decodeSessions reads how multi-turn sessions run: history and
+// turn_think_time, which need a multi-turn dataset, and the chat API.
+func (l *loader) decodeSessions(d dec, a hcl.Attributes, s *Scenario) {
+	multi := s.Dataset != nil && s.Dataset.MultiTurn()
+	if attr := d.str(a, "history", &s.History); attr != nil {
+		switch {
+		case s.History != HistoryGenerated && s.History != HistoryRecorded:
+			d.invalid(attr, "%s", choiceDetail("history", s.History, []string{HistoryGenerated, HistoryRecorded}))
+			s.History = ""
+		case !multi && s.Dataset != nil:
+			d.invalid(attr, "history says what multi-turn sessions send as earlier replies; dataset %q has none (set multi_turn = true on its sharegpt or jsonl source).", s.Dataset.Name)
+		}
+	}
+	if attr, ok := a["turn_think_time"]; ok {
+		s.TurnThinkMin, s.TurnThinkMax = l.decodeThinkTime(d, attr)
+		if !multi && s.Dataset != nil {
+			d.invalid(attr, "turn_think_time is the pause between the turns of multi-turn sessions; dataset %q has none (set multi_turn = true on its sharegpt or jsonl source).", s.Dataset.Name)
+		}
+	}
+	if multi && s.History == "" {
+		s.History = HistoryGenerated
+	}
+	if multi && s.Target != nil && s.Target.API != APIChat {
+		l.diags = append(l.diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "Multi-turn sessions need the chat API",
+			Detail:   fmt.Sprintf("Dataset %q replays conversations, which only the chat API (api = %q) can send; target %q uses %q.", s.Dataset.Name, APIChat, s.Target.Name, s.Target.API),
+			Subject:  s.Dataset.multiTurn,
+		})
+	}
 }
 
 // decodeRate accepts a number > 0 or "inf".
@@ -658,7 +774,7 @@ func (l *loader) decodeThinkTime(d dec, attr *hcl.Attribute) (lo, hi time.Durati
 		return 0, 0
 	}
 	bad := func() (time.Duration, time.Duration) {
-		d.invalid(attr, `think_time is a duration ("2s") or a range of two durations (["1s", "3s"]).`)
+		d.invalid(attr, `%s is a duration ("2s") or a range of two durations (["1s", "3s"]).`, attr.Name)
 		return 0, 0
 	}
 	var parts []cty.Value
@@ -685,7 +801,7 @@ func (l *loader) decodeThinkTime(d dec, attr *hcl.Attribute) (lo, hi time.Durati
 		ds[i] = dur
 	}
 	if ds[0] > ds[1] {
-		d.invalid(attr, "think_time's range runs from %s down to %s; give the shorter first.", ds[0], ds[1])
+		d.invalid(attr, "%s's range runs from %s down to %s; give the shorter first.", attr.Name, ds[0], ds[1])
 		return 0, 0
 	}
 	return ds[0], ds[1]
@@ -803,7 +919,7 @@ func CheckCondition(expr hcl.Expression) hcl.Diagnostics {
 		return diags
 	}
 	ctx := &hcl.EvalContext{
-		Variables: map[string]cty.Value{"metrics": metricsPlaceholder, "server": ServerObject(nil, RawServerRefs(expr))},
+		Variables: map[string]cty.Value{"metrics": metricsPlaceholder, "baseline": metricsPlaceholder, "server": ServerObject(nil, RawServerRefs(expr))},
 		Functions: ConditionFunctions(),
 	}
 	v, more := expr.Value(ctx)
@@ -830,9 +946,10 @@ func checkMetricRef(tr hcl.Traversal) *hcl.Diagnostic {
 	if tr.RootName() == "server" {
 		return checkServerRef(tr)
 	}
-	if tr.RootName() != "metrics" {
+	root := tr.RootName()
+	if root != "metrics" && root != "baseline" {
 		return bad(tr.SourceRange(), "Invalid reference in condition",
-			fmt.Sprintf("A condition can refer only to the run's metrics (metrics.<name>) and the server's (server.<name>), not to %q.", tr.RootName()))
+			fmt.Sprintf("A condition can refer only to the run's metrics (metrics.<name>), the baseline run's (baseline.<name>) and the server's (server.<name>), not to %q.", tr.RootName()))
 	}
 	if len(tr) < 2 {
 		return nil // the whole object; evaluation checks its use
@@ -846,7 +963,7 @@ func checkMetricRef(tr hcl.Traversal) *hcl.Diagnostic {
 		all := metrics.Names()
 		detail := fmt.Sprintf("There is no metric named %q.", name)
 		if s := suggest(name, all); s != "" {
-			detail += fmt.Sprintf(" Did you mean metrics.%s?", s)
+			detail += fmt.Sprintf(" Did you mean %s.%s?", root, s)
 		}
 		detail += " docs/metrics.md lists every metric."
 		return bad(tr[1].SourceRange(), "Unknown metric", detail)
@@ -862,16 +979,16 @@ func checkMetricRef(tr hcl.Traversal) *hcl.Diagnostic {
 	switch m.Kind {
 	case metrics.Scalar:
 		return bad(tr[2].SourceRange(), "Unknown metric",
-			fmt.Sprintf("metrics.%s is a number (%s); it has no %q.", name, m.Unit, stat))
+			fmt.Sprintf("%s.%s is a number (%s); it has no %q.", root, name, m.Unit, stat))
 	case metrics.Distribution:
 		keys = metrics.Stats
 	case metrics.Counts:
 		keys = metrics.CountKeys()
 	}
 	if !slices.Contains(keys, stat) {
-		detail := fmt.Sprintf("metrics.%s has no %q.", name, stat)
+		detail := fmt.Sprintf("%s.%s has no %q.", root, name, stat)
 		if s := suggest(stat, keys); s != "" {
-			detail += fmt.Sprintf(" Did you mean metrics.%s.%s?", name, s)
+			detail += fmt.Sprintf(" Did you mean %s.%s.%s?", root, name, s)
 		}
 		detail += " It has " + quoteList(keys) + "."
 		return bad(tr[2].SourceRange(), "Unknown metric", detail)

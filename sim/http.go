@@ -23,6 +23,10 @@ func (s *Server) routes() *http.ServeMux {
 	mux.HandleFunc("POST "+openaiwire.PathEmbeddings, func(w http.ResponseWriter, r *http.Request) { s.complete(w, r, apiEmbeddings) })
 	mux.HandleFunc("POST /tokenize", s.tokenize)
 	mux.HandleFunc("POST /detokenize", s.detokenize)
+	mux.HandleFunc("GET /version", func(w http.ResponseWriter, r *http.Request) {
+		// As vLLM answers it, so that a run can record what it ran against.
+		writeJSON(w, http.StatusOK, map[string]any{"version": "llmload-sim " + s.p.Name})
+	})
 	mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusOK) })
 	mux.Handle("GET /metrics", s.metrics.handler())
 	return mux

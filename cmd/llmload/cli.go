@@ -76,6 +76,7 @@ func commands() []command {
 		{"sim", "serve the built-in simulated inference engine", cmdSim},
 		{"tokenize", "print the token ids (or count) of text read on stdin", cmdTokenize},
 		{"report", "render result files as text or as one HTML page, several overlaid", cmdReport},
+		{"compare", "compare a run with a baseline run: deltas, intervals, and a verdict against tolerances", cmdCompare},
 		{"merge", "merge result files of one scenario (shards, machines) and judge the checks", cmdMerge},
 		{"dataset", "dataset tools: 'dataset dump' writes the sampled requests", cmdDataset},
 		{"completion", "print a bash or zsh completion script", cmdCompletion},

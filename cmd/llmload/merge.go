@@ -50,6 +50,18 @@ func cmdMerge(_ context.Context, e env, args []string) int {
 		return exitInvalid
 	}
 	outs := assert.Evaluate(sc, res.Summary)
+	if sc.UsesBaseline() || sc.Baseline != "" {
+		// The baseline the runs named, judged against the merged figures.
+		g := &gateOptions{}
+		base, baseRes, code := g.baselineFor(e, sc)
+		if code != exitOK {
+			return code
+		}
+		if base != nil {
+			outs = assert.EvaluateWith(sc, res.Summary, base)
+		}
+		res.Comparison = comparison(sc, baseRes, &report.Run{Overall: res.Summary, RunID: res.RunID, ServerVersion: res.ServerVersion}, nil)
+	}
 	res.Checks = reportChecks(outs)
 	for i := range res.Stages {
 		res.Stages[i] = judgeStage(sc, res.Stages[i])

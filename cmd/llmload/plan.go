@@ -117,6 +117,16 @@ func writePlan(w io.Writer, cfg *scenario.Config, s *scenario.Scenario, ds *data
 	// and run agree on every request.
 	arrivals := executor.Arrivals(executorPlan(s, &liveTarget{target: executorTarget(t)}, ds, nil))
 	writeLoadPlan(w, s, len(ds.Requests), arrivals)
+	if s.Dataset.MultiTurn() {
+		think := "no think time"
+		if s.TurnThinkMax > 0 {
+			think = fmt.Sprintf("turn think time %v", s.TurnThinkMin)
+			if s.TurnThinkMax > s.TurnThinkMin {
+				think = fmt.Sprintf("turn think time %v to %v", s.TurnThinkMin, s.TurnThinkMax)
+			}
+		}
+		fmt.Fprintf(w, "  Sessions: each arrival or user runs one whole session (requests count sessions); %s history, %s\n", s.History, think)
+	}
 	writeReportPlan(w, s)
 	writeFaultsPlan(w, s)
 	writeChecksPlan(w, cfg, s)
@@ -156,6 +166,8 @@ func datasetSeed(s *scenario.Scenario) string {
 		seed = d.Random.Seed
 	case d.JSONL != nil:
 		seed = d.JSONL.Seed
+	case d.Trace != nil:
+		seed = d.Trace.Seed
 	}
 	if d.SeedSet() {
 		return fmt.Sprintf("seed %d, the dataset's", seed)
@@ -202,15 +214,21 @@ func writeDatasetPlan(w io.Writer, d *scenario.Dataset, ds *dataset.Dataset) {
 		tok += `; the run asks the target's /tokenize (tokenizer = "server"), which plan does not call`
 	}
 	fmt.Fprintf(w, "           tokenizer: %s\n", tok)
-	if st.Source == "random" {
+	switch {
+	case st.Source == "random":
 		fmt.Fprintf(w, "           generated %d prompts", st.Sampled)
-	} else {
+	case st.Source == "trace":
+		fmt.Fprintf(w, "           %s trace: records read %d, replayed %d over %v of recorded time", d.Trace.Format, st.Read, st.Sampled, st.Span.Round(time.Millisecond))
+	default:
 		fmt.Fprintf(w, "           entries read %d, examined %d, sampled %d", st.Read, st.Examined, st.Sampled)
 	}
 	if st.Oversampled > 0 {
 		fmt.Fprintf(w, " (%d of them oversampled)", st.Oversampled)
 	}
 	fmt.Fprintln(w)
+	if st.Sessions > 0 {
+		fmt.Fprintf(w, "           multi-turn: %d sessions, %d turns (%.1f per session)\n", st.Sessions, st.Turns, float64(st.Turns)/float64(st.Sessions))
+	}
 	if len(st.Skipped) > 0 {
 		var parts []string
 		for _, k := range sortedKeys(st.Skipped) {
@@ -230,6 +248,10 @@ func writeDatasetPlan(w io.Writer, d *scenario.Dataset, ds *dataset.Dataset) {
 func writeLoadPlan(w io.Writer, s *scenario.Scenario, nPrompts int, sched []time.Duration) {
 	if s.Warmup > 0 {
 		fmt.Fprintf(w, "  Warmup:  %d requests first, not measured\n", s.Warmup)
+	}
+	if r := s.Replay; r != nil {
+		writeReplayPlan(w, s, r, sched)
+		return
 	}
 	if o := s.OpenLoop; o != nil {
 		fmt.Fprintf(w, "  Load:    open loop, %s arrivals", o.Arrival)
@@ -298,6 +320,61 @@ func writeLoadPlan(w io.Writer, s *scenario.Scenario, nPrompts int, sched []time
 		fmt.Fprint(w, ", whichever comes first")
 	}
 	fmt.Fprintln(w)
+}
+
+// writeReplayPlan says what a replay sends: the slice, the speed and the
+// arrival-rate profile of the schedule, in requests per minute of replayed
+// time.
+func writeReplayPlan(w io.Writer, s *scenario.Scenario, r *scenario.Replay, sched []time.Duration) {
+	fmt.Fprintf(w, "  Load:    replay of the trace's recorded times at speed %g", r.Speed)
+	if r.MaxConcurrency > 0 {
+		fmt.Fprintf(w, ", at most %d in flight", r.MaxConcurrency)
+	}
+	fmt.Fprintln(w)
+	slice := fmt.Sprintf("from %v", r.Start)
+	if r.Window > 0 {
+		slice += fmt.Sprintf(" for %v", r.Window)
+	} else {
+		slice += " to the end"
+	}
+	fmt.Fprintf(w, "           slice of the trace %s (recorded time)\n", slice)
+	if s.Duration > 0 {
+		fmt.Fprintf(w, "           stops dispatching after %v\n", s.Duration)
+	}
+	if len(sched) == 0 {
+		fmt.Fprintln(w, "           no request to send")
+		return
+	}
+	last := sched[len(sched)-1]
+	fmt.Fprintf(w, "           %d requests over %s of arrivals\n", len(sched), last.Round(time.Millisecond))
+	lo, mean, hi, whole := rateProfile(sched)
+	if whole {
+		fmt.Fprintf(w, "           arrival rate per minute of the replay: min %.0f, mean %.1f, max %.0f\n", lo, mean, hi)
+	} else {
+		fmt.Fprintf(w, "           arrival rate per minute of the replay: mean %.1f (no whole minute for a min and max)\n", mean)
+	}
+}
+
+// rateProfile counts a schedule's arrivals in each minute from 0: the
+// smallest and largest count of a whole minute (whole is false when the
+// schedule ends within its first minute), and the mean rate per minute
+// over the schedule's span.
+func rateProfile(sched []time.Duration) (lo, mean, hi float64, whole bool) {
+	last := sched[len(sched)-1]
+	counts := make([]int, int(last/time.Minute)+1)
+	for _, at := range sched {
+		counts[int(at/time.Minute)]++
+	}
+	counts = counts[:len(counts)-1] // the last minute is partial
+	lo = math.Inf(1)
+	for _, c := range counts {
+		lo, hi = min(lo, float64(c)), max(hi, float64(c))
+	}
+	mean = 60 * executor.MeanRate(sched)
+	if mean == 0 {
+		mean = float64(len(sched)) // all at once
+	}
+	return lo, mean, hi, len(counts) > 0
 }
 
 func writeChecksPlan(w io.Writer, cfg *scenario.Config, s *scenario.Scenario) {

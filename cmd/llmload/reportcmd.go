@@ -104,7 +104,7 @@ func resultLabel(path string, r *report.Result, all []string) string {
 func writeTextReport(w io.Writer, format string, results []report.Labelled) error {
 	switch format {
 	case "markdown":
-		return report.WriteMarkdown(w, results)
+		return report.WriteMarkdownTables(w, results)
 	case "csv":
 		return report.WriteCSV(w, results)
 	case "json":

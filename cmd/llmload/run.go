@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -29,6 +31,7 @@ type runOptions struct {
 	shard       shardOptions
 	html        string // HTML report path ("" for none)
 	multi       bool   // several scenarios run: one HTML file each
+	gate        *gateOptions
 }
 
 func cmdRun(ctx context.Context, e env, args []string) int {
@@ -42,11 +45,17 @@ func cmdRun(ctx context.Context, e env, args []string) int {
 	fs.StringVar(&opts.metricsAddr, "metrics-addr", "", "serve live Prometheus metrics of the run at http://`host:port`/metrics (overrides a scenario's metrics_addr)")
 	opts.shard.register(fs)
 	fs.StringVar(&opts.html, "html", "", "write a self-contained HTML report to this `file` at the end (with several scenarios, <file> gets the scenario's name before .html)")
+	opts.gate = &gateOptions{}
+	opts.gate.register(fs)
 	cfg, code := parseAndLoad(e, fs, &cf, args)
 	if cfg == nil {
 		return code
 	}
 	opts.out = *out
+	opts.gate.outExplicit = flagGiven(fs, "out", "o")
+	if code := opts.gate.validate(fs); code != exitOK {
+		return code
+	}
 	if err := opts.shard.resolve(os.Getenv); err != nil {
 		return fs.usageError(err.Error())
 	}
@@ -70,7 +79,18 @@ func cmdRun(ctx context.Context, e env, args []string) int {
 			break
 		}
 	}
-	return worst
+	return worse(worst, opts.gate.finish(e))
+}
+
+// flagGiven reports whether any of the named flags was given.
+func flagGiven(fs *flagSet, names ...string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) {
+		if slices.Contains(names, f.Name) {
+			set = true
+		}
+	})
+	return set
 }
 
 // worse returns the more severe of two exit codes.
@@ -115,6 +135,20 @@ func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.S
 		return exitInvalid
 	}
 
+	base, baseRes, code := opts.gate.baselineFor(e, s)
+	if code != exitOK {
+		return code
+	}
+	workload := workloadOf(s, ds, tok)
+	var forced []string
+	if baseRes != nil {
+		var ok bool
+		if forced, ok = checkWorkloads(e, "baseline "+s.Baseline, baseRes.Workload, workload, opts.gate.force); !ok {
+			return exitInvalid
+		}
+	}
+	serverVersion := probeVersion(ctx, e, lt)
+
 	plan := executorPlan(s, lt, ds, tok)
 	fp := fingerprint(s, ds)
 	co, code := coordinate(ctx, e, s, lt, &plan, fp, opts.shard)
@@ -122,14 +156,14 @@ func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.S
 		return code
 	}
 	defer co.close()
-	opts.out = opts.shard.shardDir(opts.out)
+	dest := opts.gate.destinationFor(opts.out, s, time.Now())
+	opts.out = opts.shard.shardDir(dest.dir)
 	// The requests file is opened before any load is sent: an unwritable
 	// output directory fails now, not after the run.
 	var reqs *report.RequestWriter
 	if opts.out != "" {
 		// A sweep's requests carry their step as their stage.
-		base := strings.TrimSuffix(s.RequestsFile(), ".requests.jsonl")
-		if reqs, err = report.CreateRequests(opts.out, base, plan.Closed != nil || s.Varies() != ""); err != nil {
+		if reqs, err = report.CreateRequests(opts.out, strings.TrimSuffix(dest.name, ".json"), plan.Closed != nil || s.Varies() != ""); err != nil {
 			fmt.Fprintf(e.stderr, "llmload: cannot write results to %s: %v\n", opts.out, err)
 			return exitInvalid
 		}
@@ -200,8 +234,10 @@ func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.S
 		return exitInvalid
 	}
 
-	outs := evaluateRun(s, outcome.Overall, sweep)
+	outs := evaluateRun(s, outcome.Overall, sweep, base)
 	rep := buildReport(s, lt, ds, tok, outcome, outs, started, ended)
+	rep.Workload, rep.ServerVersion = workload, serverVersion
+	rep.Comparison = comparison(s, baseRes, rep, forced)
 	if detailed != nil {
 		rep.Detailed = detailed.Detailed()
 	}
@@ -223,8 +259,18 @@ func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.S
 		fmt.Fprintf(e.stderr, "llmload: %v\n", err)
 		return exitNoResult
 	}
-	if err := report.WriteConsole(e.stdout, res); err != nil {
+	console := e.stdout
+	if opts.gate.format == "json" {
+		console = e.stderr
+	}
+	if err := report.WriteConsole(console, res); err != nil {
 		fmt.Fprintf(e.stderr, "llmload: writing the report: %v\n", err)
+	}
+	if res.Comparison != nil {
+		fmt.Fprintln(console)
+		if err := report.WriteComparison(console, res.Comparison); err != nil {
+			fmt.Fprintf(e.stderr, "llmload: writing the comparison: %v\n", err)
+		}
 	}
 	for _, o := range outs {
 		if !o.Passed && o.Diagnostic != nil {
@@ -261,9 +307,14 @@ func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.S
 		werr := reqs.Close()
 		if werr == nil {
 			paths = append(paths, reqs.Path())
-			p := filepath.Join(opts.out, s.ResultFile())
+			p := filepath.Join(opts.out, dest.name)
 			if werr = report.WriteResultFile(p, res); werr == nil {
 				paths = append([]string{p}, paths...)
+				if dest.latest != "" {
+					if err := updateLatest(dest.latest, opts.out); err != nil {
+						fmt.Fprintf(e.stderr, "llmload: updating %s/latest: %v\n", dest.latest, err)
+					}
+				}
 			}
 		}
 		if werr != nil {
@@ -276,20 +327,26 @@ func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.S
 			fmt.Fprintf(e.stderr, "llmload: wrote %s\n", p)
 		}
 	}
-	return code
+	return worse(code, opts.gate.finishScenario(e, s, res, outs))
 }
 
 // evaluateRun evaluates a run's checks. A sweep's or search's sla checks
 // judge each step (they define its capacity); the whole run keeps its
 // asserts, which may read metrics.capacity, and fails when no load met
 // the sla checks.
-func evaluateRun(s *scenario.Scenario, overall *metrics.Summary, sweep *report.Sweep) []assert.Outcome {
-	if sweep == nil {
+func evaluateRun(s *scenario.Scenario, overall *metrics.Summary, sweep *report.Sweep, base *assert.Baseline) []assert.Outcome {
+	evaluate := func(s *scenario.Scenario) []assert.Outcome {
+		if base != nil {
+			return assert.EvaluateWith(s, overall, base)
+		}
 		return assert.Evaluate(s, overall)
+	}
+	if sweep == nil {
+		return evaluate(s)
 	}
 	asserts := *s
 	asserts.SLA = nil
-	outs := assert.Evaluate(&asserts, overall)
+	outs := evaluate(&asserts)
 	if len(s.SLA) > 0 {
 		o := assert.Outcome{
 			Name: "capacity", Kind: "sla", Metric: "capacity",
@@ -389,6 +446,11 @@ func buildReport(s *scenario.Scenario, lt *liveTarget, ds *dataset.Dataset, tok 
 		r.Burstiness = ol.Burstiness
 		r.MaxConcurrency = ol.MaxConcurrency
 	}
+	if rp := s.Replay; rp != nil {
+		// The replay's mean rate: what the schedule is judged against.
+		r.RequestRate = o.ConfiguredRate
+		r.MaxConcurrency = rp.MaxConcurrency
+	}
 	r.Stages = stageReports(s, o.Stages)
 	return r
 }
@@ -411,7 +473,7 @@ func judgeStage(s *scenario.Scenario, rs report.Stage) report.Stage {
 		return rs
 	}
 	slaOnly := *s
-	slaOnly.Asserts = nil
+	slaOnly.Asserts, slaOnly.Regression = nil, nil
 	rs.SLAChecked = true
 	outs := assert.Evaluate(&slaOnly, rs.Summary)
 	rs.Checks = reportChecks(outs)

@@ -221,19 +221,36 @@ func datasetSpec(d *scenario.Dataset) dataset.Spec {
 		c := dataset.DefaultShareGPT()
 		c.Path, c.NumPrompts, c.Seed, c.OutputLen = s.Path, s.NumPrompts, s.Seed, s.OutputLen
 		c.MinPromptTokens, c.MaxPromptTokens, c.MaxTotalTokens, c.Oversample = s.MinPromptTokens, s.MaxPromptTokens, s.MaxTotalTokens, s.Oversample
+		c.MultiTurn, c.MaxTurns = s.MultiTurn, s.MaxTurns
 		spec.ShareGPT = &c
 	case d.Random != nil:
 		r := d.Random
 		c := dataset.DefaultRandom()
 		c.InputLen, c.OutputLen, c.RangeRatio, c.PrefixLen, c.NumPrompts, c.Seed = r.InputLen, r.OutputLen, r.RangeRatio, r.PrefixLen, r.NumPrompts, r.Seed
+		c.Prefix = datasetPrefix(r.Prefix)
 		spec.Random = &c
 	case d.JSONL != nil:
 		j := d.JSONL
 		c := dataset.DefaultJSONL()
 		c.Path, c.PromptField, c.OutputLenField, c.OutputLen, c.NumPrompts, c.Seed, c.Shuffle = j.Path, j.PromptField, j.OutputLenField, j.OutputLen, j.NumPrompts, j.Seed, j.Shuffle
+		c.MultiTurn, c.MaxTurns = j.MultiTurn, j.MaxTurns
 		spec.JSONL = &c
+	case d.Trace != nil:
+		t := d.Trace
+		spec.Trace = &dataset.Trace{
+			Path: t.Path, Format: t.Format, Seed: t.Seed, BlockSize: t.BlockSize,
+			Model: t.Model, LogType: t.LogType, Start: t.Start, Window: t.Window,
+			Prefix: datasetPrefix(t.Prefix),
+		}
 	}
 	return spec
+}
+
+func datasetPrefix(p *scenario.PrefixSource) *dataset.Prefix {
+	if p == nil {
+		return nil
+	}
+	return &dataset.Prefix{Len: p.SharedPrefixLen, Groups: p.NumPrefixes}
 }
 
 // loadDataset opens the tokenizer and samples the dataset. On a dataset
@@ -276,6 +293,12 @@ func executorPlan(s *scenario.Scenario, lt *liveTarget, ds *dataset.Dataset, tok
 		p.MaxRequests = openLoopRequests(s, len(ds.Requests))
 		p.Open = &executor.OpenLoop{Rate: o.Rate, Arrival: o.Arrival, Burstiness: o.Burstiness, MaxConcurrency: o.MaxConcurrency}
 	}
+	if r := s.Replay; r != nil {
+		p.Open = &executor.OpenLoop{Arrival: executor.ArrivalReplay, Speed: r.Speed, MaxConcurrency: r.MaxConcurrency}
+		// The replay's mean rate stands as its configured rate in reports.
+		p.Open.Rate = executor.MeanRate(executor.Arrivals(p))
+	}
+	p.Sessions = executor.Sessions{History: s.History, ThinkMin: s.TurnThinkMin, ThinkMax: s.TurnThinkMax}
 	if c := s.ClosedLoop; c != nil {
 		cl := &executor.ClosedLoop{ThinkMin: c.ThinkMin, ThinkMax: c.ThinkMax,
 			Backoff: executor.Backoff{Min: c.BackoffMin, Max: c.BackoffMax}}
@@ -304,6 +327,8 @@ func reportChecks(outs []assert.Outcome) []report.Check {
 			Lower:       o.Lower,
 			Upper:       o.Upper,
 			Default:     o.Default,
+			Baseline:    o.Baseline,
+			Tolerance:   o.Tolerance,
 			Verdict:     o.Verdict,
 			Passed:      o.Passed,
 			Message:     o.Message,
@@ -343,6 +368,9 @@ func fingerprint(s *scenario.Scenario, ds *dataset.Dataset) string {
 	enc := json.NewEncoder(h)
 	for _, r := range ds.Requests {
 		_ = enc.Encode([]any{r.Prompt, r.Messages, r.OutputLen})
+		if r.At != 0 || len(r.Turns) > 0 {
+			_ = enc.Encode([]any{r.At, r.Turns})
+		}
 	}
 	fmt.Fprintf(h, "llmload %s", version)
 	return hex.EncodeToString(h.Sum(nil))

@@ -20,11 +20,13 @@ var allowed = map[string][]string{
 	"metrics":   {},
 	"tokenizer": {"internal/secret"},
 	"dataset":   {"tokenizer", "internal/secret"},
-	"scenario":  {"metrics", "internal/secret"},
-	"assert":    {"scenario", "metrics", "internal/secret"},
-	"executor":  {"dataset", "metrics", "tokenizer", "internal/openaiwire", "internal/secret"},
-	"sim":       {"metrics", "tokenizer", "internal/openaiwire", "internal/secret"},
-	"report":    {"metrics"},
+	"scenario":  {"metrics", "compare", "internal/secret"},
+	"assert":    {"scenario", "metrics", "compare", "internal/secret"},
+	// The statistics of comparing two runs: summaries in, deltas out.
+	"compare":  {"metrics"},
+	"executor": {"dataset", "metrics", "tokenizer", "internal/openaiwire", "internal/secret"},
+	"sim":      {"metrics", "tokenizer", "internal/openaiwire", "internal/secret"},
+	"report":   {"metrics"},
 	// The live Prometheus exporter (an executor observer) and the
 	// server-metrics scraper: both read and write only metrics' types.
 	"live":   {"metrics"},
@@ -37,7 +39,7 @@ var allowed = map[string][]string{
 }
 
 // hclFree are the packages that must not depend on HCL or cty.
-var hclFree = []string{"metrics", "tokenizer", "dataset", "executor", "sim", "report", "live", "scrape", "internal/openaiwire", "internal/secret"}
+var hclFree = []string{"compare", "metrics", "tokenizer", "dataset", "executor", "sim", "report", "live", "scrape", "internal/openaiwire", "internal/secret"}
 
 // unit is the name the rules know a package of ours by: its top-level
 // folder ("executor" for executor/executortest), or, under internal/, the

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/yaml"
+)
+
+// TestCIExamples keeps examples/ci valid: the scenario validates and is
+// formatted, and both CI files parse, start the simulator where the
+// scenario points, run the scenario with JUnit output and keep the results.
+func TestCIExamples(t *testing.T) {
+	ctx := context.Background()
+	const scen = "../../examples/ci/scenario.hcl"
+	if code, out, errOut := call(t, ctx, "validate", scen); code != exitOK {
+		t.Fatalf("validate: exit %d\n%s%s", code, out, errOut)
+	}
+	if code, out, _ := call(t, ctx, "fmt", "-check", scen); code != exitOK {
+		t.Errorf("%s is not formatted (%s)", scen, out)
+	}
+	src, err := os.ReadFile(scen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(src), `default     = "http://127.0.0.1:8000"`) {
+		t.Fatalf("the scenario no longer targets 127.0.0.1:8000, where the CI files start the server")
+	}
+
+	var gh struct {
+		Jobs map[string]struct {
+			Steps []struct {
+				Name string            `json:"name"`
+				Run  string            `json:"run"`
+				Uses string            `json:"uses"`
+				If   string            `json:"if"`
+				With map[string]string `json:"with"`
+			} `json:"steps"`
+		} `json:"jobs"`
+	}
+	var gl map[string]struct {
+		Script    []string `json:"script"`
+		Artifacts struct {
+			When    string            `json:"when"`
+			Reports map[string]string `json:"reports"`
+			Paths   []string          `json:"paths"`
+		} `json:"artifacts"`
+	}
+	for path, v := range map[string]any{"../../examples/ci/github-actions.yml": &gh, "../../examples/ci/gitlab-ci.yml": &gl} {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := yaml.Unmarshal(b, v); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+	}
+	var all []string
+	for _, j := range gh.Jobs {
+		for _, s := range j.Steps {
+			all = append(all, s.Run, s.Uses, s.With["report_paths"], s.With["path"])
+		}
+	}
+	ghText := strings.Join(all, "\n")
+	for _, want := range []string{"llmload sim -listen 127.0.0.1:8000", "llmload run examples/ci/scenario.hcl -junit llmload-junit.xml", "actions/upload-artifact", "llmload-junit.xml", "llmload-results/latest/ci.json examples/ci/baselines/ci.json"} {
+		if !strings.Contains(ghText, want) {
+			t.Errorf("github-actions.yml lacks %q", want)
+		}
+	}
+	job, ok := gl["llmload"]
+	if !ok {
+		t.Fatal("gitlab-ci.yml has no llmload job")
+	}
+	glText := strings.Join(job.Script, "\n")
+	for _, want := range []string{"llmload sim -listen 127.0.0.1:8000", "llmload run examples/ci/scenario.hcl -junit llmload-junit.xml"} {
+		if !strings.Contains(glText, want) {
+			t.Errorf("gitlab-ci.yml's script lacks %q", want)
+		}
+	}
+	if job.Artifacts.Reports["junit"] != "llmload-junit.xml" || job.Artifacts.When != "always" {
+		t.Errorf("gitlab-ci.yml does not publish the JUnit report always: %+v", job.Artifacts)
+	}
+}

@@ -1,0 +1,63 @@
+# A short run on the simulator gated against a baseline run, for
+# baseline_test.go: raising step_overhead makes a slower candidate.
+variable "step_overhead" {
+  default = "100us"
+}
+
+variable "seed" {
+  default = 3
+}
+
+target "sim" {
+  base_url   = "sim://tiny"
+  api        = "openai-chat"
+  model      = "tiny"
+  ignore_eos = true
+  timeout    = "20s"
+  sim {
+    step_overhead = var.step_overhead
+  }
+}
+
+dataset "random" {
+  random {
+    input_len   = 32
+    output_len  = 16
+    num_prompts = 300
+    seed        = var.seed
+  }
+}
+
+scenario "upgrade" {
+  target   = target.sim
+  dataset  = dataset.random
+  requests = 300
+  open_loop {
+    rate = 200
+  }
+
+  baseline          = "baselines/upgrade.json"
+  baseline_optional = true
+
+  # The tests share a busy machine with the simulator in the same process.
+  validity {
+    max_rate_shortfall = 0.5
+    max_lag_p99        = "1s"
+    max_client_cpu     = 1
+  }
+
+  sla {
+    error_rate = 0.0
+  }
+
+  # Generous tolerances: the slower candidate is several times slower.
+  regression {
+    itl_p50  = "50%"
+    tpot_p50 = "50%"
+  }
+
+  assert "itl close to the baseline" {
+    condition     = metrics.itl.p50 <= baseline.itl.p50 * 1.5
+    error_message = "ITL grew by more than half."
+  }
+}

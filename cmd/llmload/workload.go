@@ -1,0 +1,196 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/llmload/llmload/dataset"
+	"github.com/llmload/llmload/report"
+	"github.com/llmload/llmload/scenario"
+	"github.com/llmload/llmload/tokenizer"
+)
+
+// workloadOf identifies what a run sends, without its target's address: the
+// model and API, the resolved load shape, the dataset (source file hash,
+// seed, sampling rules, the sampled requests' hash and length statistics),
+// the tokenizer and llmload's version. compare refuses two runs whose
+// workloads differ, and a baseline must share the run's.
+func workloadOf(s *scenario.Scenario, ds *dataset.Dataset, tok tokenizer.Tokenizer) *report.Workload {
+	var resolved map[string]json.RawMessage
+	raw, _ := json.Marshal(s.Resolved())
+	_ = json.Unmarshal(raw, &resolved)
+	load := map[string]any{}
+	for _, k := range []string{"open_loop", "closed_loop", "requests", "duration", "warmup", "seed"} {
+		if v, ok := resolved[k]; ok {
+			load[k] = v
+		}
+	}
+	if t := s.Target; t != nil {
+		// What shapes each request's body beside its prompt.
+		load["ignore_eos"] = t.IgnoreEOS
+		if len(t.ExtraBody) > 0 {
+			load["extra_body"] = t.ExtraBody
+		}
+	}
+	w := &report.Workload{ToolVersion: version}
+	if t := s.Target; t != nil {
+		w.Model, w.API = t.Model, t.API
+	}
+	w.Load, _ = json.Marshal(load)
+
+	d := map[string]any{}
+	if sd := s.Dataset; sd != nil {
+		src := map[string]any{"kind": sd.Kind}
+		var rules any
+		var path string
+		switch {
+		case sd.ShareGPT != nil:
+			c := *sd.ShareGPT
+			path, c.Path = c.Path, ""
+			rules = c
+		case sd.Random != nil:
+			rules = *sd.Random
+		case sd.JSONL != nil:
+			c := *sd.JSONL
+			path, c.Path = c.Path, ""
+			rules = c
+		}
+		src["rules"] = rules
+		if path != "" {
+			src["file"] = filepath.Base(path)
+			src["file_sha256"] = fileHash(path)
+		}
+		d["source"] = src
+	}
+	if ds != nil {
+		h := sha256.New()
+		enc := json.NewEncoder(h)
+		for _, r := range ds.Requests {
+			_ = enc.Encode([]any{r.Prompt, r.Messages, r.OutputLen})
+		}
+		d["requests_sha256"] = hex.EncodeToString(h.Sum(nil))
+		d["sampled"] = ds.Stats.Sampled
+		d["prompt_len"] = ds.Stats.PromptLen
+		d["output_len"] = ds.Stats.OutputLen
+	}
+	w.Dataset, _ = json.Marshal(d)
+	if tok != nil {
+		w.Tokenizer = tok.Name()
+	}
+	body, _ := json.Marshal(w)
+	sum := sha256.Sum256(body)
+	w.Fingerprint = hex.EncodeToString(sum[:])
+	return w
+}
+
+// fileHash is the SHA-256 of a file ("" when it cannot be read).
+func fileHash(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return ""
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// probeServerVersion asks the target what it runs, the way the common
+// engines say it: GET /version ({"version": ...}: vLLM, SGLang), GET /info
+// (TGI), the owner in GET /v1/models, and the Server response header. It
+// never fails a run: "" when the target says nothing.
+func probeServerVersion(ctx context.Context, lt *liveTarget) string {
+	client, err := lt.target.HTTPClient(1)
+	if err != nil {
+		return ""
+	}
+	client.Timeout = 2 * time.Second
+	defer client.CloseIdleConnections()
+	base := strings.TrimSuffix(lt.target.BaseURL, "/")
+	var header string
+	get := func(path string) map[string]any {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+path, nil)
+		if err != nil {
+			return nil
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			return nil
+		}
+		defer resp.Body.Close()
+		if header == "" {
+			header = resp.Header.Get("Server")
+		}
+		if resp.StatusCode != http.StatusOK {
+			return nil
+		}
+		var v map[string]any
+		if json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&v) != nil {
+			return nil
+		}
+		return v
+	}
+	var parts []string
+	if v := get("/version"); v != nil {
+		if s, ok := v["version"].(string); ok && s != "" {
+			parts = append(parts, s+" (/version)")
+		}
+	}
+	if len(parts) == 0 {
+		if v := get("/info"); v != nil {
+			if s, ok := v["version"].(string); ok && s != "" {
+				parts = append(parts, s+" (/info)")
+			}
+		}
+	}
+	if v := get("/v1/models"); v != nil {
+		if data, ok := v["data"].([]any); ok && len(data) > 0 {
+			if m, ok := data[0].(map[string]any); ok {
+				if s, ok := m["version"].(string); ok && s != "" {
+					parts = append(parts, "model version "+s)
+				}
+				if s, ok := m["owned_by"].(string); ok && s != "" {
+					parts = append(parts, "owned by "+s)
+				}
+			}
+		}
+	}
+	if header != "" {
+		parts = append(parts, "Server: "+header)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// checkWorkloads refuses results of different workloads unless forced; a
+// forced comparison prints every difference loudly. It returns the
+// differences (nil when the workloads are equal) and false when refused.
+func checkWorkloads(e env, what string, base, cand *report.Workload, force bool) ([]string, bool) {
+	diffs := base.Differences(cand)
+	if len(diffs) == 0 {
+		return nil, true
+	}
+	if !force {
+		fmt.Fprintf(e.stderr, "llmload: %s: the two runs sent different workloads, so comparing them compares more than the servers:\n", what)
+		for _, d := range diffs {
+			fmt.Fprintf(e.stderr, "  %s\n", d)
+		}
+		fmt.Fprintln(e.stderr, "llmload: refusing; -force compares them anyway")
+		return diffs, false
+	}
+	fmt.Fprintf(e.stderr, "llmload: WARNING: -force: %s: the workloads differ; the comparison below is NOT of the servers alone:\n", what)
+	for _, d := range diffs {
+		fmt.Fprintf(e.stderr, "  WARNING: %s\n", d)
+	}
+	return diffs, true
+}

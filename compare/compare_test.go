@@ -1,0 +1,166 @@
+package compare
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/llmload/llmload/metrics"
+)
+
+// synth is a run whose truth is known: n requests spread evenly over span,
+// each with a log-normal TTFT (median ttft, sigma 0.25) and tokens tokens
+// 10 ms apart (log-normal, sigma 0.1), recorded with metrics.Recorder and
+// SeriesRecorder as the executor records them.
+type synth struct {
+	n      int
+	ttft   time.Duration
+	span   time.Duration
+	tokens int
+	failed int
+	seed   uint64
+}
+
+func (s synth) summary() *metrics.Summary {
+	base := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	rec := metrics.NewRecorder(metrics.Options{Base: base})
+	ser := metrics.NewSeriesRecorder(base, time.Second)
+	r := rand.New(rand.NewPCG(s.seed, 7))
+	tokens := max(s.tokens, 2)
+	for i := range s.n {
+		at := time.Duration(int64(s.span) * int64(i) / int64(s.n))
+		req := &metrics.Request{ID: int64(i), Intended: at, Dispatched: at, Sent: at,
+			OutputTokens: tokens, OutputEvents: tokens, OutputTokensSource: metrics.SourceUsage, MaxTokens: tokens, IgnoreEOS: true, FinishReason: "length"}
+		if i < s.failed {
+			req.Error, req.End = metrics.ErrHTTPStatus, at+time.Millisecond
+			rec.Add(req)
+			ser.Add(req)
+			continue
+		}
+		req.TTFT = time.Duration(float64(s.ttft) * math.Exp(0.25*r.NormFloat64()))
+		req.E2E = req.TTFT
+		for range tokens - 1 {
+			gap := time.Duration(float64(10*time.Millisecond) * math.Exp(0.1*r.NormFloat64()))
+			req.ITL = append(req.ITL, gap)
+			req.E2E += gap
+		}
+		req.End = at + req.E2E
+		rec.Add(req)
+		ser.Add(req)
+	}
+	sum := rec.Summary()
+	sum.Series = ser.Series()
+	return sum
+}
+
+func TestJudge(t *testing.T) {
+	ms := time.Millisecond
+	base2000 := synth{n: 2000, ttft: 100 * ms, span: 20 * time.Second, tokens: 8, seed: 1}
+	tests := []struct {
+		name      string
+		base, new synth
+		tol       string
+		want      string
+	}{
+		// The same run on both sides: no regression.
+		{"identical runs", base2000, base2000, "ttft_p99=10%", Pass},
+		{"identical runs, throughput", base2000, base2000, "output_throughput=5%", Pass},
+		// Another draw of the same system.
+		{"same system, another seed", base2000, synth{n: 2000, ttft: 100 * ms, span: 20 * time.Second, tokens: 8, seed: 2}, "ttft_p99=10%", Pass},
+		// A 30% slower TTFT on 2,000 samples.
+		{"30% TTFT regression", base2000, synth{n: 2000, ttft: 130 * ms, span: 20 * time.Second, tokens: 8, seed: 2}, "ttft_p99=10%", Fail},
+		{"30% TTFT regression, mean", base2000, synth{n: 2000, ttft: 130 * ms, span: 20 * time.Second, tokens: 8, seed: 2}, "ttft_mean=10%", Fail},
+		// 30% less output throughput: the same requests over 1.3x the time.
+		{"throughput regression", base2000, synth{n: 2000, ttft: 100 * ms, span: 26 * time.Second, tokens: 8, seed: 2}, "output_throughput=5%", Fail},
+		// A 3% shift on 50 samples: P99 needs 1,000 samples...
+		{"3% shift on 50 samples, P99", synth{n: 50, ttft: 100 * ms, span: 5 * time.Second, tokens: 8, seed: 1}, synth{n: 50, ttft: 103 * ms, span: 5 * time.Second, tokens: 8, seed: 2}, "ttft_p99=10%", Inconclusive},
+		// ...and the median's interval straddles a 5% tolerance.
+		{"3% shift on 50 samples, P50", synth{n: 50, ttft: 100 * ms, span: 5 * time.Second, tokens: 8, seed: 1}, synth{n: 50, ttft: 103 * ms, span: 5 * time.Second, tokens: 8, seed: 2}, "ttft_p50=5%", Inconclusive},
+		// An error rate from 0 to 5% of 2,000 requests is beyond 1 point.
+		{"error rate up", base2000, synth{n: 2000, ttft: 100 * ms, span: 20 * time.Second, tokens: 8, failed: 100, seed: 2}, "error_rate=1%", Fail},
+		{"error rate same", base2000, base2000, "error_rate=1%", Pass},
+		// Faster is never a regression.
+		{"improvement", synth{n: 2000, ttft: 130 * ms, span: 20 * time.Second, tokens: 8, seed: 1}, base2000, "ttft_p99=10%", Pass},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tols, err := ParseTolerances(tt.tol)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := Judge(tt.base.summary(), tt.new.summary(), tols[0], Options{})
+			if d.Verdict != tt.want {
+				lo, hi := d.PercentInterval()
+				t.Errorf("verdict %s, want %s: base %.3f new %.3f delta %.3f [%.3f, %.3f] (%.1f%% to %.1f%%), limit %.3f, %s",
+					d.Verdict, tt.want, d.Base, d.New, d.Delta, d.Lower, d.Upper, lo, hi, d.Limit, d.Message)
+			}
+			if d.Verdict != Pass && d.Message == "" {
+				t.Errorf("a %s verdict without a message", d.Verdict)
+			}
+			if d.HasInterval && (d.Lower > d.Delta || d.Upper < d.Delta) && d.Method != MethodProportion {
+				t.Errorf("interval [%g, %g] does not hold the delta %g", d.Lower, d.Upper, d.Delta)
+			}
+		})
+	}
+}
+
+// TestBootstrapCoverage checks the percentile interval's truth by
+// simulation: over many pairs of runs of the same system, the 95%
+// interval of the P90 delta holds the true delta (0) about 95% of the time.
+func TestBootstrapCoverage(t *testing.T) {
+	const trials = 60
+	covered := 0
+	for i := range trials {
+		a := synth{n: 400, ttft: 100 * time.Millisecond, span: 4 * time.Second, tokens: 2, seed: uint64(2*i + 10)}.summary()
+		b := synth{n: 400, ttft: 100 * time.Millisecond, span: 4 * time.Second, tokens: 2, seed: uint64(2*i + 11)}.summary()
+		d := Measure(a, b, "ttft", "p90", Options{Replicates: 1000})
+		if d.Lower <= 0 && d.Upper >= 0 {
+			covered++
+		}
+	}
+	// 95% of 60 is 57; a binomial's 99.9% range reaches down to 51.
+	if covered < 51 {
+		t.Errorf("the 95%% interval held the true delta in %d of %d trials", covered, trials)
+	}
+}
+
+func TestDeterministic(t *testing.T) {
+	a := synth{n: 1500, ttft: 100 * time.Millisecond, span: 10 * time.Second, tokens: 4, seed: 1}.summary()
+	b := synth{n: 1500, ttft: 110 * time.Millisecond, span: 10 * time.Second, tokens: 4, seed: 2}.summary()
+	first := Compare(a, b, nil, DefaultTolerances, Options{})
+	second := Compare(a, b, nil, DefaultTolerances, Options{})
+	if diff := cmp.Diff(first, second, cmp.Comparer(func(x, y float64) bool { return x == y || math.IsNaN(x) && math.IsNaN(y) })); diff != "" {
+		t.Errorf("two comparisons of the same runs differ (-first +second):\n%s", diff)
+	}
+}
+
+func TestParseTolerances(t *testing.T) {
+	got, err := ParseTolerances("ttft_p99=10%, output_throughput=5%,error_rate=0.5%,ttft_from_intended_p90=20%")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Tolerance{
+		{Key: "ttft_p99", Metric: "ttft", Stat: "p99", Fraction: 0.10},
+		{Key: "output_throughput", Metric: "output_throughput", Fraction: 0.05},
+		{Key: "error_rate", Metric: "error_rate", Fraction: 0.005},
+		{Key: "ttft_from_intended_p90", Metric: "ttft_from_intended", Stat: "p90", Fraction: 0.20},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	for spec, msg := range map[string]string{
+		"ttft_p99":                "want key=percentage",
+		"ttft_p99=10":             "is a percentage",
+		"tft_p99=10%":             "did you mean ttft_p99?",
+		"duration=10%":            "describes the load",
+		"ttft_p99=1%,ttft_p99=2%": "given twice",
+	} {
+		if _, err := ParseTolerances(spec); err == nil || !strings.Contains(err.Error(), msg) {
+			t.Errorf("%q: error %v, want one saying %q", spec, err, msg)
+		}
+	}
+}

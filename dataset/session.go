@@ -1,0 +1,121 @@
+package dataset
+
+import (
+	"strings"
+
+	"github.com/llmload/llmload/tokenizer"
+)
+
+// Chat roles.
+const (
+	RoleSystem    = "system"
+	RoleUser      = "user"
+	RoleAssistant = "assistant"
+)
+
+// shareGPTRole maps a ShareGPT "from" to a chat role: "human" and "user"
+// ask, "gpt", "assistant", "chatgpt", "bard", "bing" and "model" answer,
+// "system" is a system message; anything else asks.
+func shareGPTRole(from string) string {
+	switch strings.ToLower(from) {
+	case "gpt", "assistant", "chatgpt", "bard", "bing", "model":
+		return RoleAssistant
+	case "system":
+		return RoleSystem
+	}
+	return RoleUser
+}
+
+// sessionTurns groups a conversation into turns: the messages up to a
+// reply (a system message and a user message, say) and the assistant
+// message that answers them. Replies before the first question are left
+// out; consecutive replies are joined by a newline; questions after the
+// last reply make a last turn without a recorded reply.
+func sessionTurns(msgs []Message) []Turn {
+	var turns []Turn
+	var pending []Message
+	asked := false
+	for _, m := range msgs {
+		if m.Role != RoleAssistant {
+			pending = append(pending, m)
+			asked = asked || m.Role == RoleUser
+			continue
+		}
+		switch {
+		case asked:
+			turns = append(turns, Turn{Messages: pending, Reply: m.Content})
+			pending, asked = nil, false
+		case len(turns) > 0 && len(pending) == 0:
+			turns[len(turns)-1].Reply += "\n" + m.Content
+		}
+	}
+	if asked {
+		turns = append(turns, Turn{Messages: pending})
+	}
+	return turns
+}
+
+// sessionLimits bound the turns a session keeps.
+type sessionLimits struct {
+	// outputLen fixes every turn's output length; 0 takes the recorded
+	// reply's length (a turn without a reply then ends the session).
+	outputLen int
+	// maxTurns keeps at most that many turns (0: all).
+	maxTurns int
+	// maxTotal, when > 0, ends the session before the first turn whose
+	// prompt (history included) and output lengths add up to more.
+	maxTotal int
+}
+
+// countTurns fills each turn's PromptLen (the whole recorded history up to
+// it, contents joined by newlines, special tokens included) and OutputLen,
+// and cuts the session where the limits say. The first turn is always kept
+// (the callers apply their own rules to it).
+func countTurns(turns []Turn, lim sessionLimits, tok tokenizer.Tokenizer) ([]Turn, error) {
+	if lim.maxTurns > 0 && len(turns) > lim.maxTurns {
+		turns = turns[:lim.maxTurns]
+	}
+	var history []string
+	for j := range turns {
+		t := &turns[j]
+		for _, m := range t.Messages {
+			history = append(history, m.Content)
+		}
+		ids, err := encode(tok, strings.Join(history, "\n"), true)
+		if err != nil {
+			return nil, err
+		}
+		t.PromptLen = len(ids)
+		t.OutputLen = lim.outputLen
+		if t.OutputLen == 0 {
+			if t.Reply == "" {
+				return turns[:j], nil
+			}
+			// As vLLM counts a ShareGPT reply: special tokens included.
+			ids, err := encode(tok, t.Reply, true)
+			if err != nil {
+				return nil, err
+			}
+			t.OutputLen = len(ids)
+		}
+		if j > 0 && lim.maxTotal > 0 && t.PromptLen+t.OutputLen > lim.maxTotal {
+			return turns[:j], nil
+		}
+		history = append(history, t.Reply)
+	}
+	return turns, nil
+}
+
+// sessionRequest is the request of a session: the first turn's, with the
+// turns.
+func sessionRequest(index int, turns []Turn) Request {
+	first := turns[0]
+	contents := make([]string, len(first.Messages))
+	for i, m := range first.Messages {
+		contents[i] = m.Content
+	}
+	return Request{
+		Index: index, Prompt: strings.Join(contents, "\n"), Messages: first.Messages,
+		PromptLen: first.PromptLen, OutputLen: first.OutputLen, Turns: turns,
+	}
+}

@@ -1,0 +1,63 @@
+# The scenario CI runs on every pull request (examples/ci/github-actions.yml,
+# examples/ci/gitlab-ci.yml): Poisson load against the server the job
+# started, gated by absolute SLAs and against the baseline stored in
+# baselines/ (refreshed on main). docs/ci.md walks through it.
+variable "base_url" {
+  description = "The server under test; CI starts `llmload sim` on this address."
+  default     = "http://127.0.0.1:8000"
+}
+
+target "server" {
+  base_url   = var.base_url
+  api        = "openai-chat"
+  model      = "sim-tiny"
+  ignore_eos = true
+  timeout    = "30s"
+}
+
+dataset "random" {
+  random {
+    input_len   = 64
+    output_len  = 32
+    num_prompts = 1200
+    seed        = 1
+  }
+}
+
+scenario "ci" {
+  target   = target.server
+  dataset  = dataset.random
+  requests = 1200
+  open_loop {
+    rate = 40
+  }
+  warmup {
+    requests = 10
+  }
+
+  # The first run on a branch has no baseline yet: its baseline checks
+  # are skipped, not failed.
+  baseline          = "baselines/ci.json"
+  baseline_optional = true
+
+  sla {
+    ttft_p99   = "500ms"
+    itl_p99    = "100ms"
+    error_rate = 0.01
+  }
+
+  # At most this much worse than the baseline, beyond noise. Medians:
+  # tails move with the machine between runs, which one run's interval
+  # cannot see, and an open loop's throughput is the offered rate's, not
+  # the server's (docs/ci.md).
+  regression {
+    ttft_p50 = "10%"
+    itl_p50  = "10%"
+    e2el_p50 = "10%"
+  }
+
+  assert "median TTFT close to the baseline" {
+    condition     = metrics.ttft.p50 <= baseline.ttft.p50 * 1.10
+    error_message = "Median TTFT grew by more than 10% against the baseline."
+  }
+}

@@ -1,0 +1,403 @@
+package report
+
+import (
+	"encoding/xml"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/llmload/llmload/metrics"
+)
+
+// Outputs for CI systems: JUnit XML, GitHub-flavoured Markdown (a step
+// summary or a PR comment), GitHub Actions annotations and the JSON
+// summary for scripts. Each is a pure function of results.
+
+// Overall verdicts of a run, as CI outputs name them.
+const (
+	VerdictInvalid  = "invalid"   // the load generator did not do what the scenario said
+	VerdictNoResult = "no result" // nothing completed
+)
+
+// Verdict is a result's overall verdict: invalid, no result, fail (a check
+// failed), inconclusive (one could not be judged), or pass. Skipped checks
+// count for nothing.
+func (r *Result) Verdict() string {
+	switch {
+	case r.Summary == nil || r.Summary.Completed == 0:
+		return VerdictNoResult
+	case r.Validity != nil && !r.Validity.Valid:
+		return VerdictInvalid
+	}
+	v := Pass
+	for _, c := range r.Checks {
+		switch c.Verdict {
+		case Fail:
+			return Fail
+		case Inconclusive:
+			v = Inconclusive
+		}
+	}
+	return v
+}
+
+// CheckText is a check's outcome in one line, for failure messages:
+// threshold, value, samples, interval and baseline.
+func CheckText(c Check) string {
+	var b strings.Builder
+	b.WriteString(c.Name)
+	if c.Kind == "assert" {
+		b.WriteString(": " + c.Description)
+		if m := c.MeasuredText(); m != "" {
+			b.WriteString(" (" + m + ")")
+		}
+	} else {
+		if t := c.ThresholdText(); t != "" {
+			b.WriteString(": threshold " + t)
+		}
+		b.WriteString("; measured " + c.MeasuredText())
+		if c.Samples > 0 && c.Stat != "" {
+			fmt.Fprintf(&b, " (n=%d)", c.Samples)
+		}
+		if c.Lower != nil && c.Upper != nil {
+			fmt.Fprintf(&b, "; 95%% interval %s to %s", metrics.Format(c.Metric, c.Stat, *c.Lower), metrics.Format(c.Metric, c.Stat, *c.Upper))
+		}
+	}
+	if c.Message != "" {
+		b.WriteString(". " + strings.TrimSpace(c.Message))
+	}
+	return b.String()
+}
+
+// JUnit XML: the structure every CI system reads (testsuites, testsuite,
+// testcase with failure, error or skipped).
+type junitSuites struct {
+	XMLName  xml.Name     `xml:"testsuites"`
+	Name     string       `xml:"name,attr"`
+	Tests    int          `xml:"tests,attr"`
+	Failures int          `xml:"failures,attr"`
+	Errors   int          `xml:"errors,attr"`
+	Skipped  int          `xml:"skipped,attr"`
+	Time     string       `xml:"time,attr"`
+	Suites   []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name       string          `xml:"name,attr"`
+	Tests      int             `xml:"tests,attr"`
+	Failures   int             `xml:"failures,attr"`
+	Errors     int             `xml:"errors,attr"`
+	Skipped    int             `xml:"skipped,attr"`
+	Time       string          `xml:"time,attr"`
+	Timestamp  string          `xml:"timestamp,attr,omitempty"`
+	Properties []junitProperty `xml:"properties>property,omitempty"`
+	Cases      []junitCase     `xml:"testcase"`
+}
+
+type junitProperty struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
+}
+
+type junitCase struct {
+	Name      string        `xml:"name,attr"`
+	Classname string        `xml:"classname,attr"`
+	Time      string        `xml:"time,attr"`
+	Failure   *junitProblem `xml:"failure,omitempty"`
+	Error     *junitProblem `xml:"error,omitempty"`
+	Skipped   *junitProblem `xml:"skipped,omitempty"`
+}
+
+type junitProblem struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr,omitempty"`
+	Text    string `xml:",chardata"`
+}
+
+func xmlSeconds(f float64) string { return strconv.FormatFloat(f, 'f', 3, 64) }
+
+// WriteJUnit writes results as JUnit XML: one testsuite per scenario, one
+// testcase per check (a failed check a failure, an inconclusive or skipped
+// one skipped), and a "validity" testcase that is an error when the run was
+// invalid or produced no result.
+func WriteJUnit(w io.Writer, results []*Result) error {
+	all := junitSuites{Name: "llmload"}
+	var total float64
+	for _, r := range results {
+		dur := r.EndedAt.Sub(r.StartedAt).Seconds()
+		if dur < 0 || r.EndedAt.IsZero() {
+			dur = 0
+		}
+		total += dur
+		s := junitSuite{Name: r.Scenario, Time: xmlSeconds(dur)}
+		if !r.StartedAt.IsZero() {
+			s.Timestamp = r.StartedAt.UTC().Format("2006-01-02T15:04:05")
+		}
+		for _, p := range []junitProperty{{"run_id", r.RunID}, {"target", r.TargetURL}, {"server_version", r.ServerVersion}, {"tool_version", r.ToolVersion}} {
+			if p.Value != "" {
+				s.Properties = append(s.Properties, p)
+			}
+		}
+		class := "llmload." + r.Scenario
+		valid := junitCase{Name: "validity", Classname: class, Time: xmlSeconds(0)}
+		switch r.Verdict() {
+		case VerdictNoResult:
+			valid.Error = &junitProblem{Message: "no request completed: no valid result", Type: "no_result"}
+		case VerdictInvalid:
+			var reasons []string
+			for _, b := range r.Validity.Broken() {
+				reasons = append(reasons, fmt.Sprintf("%s %s over its bound %s", b.Name, ruleText(b, b.Value), ruleText(b, b.Bound)))
+			}
+			valid.Error = &junitProblem{Message: "invalid run: " + strings.Join(reasons, "; "), Type: "invalid",
+				Text: "The load generator did not do what the scenario said, so its checks prove nothing."}
+		}
+		s.Cases = append(s.Cases, valid)
+		for _, c := range r.Checks {
+			tc := junitCase{Name: c.Name, Classname: class + "." + c.Kind, Time: xmlSeconds(0)}
+			text := CheckText(c)
+			switch c.Verdict {
+			case Fail:
+				tc.Failure = &junitProblem{Message: text, Type: c.Kind, Text: text}
+			case Inconclusive:
+				tc.Skipped = &junitProblem{Message: "inconclusive: " + text}
+			case Skipped:
+				tc.Skipped = &junitProblem{Message: "skipped: " + text}
+			}
+			s.Cases = append(s.Cases, tc)
+		}
+		for _, tc := range s.Cases {
+			s.Tests++
+			switch {
+			case tc.Failure != nil:
+				s.Failures++
+			case tc.Error != nil:
+				s.Errors++
+			case tc.Skipped != nil:
+				s.Skipped++
+			}
+		}
+		all.Tests += s.Tests
+		all.Failures += s.Failures
+		all.Errors += s.Errors
+		all.Skipped += s.Skipped
+		all.Suites = append(all.Suites, s)
+	}
+	all.Time = xmlSeconds(total)
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(all); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}
+
+func ruleText(r Rule, v float64) string {
+	if r.Unit == "ms" {
+		return strconv.FormatFloat(v, 'f', 3, 64) + " ms"
+	}
+	return strconv.FormatFloat(100*v, 'f', 2, 64) + "%"
+}
+
+// mdCell escapes a Markdown table cell.
+func mdCell(s string) string {
+	s = strings.ReplaceAll(s, "|", `\|`)
+	s = strings.ReplaceAll(strings.TrimSpace(s), "\n", "<br>")
+	if s == "" {
+		return " "
+	}
+	return s
+}
+
+func mdRow(cells ...string) string {
+	for i, c := range cells {
+		cells[i] = mdCell(c)
+	}
+	return "| " + strings.Join(cells, " | ") + " |\n"
+}
+
+var verdictBadge = map[string]string{
+	Pass: "✅ pass", Fail: "❌ FAIL", Inconclusive: "⚠️ inconclusive", Skipped: "⏭️ skipped",
+	VerdictInvalid: "⛔ invalid", VerdictNoResult: "⛔ no result",
+}
+
+// WriteMarkdown writes a result as GitHub-flavoured Markdown: the verdict,
+// a summary row, the checks table and, with a baseline, its deltas. It fits
+// a job summary or a PR comment.
+func WriteMarkdown(w io.Writer, r *Result) error {
+	p := &printer{w: w}
+	s := r.Summary
+	if s == nil {
+		s = &metrics.Summary{}
+	}
+	p.printf("## llmload: `%s` %s\n\n", r.Scenario, verdictBadge[r.Verdict()])
+	if r.ServerVersion != "" {
+		p.printf("Server: %s. ", r.ServerVersion)
+	}
+	p.printf("Run `%s`, llmload %s.\n\n", r.RunID, r.ToolVersion)
+	ms := func(l metrics.Latency, v float64) string {
+		if l.Count == 0 {
+			return "-"
+		}
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	}
+	p.printf("%s", mdRow("requests", "failed", "duration (s)", "req/s", "output tok/s", "TTFT p50 (ms)", "TTFT p99 (ms)", "ITL p50 (ms)", "ITL p99 (ms)"))
+	p.printf("|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	p.printf("%s", mdRow(strconv.Itoa(s.Completed+s.Failed), strconv.Itoa(s.Failed), strconv.FormatFloat(s.Duration, 'f', 1, 64),
+		strconv.FormatFloat(s.RequestThroughput, 'f', 2, 64), strconv.FormatFloat(s.OutputThroughput, 'f', 1, 64),
+		ms(s.TTFT, s.TTFT.P50), ms(s.TTFT, s.TTFT.P99), ms(s.ITL, s.ITL.P50), ms(s.ITL, s.ITL.P99)))
+	if v := r.Validity; v != nil && !v.Valid {
+		p.printf("\n**Invalid run**: ")
+		var reasons []string
+		for _, b := range v.Broken() {
+			reasons = append(reasons, fmt.Sprintf("%s %s over its bound %s", b.Name, ruleText(b, b.Value), ruleText(b, b.Bound)))
+		}
+		p.printf("%s. The load was not what the scenario said, so its checks prove nothing.\n", strings.Join(reasons, "; "))
+	}
+	if len(r.Checks) > 0 {
+		p.printf("\n### Checks\n\n")
+		p.printf("%s", mdRow("result", "check", "kind", "threshold", "measured", "95% interval", "baseline"))
+		p.printf("|---|---|---|---|---:|---|---:|\n")
+		for _, c := range r.Checks {
+			interval, base := "", ""
+			if c.Lower != nil && c.Upper != nil {
+				interval = metrics.Format(c.Metric, c.Stat, *c.Lower) + " to " + metrics.Format(c.Metric, c.Stat, *c.Upper)
+			}
+			if c.Baseline != nil {
+				base = metrics.Format(c.Metric, c.Stat, *c.Baseline)
+			}
+			name := "`" + c.Name + "`"
+			thr := c.ThresholdText()
+			if c.Kind == "assert" {
+				thr = "`" + c.Description + "`"
+			}
+			p.printf("%s", mdRow(verdictBadge[c.Verdict], name, c.Kind, thr, c.MeasuredText(), interval, base))
+		}
+		var notes []string
+		for _, c := range r.Checks {
+			if c.Verdict != Pass && c.Message != "" {
+				notes = append(notes, fmt.Sprintf("- **%s** `%s`: %s", c.Verdict, c.Name, strings.ReplaceAll(strings.TrimSpace(c.Message), "\n", " ")))
+			}
+		}
+		if len(notes) > 0 {
+			p.printf("\n%s\n", strings.Join(notes, "\n"))
+		}
+	}
+	if r.Comparison != nil {
+		p.printf("\n")
+		if p.err == nil {
+			p.err = WriteComparisonMarkdown(w, r.Comparison)
+		}
+	}
+	return p.err
+}
+
+// WriteComparisonMarkdown writes a comparison's table as Markdown.
+func WriteComparisonMarkdown(w io.Writer, c *Comparison) error {
+	p := &printer{w: w}
+	p.printf("### Against the baseline %s\n\n", verdictBadge[orPass(c.Verdict)])
+	p.printf("Baseline `%s` (run `%s`)", c.Baseline, c.BaseRunID)
+	if c.BaseServerVersion != "" || c.ServerVersion != "" {
+		p.printf("; server %s → %s", orNone(c.BaseServerVersion), orNone(c.ServerVersion))
+	}
+	p.printf(".\n\n")
+	for _, f := range c.Forced {
+		p.printf("> **Warning**: compared with -force although the workloads differ: %s\n", f)
+	}
+	if len(c.Forced) > 0 {
+		p.printf("\n")
+	}
+	p.printf("%s", mdRow(ComparisonHeader...))
+	p.printf("|---|---:|---:|---:|---:|---|---|\n")
+	for _, r := range c.Rows {
+		cells := r.cells()
+		if r.Verdict != "" {
+			cells[6] = strings.Replace(cells[6], r.Verdict, verdictBadge[r.Verdict], 1)
+			cells[6] = strings.Replace(cells[6], "FAIL", verdictBadge[Fail], 1)
+		}
+		p.printf("%s", mdRow(cells...))
+	}
+	var notes []string
+	for _, r := range c.Rows {
+		if r.Verdict != "" && r.Verdict != Pass && r.Message != "" {
+			notes = append(notes, fmt.Sprintf("- **%s** `%s`: %s", r.Verdict, r.Key, r.Message))
+		}
+	}
+	if len(notes) > 0 {
+		p.printf("\n%s\n", strings.Join(notes, "\n"))
+	}
+	return p.err
+}
+
+func orPass(v string) string {
+	if v == "" {
+		return Pass
+	}
+	return v
+}
+
+// GitHubAnnotation renders a workflow command that GitHub Actions shows as
+// an annotation on the file's line: "::error file=f,line=3,title=t::msg".
+// Values are escaped as the Actions toolkit escapes them.
+func GitHubAnnotation(level, file string, line int, title, msg string) string {
+	prop := func(s string) string {
+		r := strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C")
+		return r.Replace(s)
+	}
+	data := strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(msg)
+	var props []string
+	if file != "" {
+		props = append(props, "file="+prop(file))
+		if line > 0 {
+			props = append(props, "line="+strconv.Itoa(line))
+		}
+	}
+	if title != "" {
+		props = append(props, "title="+prop(title))
+	}
+	out := "::" + level
+	if len(props) > 0 {
+		out += " " + strings.Join(props, ",")
+	}
+	return out + "::" + data
+}
+
+// JSONSummary is what `-format json` prints: the result's summary and
+// checks, with the verdict, validity and baseline comparison, for scripts.
+type JSONSummary struct {
+	Scenario      string           `json:"scenario"`
+	RunID         string           `json:"run_id"`
+	Verdict       string           `json:"verdict"`
+	ServerVersion string           `json:"server_version,omitempty"`
+	Summary       *metrics.Summary `json:"summary"`
+	Checks        []Check          `json:"checks"`
+	Validity      *Validity        `json:"validity,omitempty"`
+	Comparison    *Comparison      `json:"comparison,omitempty"`
+}
+
+// WriteJSONSummary writes the JSON summary of results (one object per
+// line, one line per scenario). The time series is left out: it is in the
+// result file.
+func WriteJSONSummary(w io.Writer, r *Result) error {
+	s := r.Summary
+	if s != nil {
+		c := *s
+		c.Series = nil
+		s = &c
+	}
+	checks := r.Checks
+	if checks == nil {
+		checks = []Check{}
+	}
+	b, err := marshal(JSONSummary{Scenario: r.Scenario, RunID: r.RunID, Verdict: r.Verdict(), ServerVersion: r.ServerVersion,
+		Summary: s, Checks: checks, Validity: r.Validity, Comparison: r.Comparison})
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s\n", b)
+	return err
+}
