@@ -270,3 +270,19 @@ func TestEmbeddingsRequest(t *testing.T) {
 		}
 	}
 }
+
+// A closed-loop user whose reader left goes on at once: abandoning is not
+// a failure to back off from.
+func TestAbandonNoBackoff(t *testing.T) {
+	srv := executortest.New(executortest.Config{ITL: time.Millisecond, Tokens: 20})
+	defer srv.Close()
+	out := mustRun(t, context.Background(), Plan{
+		Target:   Target{BaseURL: srv.URL, Timeout: 30 * time.Second},
+		Requests: requests(4, 20),
+		Closed:   &ClosedLoop{Stages: []Stage{{Users: 2, Duration: 500 * time.Millisecond}}, Backoff: Backoff{Min: time.Second, Max: time.Second}},
+		Abandon:  &Abandon{Share: 1, AfterTokens: [2]int{2, 3}},
+	})
+	if s := out.Overall; s.Abandoned < 10 || s.Failed != 0 {
+		t.Errorf("abandoned %d, failed %d in 500 ms with 2 users and a 1 s backoff: want many abandoned, none failed (no backoff)", s.Abandoned, s.Failed)
+	}
+}
