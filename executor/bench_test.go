@@ -69,7 +69,7 @@ func BenchmarkSSEParse(b *testing.B) {
 					if string(data) == "[DONE]" {
 						continue
 					}
-					if err := proto.Parse(data, &c, false); err != nil {
+					if err := proto.Parse(nil, data, &c, false); err != nil {
 						b.Fatal(err)
 					}
 				}

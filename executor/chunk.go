@@ -13,12 +13,15 @@ import (
 
 // chunk is what one SSE data payload of a stream says, whatever the API.
 type chunk struct {
-	output           bool   // it carries generated output (a token)
+	output           bool   // it carries generated output (a token), reasoning or answer
+	reasoning        bool   // the output is (or holds) reasoning
+	answer           bool   // the output is (or holds) answer: text, content, tool calls
 	text             []byte // the generated text, appended when asked for
 	finish           string // the finish reason, when set
 	hasUsage         bool
 	promptTokens     int
 	completionTokens int
+	reasoningTokens  int    // usage's reasoning tokens, when the server counts them
 	errMsg           string // the server reported an error in the stream
 	done             bool   // the stream's end marker: nothing more to read
 }
@@ -69,6 +72,7 @@ func parseOpenAI(data []byte, c *chunk, keepText bool, choice choiceReader) erro
 				c.hasUsage = true
 				c.promptTokens = int(v.Get("prompt_tokens").Int())
 				c.completionTokens = int(v.Get("completion_tokens").Int())
+				c.reasoningTokens = int(v.Get("completion_tokens_details.reasoning_tokens").Int())
 			}
 		case "error":
 			if v.Type != gjson.Null {
@@ -91,15 +95,32 @@ func (c *chunk) finishReason(v gjson.Result) {
 	}
 }
 
-// content notes a generated string; "" and null carry no output.
+// content notes a generated string of the answer; "" and null carry no
+// output.
 func (c *chunk) content(v gjson.Result, keepText bool) {
+	if c.generated(v, keepText) {
+		c.answer = true
+	}
+}
+
+// reasoningContent notes a generated string of reasoning.
+func (c *chunk) reasoningContent(v gjson.Result, keepText bool) {
+	if c.generated(v, keepText) {
+		c.reasoning = true
+	}
+}
+
+// generated notes a generated string, whatever its phase, and reports
+// whether it carried output.
+func (c *chunk) generated(v gjson.Result, keepText bool) bool {
 	if v.Type != gjson.String || len(v.Raw) <= 2 {
-		return
+		return false
 	}
 	c.output = true
 	if keepText {
 		c.text = append(c.text, v.Str...)
 	}
+	return true
 }
 
 // errorMessage renders an error object or value from a stream.

@@ -35,6 +35,8 @@ var (
 	errStall   = errors.New("stall timeout: no bytes from the server")
 	errTimeout = errors.New("request timeout")
 	errDrain   = errors.New("drain deadline after the end of dispatch")
+	// errAbandoned is the client closing a request on purpose (Plan.Abandon).
+	errAbandoned = errors.New("abandoned by the client")
 )
 
 // prepared is one dataset entry's request, built before the clock starts.
@@ -311,6 +313,10 @@ func (c *client) do(ctx context.Context, start time.Time, p *prepared, res *metr
 	rd.br.Reset(tr)
 	defer func() { rd.br.Reset(nil); readings.Put(rd) }()
 	defer func() { res.BytesReceived = tr.n }()
+	if !c.proto.Streaming() {
+		c.readWhole(ctx, rd.br, tr, t0, &rd.ch, res)
+		return
+	}
 	if !isSSE(resp.Header.Get("Content-Type"), rd.br) {
 		b, _ := io.ReadAll(io.LimitReader(rd.br, 4*MaxMessage))
 		c.failCtx(ctx, res, metrics.ErrNotSSE, fmt.Errorf("HTTP %d %s, not an event stream: %s",
@@ -356,15 +362,18 @@ func isSSE(contentType string, br *bufio.Reader) bool {
 }
 
 // read consumes the event stream and fills the latency and token fields;
-// ch is scratch for the parsed events.
+// ch is scratch for the parsed events. A request the run abandons after
+// some tokens (see abandonment) is closed here once it has them.
 func (c *client) read(ctx context.Context, sr *sseReader, tr *timedReader, t0 time.Time, ch *chunk, res *metrics.Request) {
 	keepText := c.keepText || c.tok != nil
+	ab := abandonmentOf(ctx)
 	var (
 		first      time.Time
 		last       time.Time
 		usage      bool
 		completion int
 		text       []byte
+		ph         phases
 	)
 	if n := res.MaxTokens; n > 1 {
 		res.ITL = make([]time.Duration, 0, min(n-1, 4096))
@@ -387,14 +396,8 @@ func (c *client) read(ctx context.Context, sr *sseReader, tr *timedReader, t0 ti
 			c.fail(res, metrics.ErrStream, fmt.Errorf("error event: %s", excerpt(data)))
 			break
 		}
-		if err := c.proto.Parse(data, ch, keepText); err != nil {
+		if err := c.proto.Parse(name, data, ch, keepText); err != nil {
 			c.fail(res, metrics.ErrMalformed, err)
-			break
-		}
-		if ch.done {
-			ended = true
-			// Let the connection be reused: the stream ends right after.
-			_, _ = io.CopyN(io.Discard, tr, 4<<10)
 			break
 		}
 		if ch.errMsg != "" {
@@ -410,6 +413,7 @@ func (c *client) read(ctx context.Context, sr *sseReader, tr *timedReader, t0 ti
 			last = at
 			res.OutputEvents++
 			text = append(text, ch.text...)
+			ph.add(res, ch, at, t0)
 		}
 		if ch.finish != "" {
 			res.FinishReason = ch.finish
@@ -418,14 +422,36 @@ func (c *client) read(ctx context.Context, sr *sseReader, tr *timedReader, t0 ti
 		if ch.hasUsage {
 			usage = true
 			completion = ch.completionTokens
+			if ch.reasoningTokens > 0 {
+				res.ReasoningTokens = ch.reasoningTokens
+			}
 			if ch.promptTokens > 0 {
 				res.PromptTokens, res.PromptTokensSource = ch.promptTokens, metrics.SourceUsage
 			}
+		}
+		if ch.done {
+			ended = true
+			// Let the connection be reused: the stream ends right after.
+			_, _ = io.CopyN(io.Discard, tr, 4<<10)
+			break
+		}
+		if ab != nil && ab.tokens > 0 && !ended && res.OutputEvents >= ab.tokens {
+			// The reader closes the tab: cancel the request, so that the
+			// connection closes (HTTP/1.1) or the stream is reset (HTTP/2)
+			// and the server sees the client go.
+			ab.cancel(errAbandoned)
+			c.abandon(res, ab)
+			break
 		}
 	}
 	if res.OutputEvents > 0 {
 		res.TTFT = first.Sub(t0)
 		res.E2E = last.Sub(t0)
+	}
+	if res.ReasoningEvents == 0 {
+		res.ITLAnswer = nil // ITL holds the answer's gaps
+	} else if res.ReasoningTokens == 0 {
+		res.ReasoningTokens = res.ReasoningEvents
 	}
 	if c.keepText {
 		res.GeneratedText = string(text)
@@ -449,6 +475,65 @@ func (c *client) read(ctx context.Context, sr *sseReader, tr *timedReader, t0 ti
 	}
 	res.ShortOutput = shortOutput(res)
 }
+
+// phases follows a stream's reasoning and answer phases.
+type phases struct {
+	lastReasoning, lastAnswer time.Time
+}
+
+// add notes an output event of ch arriving at at: the first event of each
+// phase, its count, and the gap since the phase's previous event.
+func (p *phases) add(res *metrics.Request, ch *chunk, at, t0 time.Time) {
+	if ch.reasoning {
+		if res.ReasoningEvents == 0 {
+			res.TTFTReasoning = at.Sub(t0)
+		} else {
+			res.ITLReasoning = append(res.ITLReasoning, at.Sub(p.lastReasoning))
+		}
+		res.ReasoningEvents++
+		p.lastReasoning = at
+	}
+	if ch.answer {
+		if res.AnswerEvents == 0 {
+			res.TTFTAnswer = at.Sub(t0)
+		} else {
+			res.ITLAnswer = append(res.ITLAnswer, at.Sub(p.lastAnswer))
+		}
+		res.AnswerEvents++
+		p.lastAnswer = at
+	}
+}
+
+// readWhole reads the answer of an API that does not stream (embeddings):
+// the whole JSON body, parsed once. Its latency (E2E) runs from t0 to the
+// body's last byte; it has no first token, no gaps and no output tokens.
+func (c *client) readWhole(ctx context.Context, br *bufio.Reader, tr *timedReader, t0 time.Time, ch *chunk, res *metrics.Request) {
+	res.OutputTokensSource = metrics.SourceNone
+	body, err := io.ReadAll(io.LimitReader(br, maxWholeBody+1))
+	if err != nil {
+		c.failCtx(ctx, res, metrics.ErrStream, err)
+		return
+	}
+	if len(body) > maxWholeBody {
+		c.fail(res, metrics.ErrMalformed, fmt.Errorf("the answer is over %d MiB", maxWholeBody>>20))
+		return
+	}
+	res.E2E = tr.at.Sub(t0)
+	if err := c.proto.Parse(nil, body, ch, false); err != nil {
+		c.fail(res, metrics.ErrMalformed, err)
+		return
+	}
+	if ch.errMsg != "" {
+		c.fail(res, metrics.ErrStream, errors.New(ch.errMsg))
+		return
+	}
+	if ch.hasUsage && ch.promptTokens > 0 {
+		res.PromptTokens, res.PromptTokensSource = ch.promptTokens, metrics.SourceUsage
+	}
+}
+
+// maxWholeBody bounds a non-streamed answer.
+const maxWholeBody = 64 << 20
 
 // shortOutput reports a completed request that asked to ignore EOS but got
 // fewer tokens than max_tokens although the server said it finished
@@ -490,6 +575,8 @@ func (c *client) failCtx(ctx context.Context, res *metrics.Request, fallback met
 		c.fail(res, metrics.ErrTimeout, fmt.Errorf("%w (%v)", errTimeout, c.timeout))
 	case errors.Is(cause, errDrain):
 		c.fail(res, metrics.ErrTimeout, errDrain)
+	case errors.Is(cause, errAbandoned):
+		c.abandon(res, abandonmentOf(ctx))
 	default:
 		c.fail(res, metrics.ErrCanceled, fmt.Errorf("canceled: %v", cause))
 	}

@@ -29,8 +29,9 @@ type Target struct {
 	// BaseURL is the server's root, e.g. "http://127.0.0.1:8000" (the API
 	// path, /v1/completions or /v1/chat/completions, is appended).
 	BaseURL string
-	// API is APICompletions ("openai", the default when empty) or APIChat
-	// ("openai-chat").
+	// API is APICompletions ("openai", the default when empty), APIChat
+	// ("openai-chat"), APIResponses ("openai-responses") or APIEmbeddings
+	// ("openai-embeddings"): see APIs.
 	API   string
 	Model string
 	// APIKey, when set, is sent as "Authorization: Bearer <key>". It never
@@ -219,6 +220,9 @@ type Plan struct {
 	ReadyTimeout time.Duration
 	// AbortOn, when set, stops a failing run early.
 	AbortOn *AbortOn
+	// Abandon, when set, closes a share of the measured requests part-way
+	// (readers who leave).
+	Abandon *Abandon
 	// KeepResults keeps every request in Outcome.Results. Runs do not:
 	// results stream to observers and are dropped, so that memory does not
 	// grow with the run; tests and small tools may ask for them.
@@ -453,6 +457,11 @@ func (p *Plan) validate() error {
 	}
 	if a := p.AbortOn; a != nil && (!(a.ErrorRate >= 0 && a.ErrorRate < 1) || a.MinRequests < 1) {
 		errs = append(errs, fmt.Errorf("abort_on: error rate %v must be in [0, 1) and min requests %d at least 1", a.ErrorRate, a.MinRequests))
+	}
+	if p.Abandon != nil {
+		if err := p.Abandon.validate(); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	if p.ReadyTimeout < 0 {
 		errs = append(errs, errors.New("ready timeout must not be negative"))

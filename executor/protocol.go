@@ -23,17 +23,27 @@ type protocol interface {
 	// what every API shares: ignore_eos, then Target.ExtraBody over all
 	// (where a nil value removes the field).
 	Body(t Target, r dataset.Request) map[string]any
-	// Parse reads one SSE data payload into c, which it resets first, and
+	// Parse reads one SSE event into c, which it resets first: its name
+	// (the "event:" field, empty for the default; APIs that name their
+	// events, as the Responses API does, read it) and its data payload. It
 	// appends the generated text to c.text only when keepText is set. An
 	// error means the payload is not what the API sends (a malformed
-	// event); a payload that ends the stream sets c.done.
-	Parse(data []byte, c *chunk, keepText bool) error
+	// event); a payload that ends the stream sets c.done. For an API that
+	// does not stream, data is the whole JSON body and event is empty.
+	Parse(event, data []byte, c *chunk, keepText bool) error
+	// Streaming reports whether the API answers with an event stream; one
+	// that does not (embeddings) answers one JSON body, read whole and
+	// parsed once: the request has a latency (E2EL) but no first token,
+	// no gaps and no output tokens.
+	Streaming() bool
 }
 
 // protocols are the APIs a Target can speak, by the name Target.API gives.
 var protocols = map[string]protocol{
 	APICompletions: completions{},
 	APIChat:        chat{},
+	APIResponses:   responses{},
+	APIEmbeddings:  embeddings{},
 }
 
 // APIs returns the names Target.API accepts, sorted ("" also means

@@ -32,10 +32,14 @@ func (chat) Body(t Target, r dataset.Request) map[string]any {
 	return b
 }
 
+func (chat) Streaming() bool { return true }
+
 // Parse reads a chat.completion.chunk: output is a non-empty
-// delta.content, delta.reasoning_content, delta.reasoning or
-// delta.tool_calls; a chunk that only names the role carries none.
-func (chat) Parse(data []byte, c *chunk, keepText bool) error {
+// delta.content or delta.tool_calls (the answer), or
+// delta.reasoning_content or delta.reasoning (reasoning, as vLLM's
+// reasoning parsers and other servers stream it); a chunk that only names
+// the role carries none.
+func (chat) Parse(_, data []byte, c *chunk, keepText bool) error {
 	return parseOpenAI(data, c, keepText, chatChoice)
 }
 
@@ -46,12 +50,14 @@ func chatChoice(c *chunk, choice gjson.Result, keepText bool) {
 		case "delta":
 			v.ForEach(func(key, v gjson.Result) bool {
 				switch key.Str {
-				case "content", "reasoning_content", "reasoning":
+				case "content":
 					c.content(v, keepText)
+				case "reasoning_content", "reasoning":
+					c.reasoningContent(v, keepText)
 				case "tool_calls":
 					if v.IsArray() {
 						v.ForEach(func(_, _ gjson.Result) bool {
-							c.output = true
+							c.output, c.answer = true, true
 							return false
 						})
 					}

@@ -27,9 +27,12 @@ func (completions) Body(t Target, r dataset.Request) map[string]any {
 	return b
 }
 
+func (completions) Streaming() bool { return true }
+
 // Parse reads a text_completion chunk: output is a non-empty
-// choices[].text.
-func (completions) Parse(data []byte, c *chunk, keepText bool) error {
+// choices[].text (all of it answer: the completions API streams no
+// reasoning apart).
+func (completions) Parse(_, data []byte, c *chunk, keepText bool) error {
 	return parseOpenAI(data, c, keepText, completionsChoice)
 }
 

@@ -107,9 +107,10 @@ var sharedChunks = []chunkCase{
 }
 
 type chunkCase struct {
-	in   string
-	want chunk
-	err  bool
+	event string // the SSE event name, for APIs that name their events
+	in    string
+	want  chunk
+	err   bool
 }
 
 // Each protocol reads its own API's chunks, as vLLM sends them, and the
@@ -118,40 +119,94 @@ func TestProtocolParse(t *testing.T) {
 	own := map[string][]chunkCase{
 		APICompletions: {
 			{in: `{"id":"cmpl-1","object":"text_completion","created":1,"model":"m","choices":[{"index":0,"text":" hi","logprobs":null,"finish_reason":null,"stop_reason":null}],"usage":null}`,
-				want: chunk{output: true, text: []byte(" hi")}},
-			{in: `{"choices":[{"text":"a","finish_reason":"length"}]}`, want: chunk{output: true, text: []byte("a"), finish: "length"}},
+				want: chunk{output: true, answer: true, text: []byte(" hi")}},
+			{in: `{"choices":[{"text":"a","finish_reason":"length"}]}`, want: chunk{output: true, answer: true, text: []byte("a"), finish: "length"}},
 			{in: `{"choices":[{"text":"","finish_reason":"stop"}]}`, want: chunk{finish: "stop"}},
 			{in: `{"choices":[{"text":null}]}`},
-			{in: `{"choices":[{"text":"a"},{"text":"b"}]}`, want: chunk{output: true, text: []byte("ab")}},
+			{in: `{"choices":[{"text":"a"},{"text":"b"}]}`, want: chunk{output: true, answer: true, text: []byte("ab")}},
 			{in: `{"choices":[{"text":"x"}],"usage":{"prompt_tokens":1,"completion_tokens":2}}`,
-				want: chunk{output: true, text: []byte("x"), hasUsage: true, promptTokens: 1, completionTokens: 2}},
+				want: chunk{output: true, answer: true, text: []byte("x"), hasUsage: true, promptTokens: 1, completionTokens: 2}},
 			{in: `{"choices":[{"delta":{"content":"not ours"}}]}`},
 		},
 		APIChat: {
 			{in: `{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":" hi"},"logprobs":null,"finish_reason":null}]}`,
-				want: chunk{output: true, text: []byte(" hi")}},
+				want: chunk{output: true, answer: true, text: []byte(" hi")}},
 			{in: `{"choices":[{"delta":{"role":"assistant","content":""}}]}`},
 			{in: `{"choices":[{"delta":{"role":"assistant","content":null}}]}`},
-			{in: `{"choices":[{"delta":{"content":"h\u00e9\n"}}]}`, want: chunk{output: true, text: []byte("h\u00e9\n")}},
-			{in: `{"choices":[{"delta":{"reasoning_content":"hm"}}]}`, want: chunk{output: true, text: []byte("hm")}},
-			{in: `{"choices":[{"delta":{"reasoning":"hm"}}]}`, want: chunk{output: true, text: []byte("hm")}},
-			{in: `{"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{"}}]}}]}`, want: chunk{output: true}},
+			{in: `{"choices":[{"delta":{"content":"h\u00e9\n"}}]}`, want: chunk{output: true, answer: true, text: []byte("h\u00e9\n")}},
+			{in: `{"choices":[{"delta":{"reasoning_content":"hm"}}]}`, want: chunk{output: true, reasoning: true, text: []byte("hm")}},
+			{in: `{"choices":[{"delta":{"reasoning":"hm"}}]}`, want: chunk{output: true, reasoning: true, text: []byte("hm")}},
+			{in: `{"choices":[{"delta":{"reasoning_content":"so","content":" yes"}}]}`, want: chunk{output: true, reasoning: true, answer: true, text: []byte("so yes")}},
+			{in: `{"choices":[{"delta":{"reasoning_content":""}}]}`},
+			{in: `{"choices":[],"usage":{"prompt_tokens":1,"completion_tokens":9,"completion_tokens_details":{"reasoning_tokens":7}}}`,
+				want: chunk{hasUsage: true, promptTokens: 1, completionTokens: 9, reasoningTokens: 7}},
+			{in: `{"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{"}}]}}]}`, want: chunk{output: true, answer: true}},
 			{in: `{"choices":[{"delta":{"tool_calls":[]}}]}`},
-			{in: `{"choices":[{"delta":{"content":"."},"finish_reason":"length"}]}`, want: chunk{output: true, text: []byte("."), finish: "length"}},
+			{in: `{"choices":[{"delta":{"content":"."},"finish_reason":"length"}]}`, want: chunk{output: true, answer: true, text: []byte("."), finish: "length"}},
 			{in: `{"choices":[{"delta":{}}]}`},
 			{in: `{"choices":[{"text":"not ours"}]}`},
 		},
+		// The Responses API's named events, as vLLM and OpenAI send them;
+		// the name may also come only in the payload's "type".
+		APIResponses: {
+			{event: "response.created", in: `{"type":"response.created","sequence_number":0,"response":{"id":"resp_1","object":"response","status":"in_progress","output":[],"usage":null}}`},
+			{event: "response.output_text.delta", in: `{"type":"response.output_text.delta","sequence_number":5,"item_id":"msg_1","output_index":0,"content_index":0,"delta":" hi","logprobs":[]}`,
+				want: chunk{output: true, answer: true, text: []byte(" hi")}},
+			{in: `{"type":"response.output_text.delta","delta":" hi"}`, want: chunk{output: true, answer: true, text: []byte(" hi")}},
+			{event: "response.output_text.delta", in: `{"delta":""}`},
+			{event: "response.reasoning_text.delta", in: `{"type":"response.reasoning_text.delta","item_id":"rs_1","output_index":0,"content_index":0,"delta":"hm"}`,
+				want: chunk{output: true, reasoning: true, text: []byte("hm")}},
+			{event: "response.reasoning_summary_text.delta", in: `{"type":"response.reasoning_summary_text.delta","delta":"so"}`,
+				want: chunk{output: true, reasoning: true, text: []byte("so")}},
+			{event: "response.reasoning.delta", in: `{"type":"response.reasoning.delta","delta":{"content":"We"}}`,
+				want: chunk{output: true, reasoning: true, text: []byte("We")}},
+			{event: "response.function_call_arguments.delta", in: `{"type":"response.function_call_arguments.delta","delta":"{\"a\""}`,
+				want: chunk{output: true, answer: true, text: []byte(`{"a"`)}},
+			{event: "response.output_text.done", in: `{"type":"response.output_text.done","text":"the whole text"}`},
+			{event: "response.completed", in: `{"type":"response.completed","response":{"id":"resp_1","object":"response","status":"completed","usage":{"input_tokens":12,"input_tokens_details":{"cached_tokens":0},"output_tokens":34,"output_tokens_details":{"reasoning_tokens":20},"total_tokens":46}}}`,
+				want: chunk{finish: "stop", hasUsage: true, promptTokens: 12, completionTokens: 34, reasoningTokens: 20, done: true}},
+			{event: "response.incomplete", in: `{"type":"response.incomplete","response":{"status":"incomplete","incomplete_details":{"reason":"max_output_tokens"},"usage":{"input_tokens":1,"output_tokens":3}}}`,
+				want: chunk{finish: "length", hasUsage: true, promptTokens: 1, completionTokens: 3, done: true}},
+			{event: "response.incomplete", in: `{"response":{"incomplete_details":{"reason":"content_filter"}}}`, want: chunk{finish: "content_filter", done: true}},
+			{event: "response.failed", in: `{"type":"response.failed","response":{"status":"failed","error":{"code":"server_error","message":"out of memory"}}}`,
+				want: chunk{errMsg: "server error: out of memory"}},
+			{event: "response.failed", in: `{"response":{"error":null}}`, want: chunk{errMsg: "server error: response failed"}},
+			{event: "error", in: `{"type":"error","code":"bad","message":"bad input","param":null}`, want: chunk{errMsg: "server error: bad input"}},
+			{in: `{"choices":[{"delta":{"content":"not ours"}}]}`},
+			{in: `[DONE]`, want: chunk{done: true}},
+			{in: `[1,2]`, err: true},
+			{in: `{"type":"response.output_text.delta"`, err: true},
+			{in: ``, err: true},
+		},
+		// An embeddings answer is one JSON body: it ends the request and
+		// carries no output.
+		APIEmbeddings: {
+			{in: `{"object":"list","data":[{"object":"embedding","index":0,"embedding":[0.1,-0.2]}],"model":"m","usage":{"prompt_tokens":7,"total_tokens":7}}`,
+				want: chunk{hasUsage: true, promptTokens: 7, done: true}},
+			{in: `{"data":[{"embedding":[]}]}`, want: chunk{done: true}},
+			{in: `{"error":{"message":"too long","code":400}}`, want: chunk{errMsg: "server error: too long", done: true}},
+			{in: `{"object":"error","message":"bad"}`, want: chunk{errMsg: "server error: bad", done: true}},
+			{in: `{"data":[]}`, err: true},
+			{in: `{"data":[{"embedding":"AAAA"}]}`, err: true},
+			{in: `[1]`, err: true},
+			{in: ``, err: true},
+		},
 	}
+	// The protocols whose chunks share the OpenAI choices envelope.
+	openAIStyle := map[string]bool{APICompletions: true, APIChat: true}
 	for _, api := range APIs() {
 		cases, ok := own[api]
 		if !ok {
 			t.Errorf("protocol %q has no chunk cases here", api)
 		}
 		p := protocols[api]
-		for _, tc := range append(slices.Clone(sharedChunks), cases...) {
+		if openAIStyle[api] {
+			cases = append(slices.Clone(sharedChunks), cases...)
+		}
+		for _, tc := range cases {
 			for _, keepText := range []bool{true, false} {
 				c := chunk{text: []byte("left from the last chunk"), finish: "stop", done: true}
-				err := p.Parse([]byte(tc.in), &c, keepText)
+				err := p.Parse([]byte(tc.event), []byte(tc.in), &c, keepText)
 				if (err != nil) != tc.err {
 					t.Errorf("%s %s: error %v, want error %v", api, tc.in, err, tc.err)
 					continue
@@ -176,13 +231,13 @@ func TestProtocolParse(t *testing.T) {
 
 // The registered names, and an unknown one refused with all of them listed.
 func TestUnknownAPI(t *testing.T) {
-	if diff := cmp.Diff([]string{"openai", "openai-chat"}, APIs()); diff != "" {
+	if diff := cmp.Diff([]string{"openai", "openai-chat", "openai-embeddings", "openai-responses"}, APIs()); diff != "" {
 		t.Errorf("APIs() (-want +got):\n%s", diff)
 	}
 	if p, err := protocolFor(""); err != nil || p != protocols[APICompletions] {
 		t.Errorf(`protocolFor(""): %v, %v; want the completions protocol`, p, err)
 	}
-	const want = `target api "tgi": want "openai" or "openai-chat"`
+	const want = `target api "tgi": want "openai", "openai-chat", "openai-embeddings" or "openai-responses"`
 	target := Target{BaseURL: "http://127.0.0.1:1", API: "tgi"}
 	if _, err := prepare(target, protocolRequests); err == nil || err.Error() != want {
 		t.Errorf("prepare: error %v, want %q", err, want)

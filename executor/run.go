@@ -224,7 +224,9 @@ func (r *run) send(ctx context.Context, res *metrics.Request, p *prepared) (out 
 	n := r.inflight.Add(1)
 	raise(&r.peaks[res.Stage], n)
 	raise(&r.peakWin, n)
-	r.c.do(ctx, r.start, p, res)
+	actx, stop := r.abandoning(ctx, res)
+	r.c.do(actx, r.start, p, res)
+	stop()
 	r.inflight.Add(-1)
 	res.End = time.Since(r.start)
 	out = turnOutcome{sent: true, kind: res.Error, text: res.GeneratedText, end: res.End}
@@ -436,7 +438,7 @@ func (r *run) user(ctx context.Context, u int, g *gate, tickets *atomic.Int64, e
 			d += time.Duration(rng.Int64N(int64(cl.ThinkMax - cl.ThinkMin + 1)))
 		}
 		switch kind {
-		case metrics.ErrNone:
+		case metrics.ErrNone, metrics.ErrAbandoned: // leaving was the reader's choice, not a failure
 			fails = 0
 		case metrics.ErrCanceled: // the run is ending
 		default:
@@ -476,6 +478,7 @@ type collector struct {
 	userN   []int
 
 	completed, failed, canceled, outputTokens int
+	abandoned                                 int
 	aborted                                   string // why AbortOn stopped the run
 	lastWindow                                int    // index of the last window whose rate was reported
 	rate                                      float64
@@ -559,6 +562,7 @@ func (c *collector) snapshot(now time.Duration, final bool) {
 		Completed:    c.completed,
 		Failed:       c.failed,
 		Canceled:     c.canceled,
+		Abandoned:    c.abandoned,
 		InFlight:     int(c.r.inflight.Load()),
 		ActiveUsers:  int(c.r.active.Load()),
 		OutputTokens: c.outputTokens,
@@ -583,6 +587,9 @@ func (c *collector) add(req *metrics.Request) {
 		switch {
 		case req.Error == metrics.ErrCanceled:
 			c.canceled++
+		case req.Error == metrics.ErrAbandoned:
+			c.abandoned++
+			c.outputTokens += req.OutputTokens
 		case !req.OK():
 			c.failed++
 		default:

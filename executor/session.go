@@ -99,8 +99,8 @@ func (r *run) session(ctx context.Context, first *metrics.Request, i int, turns 
 		res.Session, res.Turn, res.LastTurn = id, j+1, j == len(turns)-1
 		out := r.send(ctx, res, p)
 		kind = out.kind
-		if !out.sent {
-			return kind
+		if !out.sent || kind == metrics.ErrAbandoned {
+			return kind // a reader who left ends the conversation
 		}
 		reply := turn.Reply
 		if s.History != HistoryRecorded {

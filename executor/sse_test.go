@@ -205,7 +205,7 @@ func FuzzSSE(f *testing.F) {
 		var c chunk
 		for _, e := range got {
 			for _, p := range protocols {
-				_ = p.Parse([]byte(e.Data), &c, true) // must not panic
+				_ = p.Parse([]byte(e.Name), []byte(e.Data), &c, true) // must not panic
 			}
 		}
 	})

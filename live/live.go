@@ -100,7 +100,7 @@ func New(o Options) *Exporter {
 	e.tpot = hist("llmload_tpot_seconds", "Time per output token after the first, per successful request with at least two tokens.")
 	e.e2el = hist("llmload_e2el_seconds", "End-to-end latency of successful requests: from being sent to the last output-carrying event.")
 	e.queue = hist("llmload_queue_seconds", "Queue time of every measured request: from its intended send time to the actual send.")
-	e.requests = counter("llmload_requests_total", "Measured requests that ended, by outcome (completed, failed, canceled).", "outcome")
+	e.requests = counter("llmload_requests_total", "Measured requests that ended, by outcome (completed, failed, canceled, abandoned).", "outcome")
 	e.errors = counter("llmload_request_errors_total", "Failed requests by error kind.", "kind")
 	e.inTokens = counter("llmload_input_tokens_total", "Prompt tokens of completed requests (the server's usage count, else the dataset's).")
 	e.outTokens = counter("llmload_output_tokens_total", "Output tokens of completed requests.")
@@ -188,6 +188,12 @@ func (e *Exporter) Result(r *metrics.Request) {
 	switch {
 	case r.Error == metrics.ErrCanceled:
 		e.requests.With(outcome("canceled")).Inc()
+		return
+	case r.Error == metrics.ErrAbandoned:
+		// Closed by the client on purpose: not a failure; its tokens so
+		// far were served.
+		e.requests.With(outcome("abandoned")).Inc()
+		e.outTokens.With(l).Add(float64(r.OutputTokens))
 		return
 	case !r.OK():
 		e.requests.With(outcome("failed")).Inc()

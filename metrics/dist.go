@@ -23,6 +23,7 @@ const (
 	rawPerHist   = 1000 // raw units (ns, micro-tok/s) per histogram unit
 	rawPerReport = 1e6  // raw units per reported unit (ms, tok/s)
 	tpsScale     = 1e6  // user TPS raw unit: micro-tokens per second
+	tokenScale   = 1e6  // token-count raw unit: micro-tokens
 	histPerRep   = 1e3  // histogram units per reported unit
 	encodeFormat = hdrhistogram.V2CompressedEncodingCookieBase
 )

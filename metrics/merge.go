@@ -60,6 +60,8 @@ func merge(parts []*Summary) (*Summary, error) {
 			s.Errors[k] += n
 		}
 		s.Canceled += p.Canceled
+		s.Abandoned += p.Abandoned
+		s.AbandonedTokens += p.AbandonedTokens
 		s.Truncated += p.Truncated
 		s.ShortOutputs += p.ShortOutputs
 		s.TotalInputTokens += p.TotalInputTokens

@@ -27,6 +27,7 @@ type Recorder struct {
 	completed, truncated, approxOutput int
 	shortOutputs                       int
 	canceled                           int
+	abandoned, abandonedTokens         int
 	errors                             map[ErrorKind]int
 	inputTokens, serverInputTokens     int
 	outputTokens                       int
@@ -45,6 +46,9 @@ type Recorder struct {
 	queue, lag                         *dist
 	ttftFromIntended, e2elFromIntended *dist
 	userTPS                            *dist
+	ttftAnswer, ttftReasoning          *dist
+	itlAnswer, itlReasoning            *dist
+	reasoningTokens                    *dist
 	ttftFirstTurn, ttftLastTurn        *dist
 	turns                              []*turnRecord // by turn index - 1
 }
@@ -69,6 +73,11 @@ func NewRecorder(opts Options) *Recorder {
 		ttftFromIntended: newDist(),
 		e2elFromIntended: newDist(),
 		userTPS:          newDist(),
+		ttftAnswer:       newDist(),
+		ttftReasoning:    newDist(),
+		itlAnswer:        newDist(),
+		itlReasoning:     newDist(),
+		reasoningTokens:  newDist(),
 		ttftFirstTurn:    newDist(),
 		ttftLastTurn:     newDist(),
 	}
@@ -117,6 +126,10 @@ func (r *Recorder) Add(req *Request) {
 	if r.opts.Scheduled && req.Lag() > r.opts.LateThreshold {
 		r.late++
 	}
+	if req.Error == ErrAbandoned {
+		r.addAbandoned(req)
+		return
+	}
 	if !req.OK() {
 		r.errors[req.Error]++
 		return
@@ -153,7 +166,11 @@ func (r *Recorder) Add(req *Request) {
 		r.shortOutputs++
 	}
 
-	r.ttft.add(int64(req.TTFT))
+	// A non-streamed answer (embeddings) has no first token: its latency
+	// is its E2EL alone.
+	if req.OutputTokensSource != SourceNone {
+		r.addFirstTokens(req)
+	}
 	if req.Turn > 0 {
 		t := r.turn(req.Turn)
 		t.completed++
@@ -166,12 +183,11 @@ func (r *Recorder) Add(req *Request) {
 			r.ttftLastTurn.add(int64(req.TTFT))
 		}
 	}
-	r.e2el.add(int64(req.E2E))
-	for _, gap := range req.ITL {
-		r.itl.add(int64(gap))
+	if req.ReasoningEvents > 0 || req.ReasoningTokens > 0 {
+		r.reasoningTokens.add(int64(req.ReasoningTokens) * tokenScale)
 	}
+	r.e2el.add(int64(req.E2E))
 	fromIntended := req.Sent - req.Intended
-	r.ttftFromIntended.add(int64(fromIntended + req.TTFT))
 	r.e2elFromIntended.add(int64(fromIntended + req.E2E))
 	tpot, hasTPOT := req.TPOT()
 	if hasTPOT {
@@ -185,6 +201,49 @@ func (r *Recorder) Add(req *Request) {
 	if !truncated && r.meetsSLO(req, tpot, hasTPOT) {
 		r.goodRequests++
 		r.goodOutputTokens += req.OutputTokens
+	}
+}
+
+// addFirstTokens records what a request that streamed output measured up
+// to the moment it stopped, whether it completed or was abandoned: TTFT
+// (from t0 and from the intended time), the phases' first tokens and
+// every gap.
+func (r *Recorder) addFirstTokens(req *Request) {
+	r.ttft.add(int64(req.TTFT))
+	r.ttftFromIntended.add(int64(req.Sent - req.Intended + req.TTFT))
+	if req.AnswerEvents > 0 {
+		r.ttftAnswer.add(int64(req.TTFTAnswer))
+	}
+	if req.ReasoningEvents > 0 {
+		r.ttftReasoning.add(int64(req.TTFTReasoning))
+	}
+	for _, gap := range req.ITL {
+		r.itl.add(int64(gap))
+	}
+	for _, gap := range req.AnswerITL() {
+		r.itlAnswer.add(int64(gap))
+	}
+	for _, gap := range req.ITLReasoning {
+		r.itlReasoning.add(int64(gap))
+	}
+}
+
+// addAbandoned records a request the client closed part-way: its tokens
+// so far count in the token totals (and so in throughput: the server did
+// that work), its prompt too once it had a first token (the prefill was
+// done); its TTFT and gaps count, since they measured real tokens; its
+// E2EL, TPOT and user TPS do not (its end was the reader's, not the
+// server's), and it is never good for goodput nor a failure.
+func (r *Recorder) addAbandoned(req *Request) {
+	r.abandoned++
+	r.abandonedTokens += req.OutputTokens
+	r.outputTokens += req.OutputTokens
+	if req.OutputEvents > 0 {
+		r.inputTokens += req.DatasetPromptTokens
+		if req.PromptTokensSource == SourceUsage {
+			r.serverInputTokens += req.PromptTokens
+		}
+		r.addFirstTokens(req)
 	}
 }
 
@@ -245,6 +304,8 @@ func (r *Recorder) SummaryOver(duration time.Duration) *Summary {
 		ShortOutputs:       r.shortOutputs,
 		Duration:           duration.Seconds(),
 		Canceled:           r.canceled,
+		Abandoned:          r.abandoned,
+		AbandonedTokens:    r.abandonedTokens,
 		TotalInputTokens:   r.inputTokens,
 		ServerInputTokens:  r.serverInputTokens,
 		TotalOutputTokens:  r.outputTokens,
@@ -268,6 +329,11 @@ func (r *Recorder) SummaryOver(duration time.Duration) *Summary {
 		TTFTFromIntended: r.ttftFromIntended.latency(),
 		E2ELFromIntended: r.e2elFromIntended.latency(),
 		UserTPS:          r.userTPS.latency(),
+		TTFTAnswer:       r.ttftAnswer.latency(),
+		TTFTReasoning:    r.ttftReasoning.latency(),
+		ITLAnswer:        r.itlAnswer.latency(),
+		ITLReasoning:     r.itlReasoning.latency(),
+		ReasoningTokens:  r.reasoningTokens.latency(),
 		TTFTFirstTurn:    r.ttftFirstTurn.latency(),
 		TTFTLastTurn:     r.ttftLastTurn.latency(),
 

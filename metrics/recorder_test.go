@@ -37,8 +37,11 @@ func with(r *Request, f func(*Request)) *Request { f(r); return r }
 // counts is the Summary without its latency distributions.
 func counts(s *Summary) Summary {
 	c := *s
-	c.TTFT, c.ITL, c.TPOT, c.E2EL, c.Queue, c.Lag = Latency{}, Latency{}, Latency{}, Latency{}, Latency{}, Latency{}
-	c.TTFTFromIntended, c.E2ELFromIntended, c.UserTPS = Latency{}, Latency{}, Latency{}
+	for _, m := range Catalogue {
+		if m.Kind == Distribution {
+			*m.Dist(&c) = Latency{}
+		}
+	}
 	return c
 }
 
@@ -418,6 +421,80 @@ func BenchmarkRecorderAdd(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		r.Add(reqs[i%len(reqs)])
+	}
+}
+
+// An abandoned request is its own outcome: its tokens count in the totals
+// (and throughput), its TTFT and gaps count, its E2EL, TPOT and user TPS
+// do not, and it is never good nor a failure. One abandoned before its
+// first token adds nothing but the count.
+func TestRecorderAbandoned(t *testing.T) {
+	abandoned := func(r *Request) {
+		r.Error, r.Abandoned, r.FinishReason = ErrAbandoned, true, ""
+		r.OutputTokensSource = SourceEvents
+	}
+	r := NewRecorder(Options{Goodput: SLO{TTFT: time.Second}})
+	r.Add(ok(0, 0, 100*ms, 10*ms, 10*ms))
+	r.Add(with(ok(0, 0, 50*ms, 20*ms, 20*ms, 20*ms), abandoned))
+	r.Add(with(&Request{OutputTokensSource: SourceEvents, DatasetPromptTokens: 10}, abandoned))
+	s := r.SummaryOver(time.Second)
+	want := Summary{
+		Completed: 1, Abandoned: 2, AbandonedTokens: 4, Errors: map[ErrorKind]int{}, Duration: 1,
+		TotalInputTokens: 20, ServerInputTokens: 24, TotalOutputTokens: 3 + 4, ApproxOutputCounts: 0,
+		RequestThroughput: 1, OutputThroughput: 7, TotalTokenThroughput: 27,
+		GoodRequests: 1, GoodOutputTokens: 3, RequestGoodput: 1, TokenGoodput: 3,
+		Dispatches: 3, TokenStreams: 1,
+	}
+	if diff := cmp.Diff(want, counts(s)); diff != "" {
+		t.Errorf("counts (-want +got):\n%s", diff)
+	}
+	for _, tc := range []struct {
+		name  string
+		l     Latency
+		count int64
+	}{
+		{"ttft", s.TTFT, 2}, {"itl", s.ITL, 5}, {"e2el", s.E2EL, 1}, {"tpot", s.TPOT, 1}, {"user_tps", s.UserTPS, 1},
+	} {
+		if tc.l.Count != tc.count {
+			t.Errorf("%s: %d samples, want %d", tc.name, tc.l.Count, tc.count)
+		}
+	}
+	if s.ErrorRate() != 0 {
+		t.Errorf("error rate %v, want 0: abandoning is not failing", s.ErrorRate())
+	}
+}
+
+// A reasoning request's phases: TTFT is the first output of any kind,
+// ttft_answer the first answer token; each phase keeps its own gaps (the
+// gap between the phases is in ITL only); a request without reasoning
+// gives its every gap to itl_answer.
+func TestRecorderReasoning(t *testing.T) {
+	r := NewRecorder(Options{})
+	// Reasoning at 100, 110, 120 ms, then the answer at 170 and 175 ms.
+	r.Add(with(ok(0, 0, 100*ms, 10*ms, 10*ms, 50*ms, 5*ms), func(r *Request) {
+		r.TTFTReasoning, r.TTFTAnswer = 100*ms, 170*ms
+		r.ReasoningEvents, r.AnswerEvents, r.ReasoningTokens = 3, 2, 3
+		r.ITLReasoning, r.ITLAnswer = []time.Duration{10 * ms, 10 * ms}, []time.Duration{5 * ms}
+	}))
+	r.Add(with(ok(0, 0, 40*ms, 7*ms), func(r *Request) { r.TTFTAnswer, r.AnswerEvents = 40*ms, 2 }))
+	s := r.Summary()
+	for _, tc := range []struct {
+		name       string
+		l          Latency
+		count      int64
+		mean, max_ float64
+	}{
+		{"ttft", s.TTFT, 2, 70, 100},
+		{"ttft_answer", s.TTFTAnswer, 2, 105, 170},
+		{"ttft_reasoning", s.TTFTReasoning, 1, 100, 100},
+		{"itl_reasoning", s.ITLReasoning, 2, 10, 10},
+		{"itl_answer", s.ITLAnswer, 2, 6, 7},
+		{"itl", s.ITL, 5, 16.4, 50},
+		{"reasoning_tokens", s.ReasoningTokens, 1, 3, 3},
+	} {
+		if tc.l.Count != tc.count || tc.l.Mean != tc.mean || tc.l.Max != tc.max_ {
+			t.Errorf("%s: count %d mean %v max %v, want %d, %v, %v", tc.name, tc.l.Count, tc.l.Mean, tc.l.Max, tc.count, tc.mean, tc.max_)
+		}
 	}
 }
 

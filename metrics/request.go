@@ -27,9 +27,14 @@ const (
 	// stopped at max_tokens.
 	ErrTruncatedStream ErrorKind = "truncated_stream"
 	ErrCanceled        ErrorKind = "canceled" // the run was interrupted while the request was in flight: not a failure of the server
+	// ErrAbandoned is a request the client closed part-way on purpose, as
+	// a reader who closes the tab (a scenario's abandon block): an outcome
+	// of its own, neither completed nor failed nor canceled.
+	ErrAbandoned ErrorKind = "abandoned"
 )
 
-// ErrorKinds lists every failure kind in report order.
+// ErrorKinds lists every failure kind in report order (ErrAbandoned, an
+// outcome the scenario asked for, is not among them).
 var ErrorKinds = []ErrorKind{ErrConnect, ErrHTTPStatus, ErrRateLimited, ErrNotSSE, ErrTimeout, ErrStall, ErrStream, ErrTruncatedStream, ErrMalformed, ErrEmpty, ErrCanceled}
 
 // Where a token count came from.
@@ -38,6 +43,7 @@ const (
 	SourceTokenizer = "tokenizer" // the dataset tokenizer on the generated text
 	SourceEvents    = "events"    // the number of output-carrying events (approximate)
 	SourceDataset   = "dataset"   // the dataset's own count (prompt tokens)
+	SourceNone      = "none"      // the API generates no output (embeddings): 0 is exact
 )
 
 // Request is the outcome of one request. All offsets are monotonic-clock
@@ -71,6 +77,31 @@ type Request struct {
 	TTFT time.Duration   `json:"ttft"` // t0 to first output-carrying event
 	ITL  []time.Duration `json:"itl"`  // gaps between consecutive output-carrying events
 	E2E  time.Duration   `json:"e2el"` // t0 to last output-carrying event
+
+	// Reasoning models that stream their reasoning apart from the answer
+	// (chat delta.reasoning_content or delta.reasoning, the Responses API's
+	// reasoning events): TTFTReasoning and TTFTAnswer run from t0 to the
+	// first event of each phase (0 when the phase had none; TTFT is the
+	// first output of any kind); ReasoningEvents and AnswerEvents count the
+	// output events of each phase (OutputEvents is their sum but for an
+	// event carrying both). ITLReasoning and ITLAnswer are the gaps between
+	// consecutive events of the same phase, kept only for a request that
+	// had reasoning (otherwise ITL holds the answer's gaps); a gap from one
+	// phase to the other is in ITL only. ReasoningTokens is the server's
+	// count (usage's reasoning_tokens) when it sends one, else
+	// ReasoningEvents.
+	TTFTReasoning   time.Duration   `json:"ttft_reasoning,omitempty"`
+	TTFTAnswer      time.Duration   `json:"ttft_answer,omitempty"`
+	ReasoningEvents int             `json:"reasoning_events,omitempty"`
+	AnswerEvents    int             `json:"answer_events,omitempty"`
+	ReasoningTokens int             `json:"reasoning_tokens,omitempty"`
+	ITLReasoning    []time.Duration `json:"itl_reasoning,omitempty"`
+	ITLAnswer       []time.Duration `json:"itl_answer,omitempty"`
+
+	// Abandoned is set on a request the client closed part-way on purpose
+	// (Error is then ErrAbandoned): its token fields hold what it received
+	// before closing.
+	Abandoned bool `json:"abandoned,omitempty"`
 
 	PromptTokens       int    `json:"prompt_tokens"`
 	PromptTokensSource string `json:"prompt_tokens_source"`
@@ -111,6 +142,15 @@ type Request struct {
 
 // OK reports whether the request completed without error.
 func (r *Request) OK() bool { return r.Error == ErrNone }
+
+// AnswerITL is the request's gaps between answer events: ITLAnswer for a
+// request that had reasoning, else every gap.
+func (r *Request) AnswerITL() []time.Duration {
+	if r.ReasoningEvents > 0 {
+		return r.ITLAnswer
+	}
+	return r.ITL
+}
 
 // TPOT is (E2E - TTFT) / (OutputTokens - 1); ok is false when the request
 // produced fewer than two tokens.
@@ -202,6 +242,7 @@ type Snapshot struct {
 	Planned int
 	// Measured requests so far: dispatched, and ended by outcome.
 	Sent, Completed, Failed, Canceled int
+	Abandoned                         int // closed part-way by the client on purpose
 	InFlight                          int
 	ActiveUsers                       int // closed loop: users running
 	OutputTokens                      int // of completed requests

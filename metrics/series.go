@@ -16,11 +16,12 @@ type Window struct {
 	// Start is the window's start, wall clock.
 	Start time.Time `json:"start"`
 	// Started counts measured requests dispatched in the window; Completed,
-	// Failed and Canceled count those that ended in it.
+	// Failed, Canceled and Abandoned count those that ended in it.
 	Started   int `json:"started"`
 	Completed int `json:"completed"`
 	Failed    int `json:"failed"`
 	Canceled  int `json:"canceled,omitempty"`
+	Abandoned int `json:"abandoned,omitempty"`
 	// OutputTokens counts the output-carrying events that arrived in the
 	// window (each event one token, as vLLM counts its peak).
 	OutputTokens int `json:"output_tokens"`
@@ -147,11 +148,30 @@ func (s *SeriesRecorder) Add(req *Request) {
 	case req.Error == ErrCanceled:
 		s.windows[k].Canceled++
 		return
+	case req.Error == ErrAbandoned:
+		// Its tokens so far count in the windows they arrived in; its
+		// latencies belong to no window's completed requests.
+		s.windows[k].Abandoned++
+		s.addTokens(req)
+		return
 	case !req.OK():
 		s.windows[k].Failed++
 		return
 	}
 	s.windows[k].Completed++
+	if req.OutputEvents == 0 {
+		return
+	}
+	s.addTokens(req)
+	d := s.dists(k)
+	d.ttft.add(int64(req.TTFT))
+	for _, gap := range req.ITL {
+		d.itl.add(int64(gap))
+	}
+}
+
+// addTokens counts each output event of req in the window it arrived in.
+func (s *SeriesRecorder) addTokens(req *Request) {
 	if req.OutputEvents == 0 {
 		return
 	}
@@ -164,11 +184,6 @@ func (s *SeriesRecorder) Add(req *Request) {
 			break
 		}
 		t += req.ITL[i]
-	}
-	d := s.dists(k)
-	d.ttft.add(int64(req.TTFT))
-	for _, gap := range req.ITL {
-		d.itl.add(int64(gap))
 	}
 }
 
@@ -264,6 +279,7 @@ func MergeSeries(parts ...*Series) (*Series, error) {
 			m.Completed += w.Completed
 			m.Failed += w.Failed
 			m.Canceled += w.Canceled
+			m.Abandoned += w.Abandoned
 			m.OutputTokens += w.OutputTokens
 			m.InFlight += w.InFlight
 			m.ActiveUsers += w.ActiveUsers

@@ -68,8 +68,14 @@ type Summary struct {
 	Errors    map[ErrorKind]int `json:"errors"` // failed requests by kind
 	// Canceled counts requests cut off by an interruption (Ctrl-C) while in
 	// flight: neither completed nor failed, and not in the error rate.
-	Canceled  int `json:"canceled"`
-	Truncated int `json:"truncated"`
+	Canceled int `json:"canceled"`
+	// Abandoned counts requests the client closed part-way on purpose (a
+	// scenario's abandon block): neither completed nor failed, not in the
+	// error rate, never good for goodput. AbandonedTokens is the output
+	// they received before closing, included in TotalOutputTokens.
+	Abandoned       int `json:"abandoned"`
+	AbandonedTokens int `json:"abandoned_output_tokens"`
+	Truncated       int `json:"truncated"`
 	// ShortOutputs counts completed requests flagged ShortOutput (ignore_eos
 	// set, fewer tokens than max_tokens): suspicious, not failures.
 	ShortOutputs int     `json:"short_outputs"`
@@ -78,7 +84,8 @@ type Summary struct {
 	// TotalInputTokens sums the dataset's prompt counts of completed
 	// requests, as vLLM's benchmark does; ServerInputTokens sums the
 	// server's usage.prompt_tokens where it sent them (a chat template's
-	// tokens included).
+	// tokens included). Both include the prompts of abandoned requests
+	// that had a first token, and TotalOutputTokens their tokens so far.
 	TotalInputTokens  int `json:"total_input_tokens"`
 	ServerInputTokens int `json:"server_input_tokens"`
 	TotalOutputTokens int `json:"total_output_tokens"`
@@ -167,6 +174,14 @@ type Summary struct {
 	// Per-user decode speed: output tokens per second of each request's
 	// decode phase ((tokens-1) / (E2E-TTFT)).
 	UserTPS Latency `json:"user_tps"`
+	// Reasoning models (Request.TTFTReasoning and the rest): the first
+	// answer and reasoning tokens, the gaps within each phase, and the
+	// reasoning tokens per request (a count, kept in a Latency).
+	TTFTAnswer      Latency `json:"ttft_answer"`
+	TTFTReasoning   Latency `json:"ttft_reasoning"`
+	ITLAnswer       Latency `json:"itl_answer"`
+	ITLReasoning    Latency `json:"itl_reasoning"`
+	ReasoningTokens Latency `json:"reasoning_tokens"`
 
 	// Multi-turn sessions: TTFT of every session's first turn and of its
 	// last turn (the dataset's last, with the longest history), and the

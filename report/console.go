@@ -139,11 +139,32 @@ func extraRows(s *metrics.Summary) []struct {
 	}
 }
 
+// phaseRows are the reasoning models' rows of the latency table, shown
+// only when a request streamed reasoning.
+func phaseRows(s *metrics.Summary) []struct {
+	name string
+	l    *metrics.Latency
+} {
+	if s.TTFTReasoning.Count == 0 {
+		return nil
+	}
+	return []struct {
+		name string
+		l    *metrics.Latency
+	}{
+		{"TTFT (reasoning)", &s.TTFTReasoning},
+		{"TTFT (answer)", &s.TTFTAnswer},
+		{"ITL (reasoning)", &s.ITLReasoning},
+		{"ITL (answer)", &s.ITLAnswer},
+		{"Reasoning (tokens)", &s.ReasoningTokens},
+	}
+}
+
 func writeExtras(p *printer, r *Result, s *metrics.Summary) {
 	p.printf("\n")
 	p.printf("%-20s %8s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n",
 		"Latency (ms)", "n", "mean", "stddev", "min", "p50", "p90", "p95", "p99", "p99.9", "max")
-	for _, row := range extraRows(s) {
+	for _, row := range append(extraRows(s), phaseRows(s)...) {
 		l := row.l
 		if l.Count == 0 {
 			p.printf("%-20s %8d %9s\n", row.name, 0, "-")
@@ -198,6 +219,10 @@ func writeExtras(p *printer, r *Result, s *metrics.Summary) {
 			why = "abort_on"
 		}
 		p.printf("Canceled by %s: %s in flight (not counted as failed)\n", why, count(s.Canceled, "request", "requests"))
+	}
+	if s.Abandoned > 0 {
+		p.printf("Abandoned: %s closed part-way by the client as the scenario asked (not failures, never good; their %d tokens count in throughput, their TTFT and ITL in the latencies, not their E2EL or TPOT)\n",
+			count(s.Abandoned, "request", "requests"), s.AbandonedTokens)
 	}
 	if s.Truncated > 0 {
 		p.printf("Truncated: %s stopped at max_tokens with ignore_eos off: output incomplete, not good for goodput.\n", count(s.Truncated, "request", "requests"))

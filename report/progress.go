@@ -55,8 +55,8 @@ func (g *ring) add(v time.Duration) {
 
 // Result notes a finished request's latencies.
 func (p *Progress) Result(r *metrics.Request) {
-	if r.Warmup || !r.OK() {
-		return
+	if r.Warmup || !r.OK() || r.OutputTokensSource == metrics.SourceNone {
+		return // a non-streamed answer (embeddings) has no first token
 	}
 	p.ttft.add(r.TTFT)
 	for _, d := range r.ITL {
@@ -82,6 +82,9 @@ func (p *Progress) Line(s metrics.Snapshot) string {
 	}
 	line := fmt.Sprintf("%s elapsed, %s sent, %d completed, %d failed, %d in flight",
 		s.Elapsed.Truncate(100*time.Millisecond), sent, s.Completed, s.Failed, s.InFlight)
+	if s.Abandoned > 0 {
+		line += fmt.Sprintf(", %d abandoned", s.Abandoned)
+	}
 	if s.ActiveUsers > 0 {
 		line += fmt.Sprintf(", %d users", s.ActiveUsers)
 	}

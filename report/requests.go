@@ -23,28 +23,38 @@ type RequestLine struct {
 	RequestID    string `json:"request_id,omitempty"`
 	// Session and Turn place a multi-turn session's request: the id of
 	// the session's first request, and the turn from 1.
-	Session       *int64    `json:"session,omitempty"`
-	Turn          int       `json:"turn,omitempty"`
-	SentAt        time.Time `json:"sent_at"`
-	IntendedMs    float64   `json:"intended_ms"`
-	DispatchedMs  float64   `json:"dispatched_ms"`
-	SentMs        float64   `json:"sent_ms"`
-	EndMs         float64   `json:"end_ms"`
-	QueueMs       float64   `json:"queue_ms"`
-	LagMs         float64   `json:"lag_ms"`
-	TTFTMs        *float64  `json:"ttft_ms"`
-	ITLMs         []float64 `json:"itl_ms"`
-	E2ELMs        *float64  `json:"e2el_ms"`
-	PromptTokens  int       `json:"prompt_tokens"`
-	PromptSource  string    `json:"prompt_tokens_source"`
-	DatasetPrompt int       `json:"dataset_prompt_tokens"`
-	OutputTokens  int       `json:"output_tokens"`
-	OutputSource  string    `json:"output_tokens_source"`
-	OutputEvents  int       `json:"output_events"`
-	MaxTokens     int       `json:"max_tokens"`
-	IgnoreEOS     bool      `json:"ignore_eos"`
-	FinishReason  string    `json:"finish_reason"`
-	Truncated     bool      `json:"truncated"`
+	Session      *int64    `json:"session,omitempty"`
+	Turn         int       `json:"turn,omitempty"`
+	SentAt       time.Time `json:"sent_at"`
+	IntendedMs   float64   `json:"intended_ms"`
+	DispatchedMs float64   `json:"dispatched_ms"`
+	SentMs       float64   `json:"sent_ms"`
+	EndMs        float64   `json:"end_ms"`
+	QueueMs      float64   `json:"queue_ms"`
+	LagMs        float64   `json:"lag_ms"`
+	TTFTMs       *float64  `json:"ttft_ms"`
+	ITLMs        []float64 `json:"itl_ms"`
+	E2ELMs       *float64  `json:"e2el_ms"`
+	// Reasoning models: the first token of each phase and its events.
+	TTFTReasoningMs *float64 `json:"ttft_reasoning_ms,omitempty"`
+	TTFTAnswerMs    *float64 `json:"ttft_answer_ms,omitempty"`
+	ReasoningEvents int      `json:"reasoning_events,omitempty"`
+	AnswerEvents    int      `json:"answer_events,omitempty"`
+	ReasoningTokens int      `json:"reasoning_tokens,omitempty"`
+	// Abandoned is a request the client closed part-way (error
+	// "abandoned"): ttft_ms is set when it had a first token, e2el_ms is
+	// not, and its token fields hold what it received.
+	Abandoned     bool   `json:"abandoned,omitempty"`
+	PromptTokens  int    `json:"prompt_tokens"`
+	PromptSource  string `json:"prompt_tokens_source"`
+	DatasetPrompt int    `json:"dataset_prompt_tokens"`
+	OutputTokens  int    `json:"output_tokens"`
+	OutputSource  string `json:"output_tokens_source"`
+	OutputEvents  int    `json:"output_events"`
+	MaxTokens     int    `json:"max_tokens"`
+	IgnoreEOS     bool   `json:"ignore_eos"`
+	FinishReason  string `json:"finish_reason"`
+	Truncated     bool   `json:"truncated"`
 	// Stream sanity (metrics.Request): no per-token timing, several
 	// tokens per event, and the client's own count beside usage.
 	ShortOutput      bool              `json:"short_output,omitempty"`
@@ -87,9 +97,22 @@ func NewRequestLine(r *metrics.Request, zero time.Time, stages bool) RequestLine
 	for i, g := range r.ITL {
 		l.ITLMs[i] = ms(g)
 	}
+	l.ReasoningEvents, l.AnswerEvents, l.ReasoningTokens, l.Abandoned = r.ReasoningEvents, r.AnswerEvents, r.ReasoningTokens, r.Abandoned
 	if r.OK() {
-		ttft, e2e := ms(r.TTFT), ms(r.E2E)
-		l.TTFTMs, l.E2ELMs = &ttft, &e2e
+		e2e := ms(r.E2E)
+		l.E2ELMs = &e2e
+	}
+	if r.OutputEvents > 0 && (r.OK() || r.Abandoned) {
+		ttft := ms(r.TTFT)
+		l.TTFTMs = &ttft
+		if r.ReasoningEvents > 0 {
+			v := ms(r.TTFTReasoning)
+			l.TTFTReasoningMs = &v
+		}
+		if r.ReasoningEvents > 0 && r.AnswerEvents > 0 {
+			v := ms(r.TTFTAnswer)
+			l.TTFTAnswerMs = &v
+		}
 	}
 	return l
 }

@@ -19,6 +19,7 @@ var targetSchema = &hcl.BodySchema{
 		{Name: "headers"}, {Name: "timeout"}, {Name: "stall_timeout"}, {Name: "ignore_eos"},
 		{Name: "extra_body"}, {Name: "http2"}, {Name: "ca_file"}, {Name: "insecure_skip_verify"},
 		{Name: "metrics_url"}, {Name: "scrape_interval"}, {Name: "scrape_metrics"}, {Name: "sensitive_headers"},
+		{Name: "scrape_cooldown"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{{Type: "sim"}},
 }
@@ -53,7 +54,7 @@ func (l *loader) decodeTarget(d dec, b *hcl.Block) {
 			d.invalid(attr, "%s", err)
 		}
 	}
-	d.oneOf(a, "api", &t.API, APICompletions, APIChat)
+	d.oneOf(a, "api", &t.API, APICompletions, APIChat, APIResponses, APIEmbeddings)
 	d.str(a, "model", &t.Model)
 	d.str(a, "api_key", &t.APIKey)
 	d.stringMap(a, "headers", &t.Headers)
@@ -77,6 +78,7 @@ func (l *loader) decodeTarget(d dec, b *hcl.Block) {
 		}
 	}
 	d.duration(a, "scrape_interval", &t.ScrapeInterval, true)
+	d.duration(a, "scrape_cooldown", &t.ScrapeCooldown, false)
 	if v, attr, ok := d.value(a, "scrape_metrics", cty.List(cty.String)); ok {
 		for _, e := range v.AsValueSlice() {
 			if e.IsNull() || e.AsString() == "" {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // Secrets never reach diagnostics, plan or files: a sensitive variable's
@@ -191,6 +192,85 @@ dataset "d" {
 				t.Fatal(diags)
 			}
 			tt.check(t, cfg.Scenarios[0])
+		})
+	}
+}
+
+func TestAbandonBlock(t *testing.T) {
+	const head = `
+target "t" {
+  base_url = "sim://tiny"
+}
+dataset "d" {
+  random {}
+}
+`
+	tests := []struct {
+		name, body string
+		want       *Abandon
+		wantDiag   string
+	}{
+		{name: "none", body: ``},
+		{name: "tokens", body: `abandon {
+    share        = 0.1
+    after_tokens = [20, 200]
+  }`, want: &Abandon{Share: 0.1, AfterTokens: [2]int{20, 200}}},
+		{name: "time", body: `abandon {
+    share = 1
+    after = ["1s", "5s"]
+  }`, want: &Abandon{Share: 1, After: [2]time.Duration{time.Second, 5 * time.Second}}},
+		{name: "both", body: `abandon {
+    share        = 0.1
+    after_tokens = [1, 2]
+    after        = ["1s", "2s"]
+  }`, wantDiag: "Invalid abandon block"},
+		{name: "neither", body: `abandon {
+    share = 0.1
+  }`, wantDiag: "Invalid abandon block"},
+		{name: "no share", body: `abandon {
+    after_tokens = [1, 2]
+  }`, wantDiag: "Missing required argument"},
+		{name: "share of 0", body: `abandon {
+    share        = 0
+    after_tokens = [1, 2]
+  }`, wantDiag: "Invalid share"},
+		{name: "tokens backwards", body: `abandon {
+    share        = 0.5
+    after_tokens = [9, 2]
+  }`, wantDiag: "Invalid after_tokens"},
+		{name: "fractional tokens", body: `abandon {
+    share        = 0.5
+    after_tokens = [1.5, 2]
+  }`, wantDiag: "Invalid after_tokens"},
+		{name: "one token count", body: `abandon {
+    share        = 0.5
+    after_tokens = 3
+  }`, wantDiag: "Invalid after_tokens"},
+		{name: "time backwards", body: `abandon {
+    share = 0.5
+    after = ["5s", "1s"]
+  }`, wantDiag: "Invalid after"},
+		{name: "not a duration", body: `abandon {
+    share = 0.5
+    after = ["soon", "1s"]
+  }`, wantDiag: "Invalid duration"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := head + "scenario \"s\" {\n  target  = target.t\n  dataset = dataset.d\n  open_loop {\n    rate = 1\n  }\n  " + tt.body + "\n}\n"
+			cfg, diags := load([]source{{name: "s.hcl", src: []byte(src)}}, LoadOptions{})
+			if tt.wantDiag != "" {
+				if len(diags) != 1 || diags[0].Summary != tt.wantDiag {
+					t.Fatalf("diagnostics %v, want one %q", diags, tt.wantDiag)
+				}
+				return
+			}
+			if diags.HasErrors() {
+				t.Fatal(diags)
+			}
+			if diff := cmp.Diff(tt.want, cfg.Scenarios[0].Abandon, cmpopts.IgnoreFields(Abandon{}, "DeclRange")); diff != "" {
+				t.Errorf("abandon (-want +got):\n%s", diff)
+			}
 		})
 	}
 }

@@ -23,8 +23,10 @@ import (
 
 // Target API kinds.
 const (
-	APICompletions = "openai"      // POST /v1/completions
-	APIChat        = "openai-chat" // POST /v1/chat/completions
+	APICompletions = "openai"            // POST /v1/completions
+	APIChat        = "openai-chat"       // POST /v1/chat/completions
+	APIResponses   = "openai-responses"  // POST /v1/responses (streamed)
+	APIEmbeddings  = "openai-embeddings" // POST /v1/embeddings (not streamed)
 )
 
 // Dataset kinds.
@@ -184,6 +186,11 @@ type Target struct {
 	// metrics to keep besides the known ones (server["name"].<stat>).
 	ScrapeInterval time.Duration `json:"scrape_interval"`
 	ScrapeMetrics  []string      `json:"scrape_metrics,omitempty"`
+	// ScrapeCooldown keeps scraping this long after the last request ended,
+	// before the final scrape, so that the server figures' last values
+	// show the server after the load (its running requests back to their
+	// idle level, say); 0 takes the final scrape at once.
+	ScrapeCooldown time.Duration `json:"scrape_cooldown,omitempty"`
 	// Sim holds the sim block's overrides for a sim:// target, every
 	// value as a string (numbers in shortest decimal form, bools as
 	// "true"/"false", strings as written).
@@ -396,6 +403,9 @@ type Scenario struct {
 	ReadyTimeout time.Duration `json:"ready_timeout"`
 	// AbortOn stops a failing run early (nil: never).
 	AbortOn *AbortOn `json:"abort_on,omitempty"`
+	// Abandon closes a share of the requests part-way, as readers who
+	// leave (nil: none).
+	Abandon *Abandon `json:"abandon,omitempty"`
 	// Percentiles and PercentileMetrics choose what the vLLM block of the
 	// report shows and which pNN_<metric>_ms keys the result adds to the
 	// ones always written (vLLM's --metric-percentiles and
@@ -528,6 +538,17 @@ type AbortOn struct {
 	ErrorRate   float64   `json:"error_rate"`
 	MinRequests int       `json:"min_requests"`
 	DeclRange   hcl.Range `json:"-"`
+}
+
+// Abandon is the abandon block: Share of the measured requests are closed
+// part-way, each after a number of output tokens drawn uniformly in
+// AfterTokens or a time since it was sent drawn uniformly in After
+// (exactly one is set).
+type Abandon struct {
+	Share       float64          `json:"share"`
+	AfterTokens [2]int           `json:"after_tokens,omitzero"`
+	After       [2]time.Duration `json:"after,omitzero"`
+	DeclRange   hcl.Range        `json:"-"`
 }
 
 // Defaults of the fault handling.

@@ -3,6 +3,7 @@ package scenario
 import (
 	"fmt"
 	"math"
+	"math/big"
 	"net"
 	"path/filepath"
 	"slices"
@@ -30,7 +31,7 @@ var scenarioSchema = &hcl.BodySchema{
 	},
 	Blocks: []hcl.BlockHeaderSchema{
 		{Type: "open_loop"}, {Type: "closed_loop"}, {Type: "replay"}, {Type: "warmup"}, {Type: "sla"}, {Type: "goodput"}, {Type: "validity"}, {Type: "regression"},
-		{Type: "abort_on"},
+		{Type: "abort_on"}, {Type: "abandon"},
 		{Type: "assert", LabelNames: []string{"name"}}, {Type: "sweep"}, {Type: "capacity"},
 	},
 }
@@ -52,6 +53,10 @@ var closedLoopSchema = &hcl.BodySchema{
 
 var stageSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{{Name: "users", Required: true}, {Name: "duration", Required: true}, {Name: "ramp"}},
+}
+
+var abandonSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "share", Required: true}, {Name: "after_tokens"}, {Name: "after"}},
 }
 
 var abortOnSchema = &hcl.BodySchema{
@@ -151,6 +156,9 @@ func (l *loader) decodeScenario(d dec, filename string, b *hcl.Block) {
 	}
 	if ab := atMostOne(&l.diags, content.Blocks.OfType("abort_on"), "a scenario"); ab != nil {
 		s.AbortOn = l.decodeAbortOn(d, ab)
+	}
+	if ab := atMostOne(&l.diags, content.Blocks.OfType("abandon"), "a scenario"); ab != nil {
+		s.Abandon = l.decodeAbandon(d, ab)
 	}
 
 	sweep := atMostOne(&l.diags, content.Blocks.OfType("sweep"), "a scenario")
@@ -575,6 +583,87 @@ func (l *loader) decodeAbortOn(d dec, b *hcl.Block) *AbortOn {
 		d.invalid(attr, "error_rate is the fraction of failed requests over which the run stops, from 0 (any failure) up to but not including 1; not %g.", ab.ErrorRate)
 	}
 	d.integer(c.Attributes, "min_requests", &ab.MinRequests, 1)
+	return ab
+}
+
+// decodeAbandon reads the abandon block: a share in (0, 1] and exactly one
+// range, after_tokens (two whole numbers of tokens, at least 1) or after
+// (two durations).
+func (l *loader) decodeAbandon(d dec, b *hcl.Block) *Abandon {
+	ab := &Abandon{DeclRange: b.DefRange}
+	c, diags := b.Body.Content(abandonSchema)
+	l.diags = append(l.diags, diags...)
+	if diags.HasErrors() {
+		return nil
+	}
+	if attr := d.float(c.Attributes, "share", &ab.Share); attr != nil && !(ab.Share > 0 && ab.Share <= 1) {
+		d.invalid(attr, "share is the fraction of requests abandoned, more than 0 and at most 1; not %g.", ab.Share)
+	}
+	tokens, after := c.Attributes["after_tokens"], c.Attributes["after"]
+	if (tokens == nil) == (after == nil) {
+		l.diags = append(l.diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "Invalid abandon block",
+			Detail:   `An abandon block says when a reader leaves with exactly one of after_tokens (a range of output tokens, [20, 200]) and after (a range of time since the request was sent, ["1s", "5s"]).`,
+			Subject:  b.DefRange.Ptr(),
+		})
+		return ab
+	}
+	pair := func(attr *hcl.Attribute, what string) []cty.Value {
+		v, ok := d.eval(attr.Expr)
+		if !ok || v.IsNull() {
+			return nil
+		}
+		ty := v.Type()
+		if !(ty.IsTupleType() || ty.IsListType()) || v.LengthInt() != 2 {
+			d.invalid(attr, "%s is a range of two values, the least and the most, such as %s.", attr.Name, what)
+			return nil
+		}
+		return v.AsValueSlice()
+	}
+	if tokens != nil {
+		bad := func() {
+			d.invalid(tokens, "after_tokens is a range of two whole numbers of output tokens, at least 1 and the least first, such as [20, 200].")
+		}
+		vs := pair(tokens, "[20, 200]")
+		if vs == nil {
+			return ab
+		}
+		for i, v := range vs {
+			if v.IsNull() || v.Type() != cty.Number {
+				bad()
+				return ab
+			}
+			n, acc := v.AsBigFloat().Int64()
+			if acc != big.Exact || n < 1 || n > math.MaxInt32 {
+				bad()
+				return ab
+			}
+			ab.AfterTokens[i] = int(n)
+		}
+		if ab.AfterTokens[0] > ab.AfterTokens[1] {
+			bad()
+		}
+		return ab
+	}
+	vs := pair(after, `["1s", "5s"]`)
+	if vs == nil {
+		return ab
+	}
+	for i, v := range vs {
+		if v.IsNull() || v.Type() != cty.String {
+			d.invalid(after, `after is a range of two durations since the request was sent, such as ["1s", "5s"].`)
+			return ab
+		}
+		dur, ok := d.parseDuration(after, v.AsString(), after.Expr.Range())
+		if !ok || !d.checkDuration(after, dur, true) {
+			return ab
+		}
+		ab.After[i] = dur
+	}
+	if ab.After[0] > ab.After[1] {
+		d.invalid(after, "after's range runs from %s down to %s; give the shorter first.", ab.After[0], ab.After[1])
+	}
 	return ab
 }
 

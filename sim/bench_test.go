@@ -110,6 +110,6 @@ func BenchmarkAppendChunk(b *testing.B) {
 	buf := make([]byte, 0, 512)
 	b.ReportAllocs()
 	for b.Loop() {
-		buf = c.appendChunk(append(buf[:0], head...), 1, false)
+		buf = c.appendChunk(append(buf[:0], head...), 0, 1, false)
 	}
 }

@@ -46,8 +46,9 @@ type chunk struct {
 		Index int     `json:"index"`
 		Text  *string `json:"text"`
 		Delta *struct {
-			Role    *string `json:"role"`
-			Content *string `json:"content"`
+			Role             *string `json:"role"`
+			Content          *string `json:"content"`
+			ReasoningContent *string `json:"reasoning_content"`
 		} `json:"delta"`
 		FinishReason *string `json:"finish_reason"`
 	} `json:"choices"`

@@ -20,9 +20,13 @@ type seq struct {
 	last    time.Duration // when it last produced tokens (engine clock)
 	reason  string        // finish_reason: "length" or "stop"
 
-	cancelled atomic.Bool   // set by the handler when it no longer wants tokens
-	produced  atomic.Int64  // tokens handed to the handler; target means done
-	notify    chan struct{} // capacity 1: "produced changed"
+	cancelled atomic.Bool // set by the handler when it no longer wants tokens
+	// leaked is set instead of cancelled under the LeakOnDisconnect fault:
+	// the sequence stays in the running batch, holding its place and its
+	// KV cache, and never runs again.
+	leaked   atomic.Bool
+	produced atomic.Int64  // tokens handed to the handler; target means done
+	notify   chan struct{} // capacity 1: "produced changed"
 }
 
 // emit is what one sequence produced in a step: n tokens, and whether they
@@ -80,7 +84,8 @@ func (e *engine) preempt() *seq {
 	return victim
 }
 
-// dropCancelled frees sequences whose clients went away.
+// dropCancelled frees sequences whose clients went away (a leaked one
+// stays).
 func (e *engine) dropCancelled() {
 	keep := e.running[:0]
 	for _, s := range e.running {
@@ -94,7 +99,8 @@ func (e *engine) dropCancelled() {
 	e.running = keep
 	wkeep := e.waiting[:0]
 	for _, s := range e.waiting {
-		if !s.cancelled.Load() {
+		// A leaked sequence that holds nothing yet is simply never run.
+		if !s.cancelled.Load() && !s.leaked.Load() {
 			wkeep = append(wkeep, s)
 		}
 	}
@@ -116,6 +122,9 @@ func (e *engine) step() (time.Duration, []emit) {
 
 	for i := 0; i < len(e.running); i++ {
 		s := e.running[i]
+		if s.leaked.Load() {
+			continue // stuck: it holds its place and its cache, and does nothing
+		}
 		if need := s.prompt + s.generated - s.computed; need > 0 {
 			chunk := min(need, budget)
 			if chunk == 0 {

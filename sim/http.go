@@ -17,8 +17,10 @@ const maxBody = 16 << 20
 func (s *Server) routes() *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET "+openaiwire.PathModels, s.models)
-	mux.HandleFunc("POST "+openaiwire.PathCompletions, func(w http.ResponseWriter, r *http.Request) { s.complete(w, r, false) })
-	mux.HandleFunc("POST "+openaiwire.PathChat, func(w http.ResponseWriter, r *http.Request) { s.complete(w, r, true) })
+	mux.HandleFunc("POST "+openaiwire.PathCompletions, func(w http.ResponseWriter, r *http.Request) { s.complete(w, r, apiCompletions) })
+	mux.HandleFunc("POST "+openaiwire.PathChat, func(w http.ResponseWriter, r *http.Request) { s.complete(w, r, apiChat) })
+	mux.HandleFunc("POST "+openaiwire.PathResponses, func(w http.ResponseWriter, r *http.Request) { s.complete(w, r, apiResponses) })
+	mux.HandleFunc("POST "+openaiwire.PathEmbeddings, func(w http.ResponseWriter, r *http.Request) { s.complete(w, r, apiEmbeddings) })
 	mux.HandleFunc("POST /tokenize", s.tokenize)
 	mux.HandleFunc("POST /detokenize", s.detokenize)
 	mux.HandleFunc("GET /version", func(w http.ResponseWriter, r *http.Request) {
@@ -156,12 +158,18 @@ func (s *Server) countFault(kind string) {
 
 // call is one completion request in flight.
 type call struct {
-	s       *Server
-	w       http.ResponseWriter
-	r       *http.Request
-	req     request
-	q       *seq
-	chat    bool
+	s    *Server
+	w    http.ResponseWriter
+	r    *http.Request
+	req  request
+	q    *seq
+	kind api
+	chat bool // kind == apiChat
+	// reasoning is how many of the first output tokens are reasoning
+	// (Profile.ReasoningTokens, for the chat and Responses APIs).
+	reasoning int
+	// seqNo numbers a Responses stream's events.
+	seqNo   int
 	fault   string // a mid-stream fault still to inject, or ""
 	faultAt int    // inject it once this many tokens are sent
 	words   wordStream
@@ -169,20 +177,38 @@ type call struct {
 	created int64
 }
 
-func (s *Server) complete(w http.ResponseWriter, r *http.Request, chat bool) {
+func (s *Server) complete(w http.ResponseWriter, r *http.Request, kind api) {
 	body, ok := readBody(w, r)
 	if !ok {
 		return
 	}
-	req, aerr := parseRequest(body, chat, &s.p)
+	req, aerr := parseRequest(body, kind, &s.p)
 	if aerr != nil {
 		writeError(w, aerr)
 		return
 	}
+	reasoning := 0
+	if kind == apiChat || kind == apiResponses {
+		reasoning = s.p.ReasoningTokens
+	}
 	s.requests.Add(1)
 	s.rngMu.Lock()
 	fault := s.p.drawFault(s.rng)
-	n, reason := outputLength(s.p, req.maxTokens, req.ignoreEOS, s.rng)
+	var n int
+	var reason string
+	switch {
+	case kind == apiEmbeddings:
+		// No output: the sequence is one prefill.
+		n, reason = 0, openaiwire.FinishStop
+	case reasoning > 0 && !req.ignoreEOS:
+		// The natural answer comes after the reasoning, within max_tokens.
+		n, reason = outputLength(s.p, max(req.maxTokens-reasoning, 1), false, s.rng)
+		if n += reasoning; n >= req.maxTokens {
+			n, reason = req.maxTokens, openaiwire.FinishLength
+		}
+	default:
+		n, reason = outputLength(s.p, req.maxTokens, req.ignoreEOS, s.rng)
+	}
 	words := wordStream(s.rng.Uint64())
 	faultAt := 1 + s.rng.Intn(max(n-1, 1))
 	s.rngMu.Unlock()
@@ -194,24 +220,42 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, chat bool) {
 		writeError(w, &apiError{status: status, msg: "simulated fault: " + fault})
 		return
 	}
-	prefix := "cmpl-"
-	if chat {
-		prefix = "chatcmpl-"
-	}
+	prefix := map[api]string{apiCompletions: "cmpl-", apiChat: "chatcmpl-", apiResponses: "resp_", apiEmbeddings: "embd-"}[kind]
 	c := &call{
-		s: s, w: w, r: r, req: req, chat: chat, fault: fault, faultAt: faultAt, words: words,
+		s: s, w: w, r: r, req: req, kind: kind, chat: kind == apiChat, reasoning: reasoning,
+		fault: fault, faultAt: faultAt, words: words,
 		id:      prefix + strconv.FormatUint(s.ids.Add(1), 16),
 		created: time.Now().Unix(),
 		q:       &seq{prompt: req.promptTokens, target: n, reason: reason, notify: make(chan struct{}, 1)},
 	}
 	s.metrics.prompt.Add(float64(req.promptTokens))
 	s.submit(c.q)
-	defer c.q.cancelled.Store(true) // frees the sequence if the handler leaves early
-	if req.stream {
+	defer c.release()
+	switch {
+	case kind == apiEmbeddings:
+		c.embed()
+	case req.stream && kind == apiResponses:
+		c.streamResponse()
+	case req.stream:
 		c.stream()
-	} else {
+	default:
 		c.respond()
 	}
+}
+
+// release frees the sequence when the handler leaves (a sequence that
+// finished is already gone): the engine drops it at its next step, as
+// vLLM aborts a request whose client disconnected. With the
+// LeakOnDisconnect fault, a sequence whose client went away is leaked
+// instead: it stays in the running batch for good, holding its place and
+// its KV cache.
+func (c *call) release() {
+	if c.s.p.LeakOnDisconnect && c.r.Context().Err() != nil && !c.q.cancelled.Load() {
+		c.q.leaked.Store(true)
+	} else {
+		c.q.cancelled.Store(true)
+	}
+	c.s.kick()
 }
 
 // wait blocks until more tokens are out; it returns how many are out in
@@ -276,8 +320,8 @@ func (c *call) stream() {
 				}
 			}
 			n := min(k, out-sent)
+			buf = c.appendChunk(append(buf[:0], head...), sent, n, sent+n == c.q.target)
 			sent += n
-			buf = c.appendChunk(append(buf[:0], head...), n, sent == c.q.target)
 			if _, err := c.w.Write(buf); err != nil {
 				return
 			}
@@ -349,20 +393,43 @@ func (c *call) chunkHead() []byte {
 	return append(head, `"choices":[{"index":0,`...)
 }
 
-// appendChunk appends the choice fields of an event carrying n tokens.
-func (c *call) appendChunk(buf []byte, n int, last bool) []byte {
+// appendChunk appends the choice fields of an event carrying n tokens,
+// the first of which is output token from (0-based): a chat event's tokens
+// before c.reasoning are reasoning (delta.reasoning_content), the others
+// answer (delta.content; an event across the boundary carries both, as
+// vLLM's reasoning parsers send it).
+func (c *call) appendChunk(buf []byte, from, n int, last bool) []byte {
 	if c.chat {
-		buf = append(buf, `"delta":{"content":"`...)
+		r := min(max(c.reasoning-from, 0), n)
+		buf = append(buf, `"delta":{`...)
+		if r > 0 {
+			buf = append(buf, `"reasoning_content":"`...)
+			for range r {
+				buf = append(buf, c.words.next()...)
+			}
+			buf = append(buf, '"')
+			if n > r {
+				buf = append(buf, ',')
+			}
+		}
+		if n > r {
+			buf = append(buf, `"content":"`...)
+			for range n - r {
+				buf = append(buf, c.words.next()...)
+			}
+			buf = append(buf, '"')
+		}
 	} else {
 		buf = append(buf, `"text":"`...)
-	}
-	for range n {
-		buf = append(buf, c.words.next()...)
+		for range n {
+			buf = append(buf, c.words.next()...)
+		}
+		buf = append(buf, '"')
 	}
 	if c.chat {
-		buf = append(buf, `"},"logprobs":null,"finish_reason":`...)
+		buf = append(buf, `},"logprobs":null,"finish_reason":`...)
 	} else {
-		buf = append(buf, `","logprobs":null,"finish_reason":`...)
+		buf = append(buf, `,"logprobs":null,"finish_reason":`...)
 	}
 	if last {
 		buf = append(buf, '"')
@@ -396,8 +463,12 @@ func (c *call) respond() {
 		}
 		sent = out
 	}
-	var text strings.Builder
-	for range c.q.target {
+	var text, reasoning strings.Builder
+	for i := range c.q.target {
+		if i < c.reasoning {
+			reasoning.WriteString(c.words.next())
+			continue
+		}
 		text.WriteString(c.words.next())
 	}
 	switch c.fault {
@@ -415,11 +486,19 @@ func (c *call) respond() {
 		_, _ = io.WriteString(c.w, `{"id":"`+c.id+`","object":`)
 		return
 	}
+	if c.kind == apiResponses {
+		c.respondResponse(reasoning.String(), text.String())
+		return
+	}
 	choice := map[string]any{"index": 0, "logprobs": nil, "finish_reason": c.q.reason}
 	object := openaiwire.ObjectCompletion
 	if c.chat {
 		object = openaiwire.ObjectChatCompletion
-		choice["message"] = map[string]any{"role": "assistant", "content": text.String()}
+		msg := map[string]any{"role": "assistant", "content": text.String()}
+		if c.reasoning > 0 {
+			msg["reasoning_content"] = reasoning.String()
+		}
+		choice["message"] = msg
 	} else {
 		choice["text"] = text.String()
 		choice["stop_reason"] = nil

@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"net/http"
@@ -366,33 +367,59 @@ func TestModelsHealthMetrics(t *testing.T) {
 	}
 }
 
-// A client that goes away frees its sequence.
+// A client that goes away frees its sequence and its KV cache at once;
+// with the leak_on_disconnect fault the engine goes on generating it,
+// holding both.
 func TestClientGone(t *testing.T) {
-	r := startTiny(t, nil)
-	ctx, cancel := context.WithCancel(context.Background())
-	req, err := http.NewRequestWithContext(ctx, "POST", r.URL+"/v1/completions",
-		strings.NewReader(`{"prompt":"x","max_tokens":2000,"ignore_eos":true,"stream":true}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := resp.Body.Read(make([]byte, 512)); err != nil {
-		t.Fatal(err)
-	}
-	if st := r.Server.Stats(); st.Running != 1 {
-		t.Fatalf("running = %d while streaming, want 1", st.Running)
-	}
-	cancel()
-	resp.Body.Close()
-	deadline := time.Now().Add(5 * time.Second)
-	for r.Server.Stats().Running != 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("the sequence of a client that went away is still running: %+v", r.Server.Stats())
-		}
-		time.Sleep(5 * time.Millisecond)
+	for _, leak := range []bool{false, true} {
+		t.Run(fmt.Sprintf("leak_on_disconnect=%v", leak), func(t *testing.T) {
+			r := startTiny(t, map[string]string{"leak_on_disconnect": strconv.FormatBool(leak)})
+			ctx, cancel := context.WithCancel(context.Background())
+			req, err := http.NewRequestWithContext(ctx, "POST", r.URL+"/v1/completions",
+				strings.NewReader(`{"prompt":"x","max_tokens":2000,"ignore_eos":true,"stream":true}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := resp.Body.Read(make([]byte, 512)); err != nil {
+				t.Fatal(err)
+			}
+			if st := r.Server.Stats(); st.Running != 1 || st.KVUsed == 0 {
+				t.Fatalf("running = %d, KV used %d while streaming; want 1 and some", st.Running, st.KVUsed)
+			}
+			cancel()
+			resp.Body.Close()
+			if leak {
+				// Long after the client left, the sequence is still there,
+				// and it no longer runs: the engine's steps stop.
+				time.Sleep(100 * time.Millisecond)
+				steps := r.Server.Stats().Steps
+				time.Sleep(200 * time.Millisecond)
+				if st := r.Server.Stats(); st.Running != 1 || st.KVUsed == 0 || st.Steps != steps {
+					t.Errorf("leak mode: running = %d, KV used %d, %d steps in 200 ms, long after the client left; want the sequence stuck there", st.Running, st.KVUsed, st.Steps-steps)
+				}
+				return
+			}
+			deadline := time.Now().Add(5 * time.Second)
+			for st := r.Server.Stats(); st.Running != 0 || st.KVUsed != 0; st = r.Server.Stats() {
+				if time.Now().After(deadline) {
+					t.Fatalf("the sequence of a client that went away is still running: %+v", st)
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+			_, metrics := getBody(t, r.URL+"/metrics")
+			for _, want := range []string{
+				`vllm:num_requests_running{engine="0",model_name="sim-tiny"} 0`,
+				`vllm:kv_cache_usage_perc{engine="0",model_name="sim-tiny"} 0`,
+			} {
+				if !strings.Contains(metrics, want) {
+					t.Errorf("/metrics lacks %q", want)
+				}
+			}
+		})
 	}
 }
 

@@ -80,6 +80,18 @@ type Profile struct {
 	FaultMalformed float64 `sim:"fault_malformed" help:"probability of one malformed data payload mid-stream"`
 	// StallDuration is how long a stalled stream sends nothing.
 	StallDuration time.Duration `sim:"stall_duration" help:"how long a stall lasts (duration)"`
+	// ReasoningTokens makes the model a reasoning one: a chat or Responses
+	// reply streams its first ReasoningTokens tokens as reasoning
+	// (delta.reasoning_content, response.reasoning_text.delta) before the
+	// answer. They count in the output (usage, max_tokens); without
+	// ignore_eos the natural answer length comes on top of them.
+	ReasoningTokens int `sim:"reasoning_tokens" help:"tokens of reasoning streamed before the answer, chat and Responses APIs (tokens)"`
+	// LeakOnDisconnect is a fault of the engine: a sequence whose client
+	// disconnects is never released. It stays in the running batch for
+	// good, holding its place (max_num_seqs) and its KV cache, and
+	// generates nothing more: a request stuck in an engine that missed
+	// the abort. The running count and KV usage never return to idle.
+	LeakOnDisconnect bool `sim:"leak_on_disconnect" help:"fault: never release a sequence whose client went away (it stays running, holding its KV cache) (true/false)"`
 }
 
 // Memory bandwidth and dense BF16 compute of the cards the profiles model,
@@ -219,6 +231,8 @@ func (p *Profile) Get(key string) (string, error) {
 		return strconv.FormatInt(f.Int(), 10), nil
 	case f.Kind() == reflect.Float64:
 		return strconv.FormatFloat(f.Float(), 'g', -1, 64), nil
+	case f.Kind() == reflect.Bool:
+		return strconv.FormatBool(f.Bool()), nil
 	}
 	return f.String(), nil
 }
@@ -255,6 +269,12 @@ func (p *Profile) Set(key, value string) error {
 			return fmt.Errorf("simulator parameter %s: %q is not a number", key, value)
 		}
 		f.SetFloat(x)
+	case f.Kind() == reflect.Bool:
+		b, err := strconv.ParseBool(value)
+		if err != nil {
+			return fmt.Errorf("simulator parameter %s: %q is not true or false", key, value)
+		}
+		f.SetBool(b)
 	default:
 		f.SetString(value)
 	}
@@ -282,6 +302,9 @@ func (p *Profile) Validate() error {
 		if c.v <= 0 {
 			return fmt.Errorf("%s must be positive, got %d", c.key, c.v)
 		}
+	}
+	if p.ReasoningTokens < 0 {
+		return fmt.Errorf("reasoning_tokens must not be negative, got %d", p.ReasoningTokens)
 	}
 	if p.Model == "" {
 		return fmt.Errorf("model must not be empty")

@@ -21,6 +21,9 @@ type apiRequest struct {
 		IncludeUsage bool `json:"include_usage"`
 	} `json:"stream_options"`
 	IgnoreEOS bool `json:"ignore_eos"`
+	// The Responses and embeddings APIs' fields.
+	Input           json.RawMessage `json:"input"`
+	MaxOutputTokens *int            `json:"max_output_tokens"`
 }
 
 type chatMessage struct {
@@ -50,9 +53,19 @@ func badRequest(param, format string, args ...any) *apiError {
 	return &apiError{status: http.StatusBadRequest, param: param, msg: fmt.Sprintf(format, args...)}
 }
 
-// parseRequest validates a /v1/completions (chat false) or
-// /v1/chat/completions (chat true) body against profile p.
-func parseRequest(body []byte, chat bool, p *Profile) (request, *apiError) {
+// The APIs the simulator serves, as parseRequest reads them.
+type api int
+
+const (
+	apiCompletions api = iota
+	apiChat
+	apiResponses
+	apiEmbeddings
+)
+
+// parseRequest validates a /v1/completions, /v1/chat/completions,
+// /v1/responses or /v1/embeddings body against profile p.
+func parseRequest(body []byte, kind api, p *Profile) (request, *apiError) {
 	var a apiRequest
 	if err := json.Unmarshal(body, &a); err != nil {
 		return request{}, badRequest("", "invalid JSON body: %v", err)
@@ -62,10 +75,13 @@ func parseRequest(body []byte, chat bool, p *Profile) (request, *apiError) {
 	}
 	var r request
 	var err *apiError
-	if chat {
+	switch kind {
+	case apiChat:
 		r.promptTokens, err = chatTokens(a.Messages)
-	} else {
+	case apiCompletions:
 		r.promptTokens, err = promptTokens(a.Prompt)
+	default:
+		r.promptTokens, err = inputTokens(a.Input)
 	}
 	if err != nil {
 		return request{}, err
@@ -73,6 +89,15 @@ func parseRequest(body []byte, chat bool, p *Profile) (request, *apiError) {
 	asked := a.MaxTokens
 	if a.MaxCompletionTokens != nil {
 		asked = a.MaxCompletionTokens
+	}
+	if kind == apiResponses {
+		asked = a.MaxOutputTokens
+	}
+	if kind == apiEmbeddings {
+		if r.promptTokens > p.MaxModelLen {
+			return request{}, badRequest("input", "This model's maximum context length is %d tokens. However, your request has %d input tokens.", p.MaxModelLen, r.promptTokens)
+		}
+		return r, nil
 	}
 	if asked != nil && *asked < 1 {
 		return request{}, badRequest("max_tokens", "max_tokens must be at least 1, got %d", *asked)
@@ -88,7 +113,8 @@ func parseRequest(body []byte, chat bool, p *Profile) (request, *apiError) {
 		r.maxTokens = *asked
 	}
 	r.stream = a.Stream
-	r.includeUsage = a.Stream && a.StreamOptions != nil && a.StreamOptions.IncludeUsage
+	// The Responses API always sends its usage (in response.completed).
+	r.includeUsage = a.Stream && (kind == apiResponses || a.StreamOptions != nil && a.StreamOptions.IncludeUsage)
 	r.ignoreEOS = a.IgnoreEOS
 	return r, nil
 }
@@ -123,6 +149,23 @@ func promptTokens(raw json.RawMessage) (int, *apiError) {
 		return len(ids), nil
 	}
 	return 0, badRequest("prompt", "prompt must be a string, a list of one string, or a non-empty list of token ids")
+}
+
+// inputTokens counts the input of the Responses or embeddings API: a
+// string (or a completions-style prompt: a list of one string, token ids),
+// or, for Responses, a list of messages ({"role", "content"}) counted as a
+// chat prompt.
+func inputTokens(raw json.RawMessage) (int, *apiError) {
+	var msgs []chatMessage
+	if json.Unmarshal(raw, &msgs) == nil && len(msgs) > 0 && msgs[0].Role != "" {
+		return chatTokens(msgs)
+	}
+	n, err := promptTokens(raw)
+	if err != nil {
+		err.param = "input"
+		err.msg = strings.Replace(err.msg, "prompt", "input", 1)
+	}
+	return n, err
 }
 
 // chatTokens counts a chat prompt: each message's text plus
@@ -163,7 +206,7 @@ func messageText(raw json.RawMessage) (string, error) {
 	}
 	var texts []string
 	for _, part := range parts {
-		if part.Type == "text" {
+		if part.Type == "text" || part.Type == "input_text" {
 			texts = append(texts, part.Text)
 		}
 	}

@@ -12,15 +12,15 @@ func TestParseRequest(t *testing.T) {
 	p, _ := LookupProfile("tiny")
 	tests := []struct {
 		file    string
-		chat    bool
+		kind    api
 		want    request
 		wantErr string
 	}{
-		{"completion_stream.json", false, request{promptTokens: 2, maxTokens: 16, stream: true, includeUsage: true, ignoreEOS: true}, ""},
-		{"completion_ids.json", false, request{promptTokens: 3, maxTokens: 4}, ""},
-		{"chat_parts.json", true, request{promptTokens: 2 + 4 + 1 + 4, maxTokens: 8, stream: true}, ""},
-		{"chat_null_content.json", true, request{promptTokens: 4 + 1 + 4, maxTokens: 2048 - 9}, ""},
-		{"bad_prompt.json", false, request{}, "prompt must be a string, a list of one string, or a non-empty list of token ids"},
+		{"completion_stream.json", apiCompletions, request{promptTokens: 2, maxTokens: 16, stream: true, includeUsage: true, ignoreEOS: true}, ""},
+		{"completion_ids.json", apiCompletions, request{promptTokens: 3, maxTokens: 4}, ""},
+		{"chat_parts.json", apiChat, request{promptTokens: 2 + 4 + 1 + 4, maxTokens: 8, stream: true}, ""},
+		{"chat_null_content.json", apiChat, request{promptTokens: 4 + 1 + 4, maxTokens: 2048 - 9}, ""},
+		{"bad_prompt.json", apiCompletions, request{}, "prompt must be a string, a list of one string, or a non-empty list of token ids"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -28,7 +28,7 @@ func TestParseRequest(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, aerr := parseRequest(body, tt.chat, &p)
+			got, aerr := parseRequest(body, tt.kind, &p)
 			if tt.wantErr != "" {
 				if aerr == nil || aerr.msg != tt.wantErr {
 					t.Fatalf("%s: error %v, want %q", tt.file, aerr, tt.wantErr)
@@ -55,15 +55,24 @@ func FuzzParseRequest(f *testing.F) {
 		if err != nil {
 			f.Fatal(err)
 		}
-		f.Add(body, false)
-		f.Add(body, true)
+		for k := range uint8(4) {
+			f.Add(body, k)
+		}
 	}
 	p, _ := LookupProfile("tiny")
-	f.Fuzz(func(t *testing.T, body []byte, chat bool) {
-		r, aerr := parseRequest(body, chat, &p)
+	f.Fuzz(func(t *testing.T, body []byte, k uint8) {
+		kind := api(k % 4)
+		chat := kind == apiChat
+		r, aerr := parseRequest(body, kind, &p)
 		if aerr != nil {
 			if aerr.status != 400 && aerr.status != 404 || aerr.msg == "" {
 				t.Fatalf("error %+v", aerr)
+			}
+			return
+		}
+		if kind == apiEmbeddings {
+			if r.promptTokens < 1 || r.promptTokens > p.MaxModelLen || r.stream {
+				t.Fatalf("accepted an impossible embeddings request: %+v", r)
 			}
 			return
 		}

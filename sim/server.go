@@ -40,6 +40,7 @@ type Server struct {
 	waiting     atomic.Int64
 	steps       atomic.Int64
 	preemptions atomic.Int64
+	kvUsed      atomic.Int64
 	faults      [6]atomic.Int64 // indexed like Profile.faults
 
 	jitMu     sync.Mutex
@@ -54,6 +55,7 @@ type Stats struct {
 	Requests    int64            // requests accepted by the completion endpoints, faulted ones included
 	Running     int              // sequences in the running batch
 	Waiting     int              // sequences queued for admission
+	KVUsed      int              // KV-cache tokens held by the running sequences
 	Steps       int64            // engine steps taken
 	Preemptions int64            // sequences preempted for lack of KV cache
 	Faults      map[string]int64 // faults injected, by kind (FaultKind*)
@@ -115,6 +117,15 @@ func (s *Server) submit(q *seq) {
 	}
 }
 
+// kick wakes the scheduler, so that a sequence released while it idles is
+// dropped (and the gauges updated) at once.
+func (s *Server) kick() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
 // loop is the scheduler: take new requests, plan a step, sleep until its
 // planned end, hand out the tokens. Steps are planned back to back from the
 // previous planned end, so lateness does not accumulate into drift unless
@@ -167,6 +178,7 @@ func (s *Server) publish(e *engine) {
 	s.running.Store(int64(len(e.running)))
 	s.waiting.Store(int64(len(e.waiting)))
 	s.preemptions.Store(e.preemptions)
+	s.kvUsed.Store(int64(e.kvUsed))
 	s.metrics.state(len(e.running), len(e.waiting), e.kvUsage(), e.preemptions, e.prefixQueries)
 }
 
@@ -220,6 +232,7 @@ func (s *Server) Stats() Stats {
 		Requests:    s.requests.Load(),
 		Running:     int(s.running.Load()),
 		Waiting:     int(s.waiting.Load()),
+		KVUsed:      int(s.kvUsed.Load()),
 		Steps:       s.steps.Load(),
 		Preemptions: s.preemptions.Load(),
 		Faults:      map[string]int64{},

@@ -59,6 +59,8 @@ type serverScrape struct {
 	url      string // redacted, for reports
 	implicit bool   // the default <base_url>/metrics: kept only when it answered
 	s        *scrape.Scraper
+	ctx      context.Context
+	cooldown time.Duration // the target's scrape_cooldown
 }
 
 // metricsURL is the endpoint a target's server metrics are read from, and
@@ -83,16 +85,30 @@ func startScrape(ctx context.Context, s *scenario.Scenario, lt *liveTarget) *ser
 		// The same server as the API: the same credentials.
 		cfg.Headers = map[string]string{"Authorization": "Bearer " + lt.target.APIKey}
 	}
-	return &serverScrape{cfg: cfg, url: redactURL(u), implicit: implicit, s: scrape.Start(ctx, cfg)}
+	return &serverScrape{cfg: cfg, url: redactURL(u), implicit: implicit, s: scrape.Start(ctx, cfg),
+		ctx: ctx, cooldown: s.Target.ScrapeCooldown}
 }
 
 // finish stops the scraping and puts the server figures into the run's
 // summary, in windows aligned with its time series. A default endpoint that
 // never answered leaves no trace but a note; a named one that failed is
 // reported with its failures, so checks on it say why they have no value.
+//
+// With a scrape_cooldown it first keeps scraping that long after the load
+// (not after an interruption), so that the last scrape shows the server
+// once the load has gone: server.requests_running.last is then its
+// running count a cooldown after the last request ended.
 func (sc *serverScrape) finish(e env, o *executor.Outcome) {
 	if sc == nil {
 		return
+	}
+	if sc.cooldown > 0 && sc.ctx.Err() == nil && o != nil && !o.Interrupted {
+		t := time.NewTimer(sc.cooldown)
+		select {
+		case <-t.C:
+		case <-sc.ctx.Done():
+		}
+		t.Stop()
 	}
 	samples, failures, lastErr := sc.s.Stop()
 	if len(samples) == 0 && sc.implicit {

@@ -283,6 +283,9 @@ func executorPlan(s *scenario.Scenario, lt *liveTarget, ds *dataset.Dataset, tok
 	if a := s.AbortOn; a != nil {
 		p.AbortOn = &executor.AbortOn{ErrorRate: a.ErrorRate, MinRequests: a.MinRequests}
 	}
+	if a := s.Abandon; a != nil {
+		p.Abandon = &executor.Abandon{Share: a.Share, AfterTokens: a.AfterTokens, After: a.After}
+	}
 	if tok != nil && tok.Exact() {
 		p.Tokenizer = tok
 	}

@@ -38,6 +38,10 @@ type Config struct {
 	TokensPerChunk int
 	// Text is the text of one token (default "tok ").
 	Text string
+	// Reasoning sends the first Reasoning output chunks of a chat stream as
+	// delta.reasoning_content (a reasoning model's thinking), the rest as
+	// delta.content.
+	Reasoning int
 	// RoleChunk sends a role-only chunk (no output) right after the headers.
 	RoleChunk bool
 	// NoUsage never sends the usage chunk; otherwise it is sent when the
@@ -148,6 +152,7 @@ type Server struct {
 	inflight atomic.Int64
 	peak     atomic.Int64
 	conns    atomic.Int64
+	gone     atomic.Int64
 	mu       sync.Mutex
 	received []Received
 	sends    map[string][]time.Time
@@ -176,6 +181,10 @@ func NewUnstarted(cfg Config) *Server {
 
 // Count is the number of requests received.
 func (s *Server) Count() int { return int(s.count.Load()) }
+
+// Gone is how many streams ended early because their client went away
+// (closed the connection or reset the stream) while it waited to send.
+func (s *Server) Gone() int { return int(s.gone.Load()) }
 
 // Conns is the number of connections accepted.
 func (s *Server) Conns() int { return int(s.conns.Load()) }
@@ -332,6 +341,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		if !sleepUntil(r, received.Add(cfg.TTFT+time.Duration(k)*cfg.ITL)) {
+			s.gone.Add(1)
 			return
 		}
 		fr := ""
@@ -339,7 +349,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			fr = finish
 		}
 		content := strings.Repeat(text, min(per, tokens-k*per))
-		if content != lastContent || fr != lastFinish || ev == nil {
+		if k < cfg.Reasoning && chat {
+			ev = st.render("", st.reasoning(content))
+			lastContent = ""
+		} else if content != lastContent || fr != lastFinish || ev == nil {
 			ev = st.render("", st.choice("", content, fr))
 			lastContent, lastFinish = content, fr
 		}
@@ -411,6 +424,12 @@ func (st *stream) choice(role, content, finish string) string {
 	default:
 		return fmt.Sprintf(`{%s"id":%q,"object":%q,"choices":[{"index":0,"text":%s,"finish_reason":%s}]}`, pad, st.id, openaiwire.ObjectCompletion, c, fr)
 	}
+}
+
+// reasoning renders a chat chunk of reasoning.
+func (st *stream) reasoning(content string) string {
+	c, _ := json.Marshal(content)
+	return fmt.Sprintf(`{"id":%q,"object":%q,"choices":[{"index":0,"delta":{"reasoning_content":%s},"finish_reason":null}]}`, st.id, openaiwire.ObjectChatChunk, c)
 }
 
 // event writes one SSE event in the configured wire format and flushes it.
