@@ -312,6 +312,11 @@ type gate struct {
 	changed chan struct{} // closed and replaced on every change
 	stop    chan struct{} // closed when users must stop
 	once    sync.Once
+	// exhausted is closed when the run's request count is used up: users
+	// waiting for their turn leave, while those in the middle of a
+	// multi-turn session finish it.
+	exhausted     chan struct{}
+	exhaustedOnce sync.Once
 }
 
 func (g *gate) set(users int) {
@@ -331,10 +336,12 @@ func (g *gate) state() (int, <-chan struct{}) {
 
 func (g *gate) halt() { g.once.Do(func() { close(g.stop) }) }
 
+func (g *gate) exhaust() { g.exhaustedOnce.Do(func() { close(g.exhausted) }) }
+
 // closed runs the virtual users and moves their number along the stages.
 func (r *run) closed(ctx context.Context) {
 	cl := r.p.Closed
-	g := &gate{active: &r.active, local: r.p.usersOf, changed: make(chan struct{}), stop: make(chan struct{})}
+	g := &gate{active: &r.active, local: r.p.usersOf, changed: make(chan struct{}), stop: make(chan struct{}), exhausted: make(chan struct{})}
 	steps := userSteps(cl.Stages)
 	users := 0
 	for _, s := range cl.Stages {
@@ -348,13 +355,17 @@ func (r *run) closed(ctx context.Context) {
 	// A shard runs the users u with u mod Shards == Shard; each follows the
 	// whole run's user count, so the shards' users together are one
 	// process's.
+	var running sync.WaitGroup
 	for u := range users {
 		if r.p.sharded() && u%r.p.Shards != r.p.Shard {
 			continue
 		}
 		r.wg.Add(1)
-		go r.user(ctx, u, g, &tickets, end)
+		running.Go(func() { r.user(ctx, u, g, &tickets, end) })
 	}
+	// Once every user has left (the request count used up, sessions
+	// finished), the run is over.
+	go func() { running.Wait(); g.halt() }()
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	defer g.halt()
@@ -407,12 +418,16 @@ func (r *run) user(ctx context.Context, u int, g *gate, tickets *atomic.Int64, e
 			case <-changed:
 			case <-g.stop:
 				return
+			case <-g.exhausted:
+				return
 			case <-ctx.Done():
 				return
 			}
 		}
 		select {
 		case <-g.stop:
+			return
+		case <-g.exhausted:
 			return
 		case <-ctx.Done():
 			return
@@ -424,7 +439,9 @@ func (r *run) user(ctx context.Context, u int, g *gate, tickets *atomic.Int64, e
 		}
 		t := tickets.Add(1) - 1 // the shard's t-th request: place Warmup+global(t)
 		if r.p.MaxRequests > 0 && t >= int64(r.p.maxRequests()) {
-			g.halt()
+			// The count is used up: this user leaves, and so do those
+			// waiting for a turn; a user still in a session finishes it.
+			g.exhaust()
 			return
 		}
 		res := r.newResult(now, now)
@@ -453,6 +470,8 @@ func (r *run) user(ctx context.Context, u int, g *gate, tickets *atomic.Int64, e
 			select {
 			case <-think.C:
 			case <-g.stop:
+				return
+			case <-g.exhausted:
 				return
 			case <-ctx.Done():
 				return

@@ -156,3 +156,23 @@ func TestRunSessionFailedTurn(t *testing.T) {
 		})
 	}
 }
+
+// TestRunSessionsFinishWhenCountIsUsedUp: when the request count (in
+// sessions) is used up, users waiting for another session leave, but a
+// user in the middle of a long session finishes it: every turn is sent.
+func TestRunSessionsFinishWhenCountIsUsedUp(t *testing.T) {
+	srv := executortest.New(executortest.Config{Tokens: 2, Text: "ok ", TTFT: 2 * time.Millisecond})
+	defer srv.Close()
+	reqs := sessionReqs(8, 1)
+	reqs[7] = sessionReqs(8, 4)[7] // the last session has 4 turns
+	out := mustRun(t, context.Background(), Plan{
+		Target:      Target{BaseURL: srv.URL, API: APIChat, Model: "m"},
+		Requests:    reqs,
+		Closed:      &ClosedLoop{Stages: []Stage{{Users: 4}}},
+		MaxRequests: 8, // sessions: the 4-turn one is the last to start
+		Sessions:    Sessions{History: HistoryRecorded},
+	})
+	if got := srv.Count(); got != 11 || out.Overall.Completed != 11 {
+		t.Errorf("server saw %d requests, %d completed; want 7 one-turn sessions and one of 4 turns: 11", got, out.Overall.Completed)
+	}
+}
