@@ -19,7 +19,8 @@
 //   - any figure, when both sides hold repeated runs (Options.BaseRuns
 //     and NewRuns): a Welch t-interval over the runs' values, around the
 //     delta of the pooled figures, so that drift between runs is inside
-//     the interval.
+//     the interval; for the blocks of an interleaved A/B run (paired), a
+//     t-interval over the per-block differences.
 //
 // It imports only metrics: it reads summaries, never files or HCL.
 package compare
@@ -60,6 +61,9 @@ const (
 	// MethodRuns: from the spread of the figure over each side's repeated
 	// runs (both sides have repeats).
 	MethodRuns = "runs"
+	// MethodBlocks: from the per-block differences of an interleaved A/B
+	// run (paired: block k of one arm against block k of the other).
+	MethodBlocks = "blocks"
 )
 
 // MinRuns is the fewest repeated runs per side for the run-to-run method.
@@ -82,6 +86,11 @@ type Options struct {
 	// run, so that drift between runs (a busier machine, another boot of
 	// the server) is inside it.
 	BaseRuns, NewRuns []*metrics.Summary
+	// Paired says BaseRuns[k] and NewRuns[k] ran under the same conditions
+	// (block k of an interleaved A/B run): the interval then comes from
+	// the spread of the per-block differences (MethodBlocks), in which
+	// drift common to both arms cancels.
+	Paired bool
 }
 
 func (o Options) withDefaults() Options {
@@ -545,8 +554,17 @@ func measureThroughput(d *Delta, base, cand *metrics.Summary, o Options) {
 
 // tQuantile is the two-sided Student t quantile for df degrees of freedom
 // (the Cornish-Fisher expansion around the normal quantile; within 1% of
-// the exact value from 3 degrees of freedom up).
+// the exact value from 3 degrees of freedom up; exact at 1 and 2).
 func tQuantile(conf, df float64) float64 {
+	// Exact for 1 and 2 degrees of freedom (two runs or blocks per side),
+	// where the expansion is too narrow.
+	p := (1 + conf) / 2
+	switch {
+	case df <= 1:
+		return math.Tan(math.Pi * (p - 0.5))
+	case df == 2:
+		return (2*p - 1) / math.Sqrt(2*p*(1-p))
+	}
 	x := z(conf)
 	x3, x5, x7 := x*x*x, x*x*x*x*x, x*x*x*x*x*x*x
 	return x + (x3+x)/(4*df) + (5*x5+16*x3+3*x)/(96*df*df) + (3*x7+19*x5+17*x3-15*x)/(384*df*df*df)
@@ -578,6 +596,17 @@ func measureRuns(d *Delta, base, cand *metrics.Summary, o Options) bool {
 				return true
 			}
 		}
+	}
+	if o.Paired && len(vb) == len(vn) {
+		diffs := make([]float64, len(vb))
+		for i := range vb {
+			diffs[i] = vn[i] - vb[i]
+		}
+		se := SpreadOf(diffs).SD / math.Sqrt(float64(len(diffs)))
+		t := tQuantile(o.Confidence, float64(len(diffs)-1))
+		d.Lower, d.Upper = d.Delta-t*se, d.Delta+t*se
+		d.HasInterval, d.Method = true, MethodBlocks
+		return true
 	}
 	sb, sn := SpreadOf(vb), SpreadOf(vn)
 	varB, varN := sb.SD*sb.SD/float64(len(vb)), sn.SD*sn.SD/float64(len(vn))

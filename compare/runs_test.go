@@ -86,3 +86,44 @@ func TestSpreadOf(t *testing.T) {
 		t.Errorf("one value: %+v", one)
 	}
 }
+
+func TestTQuantile(t *testing.T) {
+	// Student t 97.5% quantiles.
+	for df, want := range map[float64]float64{1: 12.706, 2: 4.303, 3: 3.182, 5: 2.571, 30: 2.042} {
+		if got := tQuantile(0.95, df); math.Abs(got-want)/want > 0.01 {
+			t.Errorf("tQuantile(0.95, %g) = %.3f, want %.3f", df, got, want)
+		}
+	}
+}
+
+// TestPairedBlocks: blocks of an interleaved A/B run share their drift
+// (block k of both arms ran on the same machine, minutes apart); the
+// candidate is 20% slower in every block. Paired, the per-block
+// differences decide a 5% tolerance; unpaired, the drift hides it.
+func TestPairedBlocks(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 5))
+	var base, cand []*metrics.Summary
+	for k := range 6 {
+		drift := math.Exp(0.3 * r.NormFloat64())
+		m := time.Duration(float64(100*time.Millisecond) * drift)
+		base = append(base, synth{n: 200, ttft: m, span: 2 * time.Second, tokens: 2, seed: uint64(10 + 2*k)}.summary())
+		cand = append(cand, synth{n: 200, ttft: m * 12 / 10, span: 2 * time.Second, tokens: 2, seed: uint64(11 + 2*k)}.summary())
+	}
+	pb, err := metrics.PoolSummaries(base...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pc, err := metrics.PoolSummaries(cand...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tol, _ := ParseTolerances("ttft_mean=5%")
+	paired := Judge(pb, pc, tol[0], Options{BaseRuns: base, NewRuns: cand, Paired: true})
+	if paired.Method != MethodBlocks || paired.Verdict != Fail {
+		t.Errorf("paired: method %s, verdict %s [%g, %g]; want blocks, fail", paired.Method, paired.Verdict, paired.Lower, paired.Upper)
+	}
+	unpaired := Judge(pb, pc, tol[0], Options{BaseRuns: base, NewRuns: cand})
+	if unpaired.Verdict == Fail {
+		t.Errorf("unpaired runs decided the regression through 30%% drift: [%g, %g]", unpaired.Lower, unpaired.Upper)
+	}
+}

@@ -5,6 +5,8 @@ package scenario
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
@@ -110,6 +112,15 @@ func (l *loader) decodeInterleave(d dec, attr *hcl.Attribute, s *Scenario) {
 			s.Interleave = Interleave{Requests: int(n)}
 		}
 	case cty.String:
+		if n, err := strconv.Atoi(strings.TrimSpace(v.AsString())); err == nil {
+			// A number in a string (a -var value): a count of requests.
+			if n < 1 {
+				d.invalid(attr, "interleave must be at least 1 request, not %d.", n)
+				return
+			}
+			s.Interleave = Interleave{Requests: n}
+			return
+		}
 		if dur, ok := d.parseDuration(attr, v.AsString(), attr.Expr.Range()); ok && d.checkDuration(attr, dur, true) {
 			s.Interleave = Interleave{Duration: dur}
 		}

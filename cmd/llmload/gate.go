@@ -98,7 +98,7 @@ func comparison(s *scenario.Scenario, baseRes *report.Result, rep *report.Run, f
 	if baseRes == nil || baseRes.Summary == nil {
 		return nil
 	}
-	cand := &report.Result{Extras: report.Extras{Summary: rep.Overall, RunID: rep.RunID, ServerVersion: rep.ServerVersion}}
+	cand := &report.Result{Extras: report.Extras{Summary: rep.Overall, RunID: rep.RunID, ServerVersion: rep.ServerVersion, Repeat: rep.Repeat}}
 	if !rep.Goodput.Empty() {
 		cand.Goodput = &report.SLOms{}
 	}
