@@ -94,7 +94,7 @@ type abOutcome struct {
 	// baseBlocks and candBlocks are each arm's blocks, in order (block k
 	// of both arms ran back to back: paired).
 	baseBlocks, candBlocks []*metrics.Summary
-	ab                  *report.AB
+	ab                     *report.AB
 }
 
 // runAB runs the scenario's blocks on both arms and returns the candidate
