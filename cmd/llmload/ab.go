@@ -7,6 +7,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/llmload/llmload/assert"
@@ -210,4 +211,18 @@ func abComparison(s *scenario.Scenario, o *abOutcome, rep *report.Run) *report.C
 		c.Verdict = ""
 	}
 	return c
+}
+
+// writeRepeatPlan says how plan's schedule is repeated or interleaved.
+func writeRepeatPlan(w io.Writer, s *scenario.Scenario, arrivals []time.Duration) {
+	if s.Repeats() > 1 {
+		fmt.Fprintf(w, "  Repeat:  %d runs, %v apart; checks judge them pooled, compare uses their spread\n", s.Repeats(), s.Cooldown)
+	}
+	if !s.AB() {
+		return
+	}
+	b := s.BaselineTarget
+	fmt.Fprintf(w, "  A/B:     baseline arm %s at %s; candidate arm %s (the target above)\n", b.Name, redactURL(b.BaseURL), s.Target.Name)
+	fmt.Fprintf(w, "           %d blocks of %s of the schedule, each sent to both arms, alternating which goes first; baseline.* and the regression block read the baseline arm\n",
+		len(abBlocks(arrivals, s.Interleave)), s.Interleave)
 }

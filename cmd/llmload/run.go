@@ -138,6 +138,10 @@ func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.S
 	var base *assert.Baseline
 	var baseRes *report.Result
 	var arms [2]*abArm
+	if s.Repeats() > 1 && opts.shard.active() {
+		fmt.Fprintf(e.stderr, "llmload: scenario %q repeats itself (repeat = %d): a repeated run cannot be split (-shard, -start-at and -barrier do not apply)\n", s.Name, s.Repeats())
+		return exitInvalid
+	}
 	if s.AB() {
 		if opts.gate.baseline != "" || opts.shard.active() {
 			fmt.Fprintf(e.stderr, "llmload: scenario %q is an A/B run: its baseline is its baseline arm, and it cannot be split (-baseline and -shard do not apply)\n", s.Name)
