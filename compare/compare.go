@@ -265,7 +265,14 @@ func Judge(base, cand *metrics.Summary, t Tolerance, opts Options) Delta {
 		d.Verdict = Pass
 	default:
 		d.Verdict = Inconclusive
-		d.Message = fmt.Sprintf("%s %s; its %s interval straddles the %s tolerance: more samples (or repeats) would decide.", name, change, confidence(opts), allowed)
+		more := "more samples (or repeats)"
+		switch d.Method {
+		case MethodRuns:
+			more = "more runs"
+		case MethodBlocks:
+			more = "more blocks"
+		}
+		d.Message = fmt.Sprintf("%s %s; its %s interval straddles the %s tolerance: %s would decide.", name, change, confidence(opts), allowed, more)
 	}
 	return d
 }
