@@ -66,7 +66,7 @@ func TestRepeat(t *testing.T) {
 		t.Errorf("the console shows no repeats:\n%s", stdout)
 	}
 	for _, c := range res.Checks {
-		if c.Name == "itl_p50" && c.Samples != s.ITL.Count {
+		if c.Kind == "sla" && c.Name == "itl_p50" && c.Samples != s.ITL.Count {
 			t.Errorf("the itl_p50 check rests on %d samples, want the pooled %d", c.Samples, s.ITL.Count)
 		}
 	}
@@ -94,11 +94,22 @@ func TestRepeat(t *testing.T) {
 		t.Errorf("requests per run %v, want 60 in each of runs 1 to 3", runs)
 	}
 
-	// A slower candidate, repeated too: compared by the runs' spread.
+	// A slower candidate, repeated too, against the first as its
+	// baseline: its regression check is judged by the runs' spread...
 	second := filepath.Join(dir, "second.json")
-	if code, stdout, stderr := call(t, ctx, "run", "-quiet", "-out", second, "-var", "step_overhead=5ms", "testdata/repeat.hcl"); code != exitOK {
-		t.Fatalf("second run: exit %d\n%s%s", code, stdout, stderr)
+	if code, stdout, stderr := call(t, ctx, "run", "-quiet", "-out", second, "-baseline", first, "-var", "step_overhead=5ms", "testdata/repeat.hcl"); code != exitCheckFailed {
+		t.Fatalf("second run: exit %d, want 1\n%s%s", code, stdout, stderr)
 	}
+	slow, err := report.ReadResult(second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range slow.Checks {
+		if c.Kind == "regression" && (c.Verdict != report.Fail || c.Samples != 3) {
+			t.Errorf("regression %s: verdict %s on %d samples, want a failure resting on the 3 runs", c.Name, c.Verdict, c.Samples)
+		}
+	}
+	// ...and so is llmload compare of the two files.
 	code, stdout, stderr = call(t, ctx, "compare", "-format", "json", "-max-regression", "itl_p50=50%", first, second)
 	if code != exitCheckFailed {
 		t.Fatalf("compare: exit %d, want 1\n%s%s", code, stdout, stderr)

@@ -44,4 +44,10 @@ scenario "repeated" {
     error_rate = 0.0
     itl_p50    = "1s"
   }
+
+  baseline          = "baselines/none.json"
+  baseline_optional = true
+  regression {
+    itl_p50 = "50%"
+  }
 }
