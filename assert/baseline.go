@@ -29,6 +29,13 @@ type Baseline struct {
 	// scenario allowed it (baseline_optional), which skips the checks that
 	// read it.
 	Summary *metrics.Summary
+	// Runs are the baseline's repeated runs and NewRuns this run's (a
+	// result's repeat.runs): with both, the regression block judges by
+	// the run-to-run spread (compare.Options.BaseRuns).
+	Runs, NewRuns []*metrics.Summary
+	// Paired says Runs[k] and NewRuns[k] ran under the same conditions
+	// (the blocks of an interleaved A/B run; compare.Options.Paired).
+	Paired bool
 }
 
 // EvaluateWith is Evaluate with a baseline: conditions read
@@ -79,7 +86,7 @@ func EvaluateWith(s *scenario.Scenario, sum *metrics.Summary, base *Baseline) []
 			out = append(out, skipped(o, base, r.Range))
 			continue
 		}
-		out = append(out, evalRegression(s, r, sum, baseSum, base.Path))
+		out = append(out, evalRegression(s, r, sum, base))
 	}
 	return out
 }
@@ -99,8 +106,8 @@ func skipped(o Outcome, base *Baseline, rng hcl.Range) Outcome {
 // reads like an sla with a moving bound: "P99 TTFT <= 110 ms" (the
 // baseline's 100 ms and 10%), the measured value, and the 95% interval of
 // the candidate's value (the baseline plus the interval of the delta).
-func evalRegression(s *scenario.Scenario, r scenario.RegressionRule, sum, base *metrics.Summary, path string) Outcome {
-	d := compare.Judge(base, sum, r.Tolerance, compare.Options{MinSamples: int64(s.MinSamples)})
+func evalRegression(s *scenario.Scenario, r scenario.RegressionRule, sum *metrics.Summary, b *Baseline) Outcome {
+	d := compare.Judge(b.Summary, sum, r.Tolerance, compare.Options{MinSamples: int64(s.MinSamples), BaseRuns: b.Runs, NewRuns: b.NewRuns, Paired: b.Paired})
 	o := Outcome{Name: r.Key, Kind: KindRegression, Metric: r.Metric, Stat: r.Stat, Unit: d.Unit,
 		Samples: d.NewSamples, Verdict: d.Verdict, Message: d.Message}
 	tol := r.Fraction

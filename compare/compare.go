@@ -15,7 +15,12 @@
 //   - throughputs and goodput: the per-window time series (whole windows,
 //     the first and last dropped), a Welch t-interval around the delta;
 //   - the error rate: the Agresti-Caffo interval of a difference of two
-//     proportions.
+//     proportions;
+//   - any figure, when both sides hold repeated runs (Options.BaseRuns
+//     and NewRuns): a Welch t-interval over the runs' values, around the
+//     delta of the pooled figures, so that drift between runs is inside
+//     the interval; for the blocks of an interleaved A/B run (paired), a
+//     t-interval over the per-block differences.
 //
 // It imports only metrics: it reads summaries, never files or HCL.
 package compare
@@ -53,7 +58,16 @@ const (
 	MethodWindows    = "windows"       // throughputs, from the time series
 	MethodProportion = "agresti-caffo" // the error rate
 	MethodNone       = "none"          // no interval (max, min, counts)
+	// MethodRuns: from the spread of the figure over each side's repeated
+	// runs (both sides have repeats).
+	MethodRuns = "runs"
+	// MethodBlocks: from the per-block differences of an interleaved A/B
+	// run (paired: block k of one arm against block k of the other).
+	MethodBlocks = "blocks"
 )
+
+// MinRuns is the fewest repeated runs per side for the run-to-run method.
+const MinRuns = 2
 
 // Options tune a comparison.
 type Options struct {
@@ -65,6 +79,18 @@ type Options struct {
 	// MinSamples, when set, replaces a percentile's minimum samples per
 	// run (metrics.MinSamples: 1,000 for P99).
 	MinSamples int64
+	// BaseRuns and NewRuns are each side's repeated runs (repeat = N),
+	// whose pooled summaries are the base and candidate. When both sides
+	// have at least MinRuns, every figure's interval comes from the
+	// run-to-run spread (MethodRuns) instead of the variation within one
+	// run, so that drift between runs (a busier machine, another boot of
+	// the server) is inside it.
+	BaseRuns, NewRuns []*metrics.Summary
+	// Paired says BaseRuns[k] and NewRuns[k] ran under the same conditions
+	// (block k of an interleaved A/B run): the interval then comes from
+	// the spread of the per-block differences (MethodBlocks), in which
+	// drift common to both arms cancels.
+	Paired bool
 }
 
 func (o Options) withDefaults() Options {
@@ -239,7 +265,14 @@ func Judge(base, cand *metrics.Summary, t Tolerance, opts Options) Delta {
 		d.Verdict = Pass
 	default:
 		d.Verdict = Inconclusive
-		d.Message = fmt.Sprintf("%s %s; its %s interval straddles the %s tolerance: more samples (or repeats) would decide.", name, change, confidence(opts), allowed)
+		more := "more samples (or repeats)"
+		switch d.Method {
+		case MethodRuns:
+			more = "more runs"
+		case MethodBlocks:
+			more = "more blocks"
+		}
+		d.Message = fmt.Sprintf("%s %s; its %s interval straddles the %s tolerance: %s would decide.", name, change, confidence(opts), allowed, more)
 	}
 	return d
 }
@@ -303,6 +336,7 @@ func Measure(base, cand *metrics.Summary, metric, stat string, opts Options) Del
 		d.Percent = 100 * d.Delta / math.Abs(b)
 	}
 	switch {
+	case len(opts.BaseRuns) >= MinRuns && len(opts.NewRuns) >= MinRuns && measureRuns(&d, base, cand, opts):
 	case m.Kind == metrics.Distribution:
 		measureDist(&d, base.LatencyOf(metric), cand.LatencyOf(metric), opts)
 	case metric == "error_rate":
@@ -527,9 +561,140 @@ func measureThroughput(d *Delta, base, cand *metrics.Summary, o Options) {
 
 // tQuantile is the two-sided Student t quantile for df degrees of freedom
 // (the Cornish-Fisher expansion around the normal quantile; within 1% of
-// the exact value from 3 degrees of freedom up).
+// the exact value from 3 degrees of freedom up; exact at 1 and 2).
 func tQuantile(conf, df float64) float64 {
+	// Exact for 1 and 2 degrees of freedom (two runs or blocks per side),
+	// where the expansion is too narrow.
+	p := (1 + conf) / 2
+	switch {
+	case df <= 1:
+		return math.Tan(math.Pi * (p - 0.5))
+	case df == 2:
+		return (2*p - 1) / math.Sqrt(2*p*(1-p))
+	}
 	x := z(conf)
 	x3, x5, x7 := x*x*x, x*x*x*x*x, x*x*x*x*x*x*x
 	return x + (x3+x)/(4*df) + (5*x5+16*x3+3*x)/(96*df*df) + (3*x7+19*x5+17*x3-15*x)/(384*df*df*df)
+}
+
+// measureRuns: Welch's t-interval over the per-run values of each side,
+// around the delta of the pooled figures. Each run's figure is one draw
+// of what a run of that system measures (its drift included), so the
+// spread of those draws over n runs estimates the standard error of
+// their mean, which the pooled figure approximates. It returns false
+// (leaving d to the within-run methods) when a run lacks the figure.
+func measureRuns(d *Delta, base, cand *metrics.Summary, o Options) bool {
+	vb, okB := runValues(o.BaseRuns, d.Metric, d.Stat)
+	vn, okN := runValues(o.NewRuns, d.Metric, d.Stat)
+	if !okB || !okN {
+		return false
+	}
+	d.BaseSamples, d.NewSamples = int64(len(vb)), int64(len(vn))
+	if m, _ := metrics.Lookup(d.Metric); m.Kind == metrics.Distribution {
+		if p, ok := metrics.StatPercentile(d.Stat); ok {
+			need := o.MinSamples
+			if need == 0 {
+				need = metrics.MinSamples(p)
+			}
+			lb, ln := base.LatencyOf(d.Metric), cand.LatencyOf(d.Metric)
+			if lb.Count < need || ln.Count < need {
+				d.Message = fmt.Sprintf("%s rests on %d pooled samples in the baseline and %d in the candidate; a %s comparison needs at least %d in each.",
+					metrics.Title(d.Metric, d.Stat), lb.Count, ln.Count, metrics.StatTitle(d.Stat), need)
+				return true
+			}
+		}
+	}
+	if o.Paired && len(vb) == len(vn) {
+		diffs := make([]float64, len(vb))
+		for i := range vb {
+			diffs[i] = vn[i] - vb[i]
+		}
+		se := SpreadOf(diffs).SD / math.Sqrt(float64(len(diffs)))
+		t := tQuantile(o.Confidence, float64(len(diffs)-1))
+		d.Lower, d.Upper = d.Delta-t*se, d.Delta+t*se
+		d.HasInterval, d.Method = true, MethodBlocks
+		return true
+	}
+	sb, sn := SpreadOf(vb), SpreadOf(vn)
+	varB, varN := sb.SD*sb.SD/float64(len(vb)), sn.SD*sn.SD/float64(len(vn))
+	se := math.Sqrt(varB + varN)
+	df := float64(len(vb) + len(vn) - 2)
+	if varB+varN > 0 {
+		// Welch-Satterthwaite; a side whose runs all agree adds nothing.
+		den := 0.0
+		if varB > 0 {
+			den += varB * varB / float64(len(vb)-1)
+		}
+		if varN > 0 {
+			den += varN * varN / float64(len(vn)-1)
+		}
+		df = math.Pow(varB+varN, 2) / den
+	}
+	t := tQuantile(o.Confidence, max(df, 1))
+	d.Lower, d.Upper = d.Delta-t*se, d.Delta+t*se
+	d.HasInterval, d.Method = true, MethodRuns
+	return true
+}
+
+// runValues reads a figure from every run; false when a run lacks it.
+func runValues(runs []*metrics.Summary, metric, stat string) ([]float64, bool) {
+	out := make([]float64, 0, len(runs))
+	for _, r := range runs {
+		if r == nil {
+			return nil, false
+		}
+		v, ok := r.Value(metric, stat)
+		if !ok || math.IsNaN(v) {
+			return nil, false
+		}
+		out = append(out, v)
+	}
+	return out, true
+}
+
+// Spread describes one figure over repeated runs: the median of the runs'
+// values, their range, mean, sample standard deviation and coefficient of
+// variation (SD over the mean; NaN when the mean is 0).
+type Spread struct {
+	Values                     []float64
+	Median, Min, Max, Mean, SD float64
+	CV                         float64
+}
+
+// SpreadOf computes the spread of values (at least one).
+func SpreadOf(values []float64) Spread {
+	s := Spread{Values: values, CV: math.NaN()}
+	if len(values) == 0 {
+		s.Median, s.Min, s.Max, s.Mean, s.SD = math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN()
+		return s
+	}
+	sorted := slices.Clone(values)
+	slices.Sort(sorted)
+	s.Min, s.Max = sorted[0], sorted[len(sorted)-1]
+	s.Median = quantile(sorted, 0.5)
+	for _, v := range values {
+		s.Mean += v
+	}
+	s.Mean /= float64(len(values))
+	if len(values) > 1 {
+		var ss float64
+		for _, v := range values {
+			ss += (v - s.Mean) * (v - s.Mean)
+		}
+		s.SD = math.Sqrt(ss / float64(len(values)-1))
+	}
+	if s.Mean != 0 {
+		s.CV = s.SD / math.Abs(s.Mean)
+	}
+	return s
+}
+
+// RunSpread is a figure's spread over repeated runs; false when a run
+// lacks it.
+func RunSpread(runs []*metrics.Summary, metric, stat string) (Spread, bool) {
+	v, ok := runValues(runs, metric, stat)
+	if !ok || len(v) == 0 {
+		return Spread{}, false
+	}
+	return SpreadOf(v), true
 }

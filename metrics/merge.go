@@ -180,3 +180,65 @@ func (s *Summary) fillRates(d time.Duration) {
 	s.RequestGoodput = float64(s.GoodRequests) / secs
 	s.TokenGoodput = float64(s.GoodOutputTokens) / secs
 }
+
+// PoolSummaries combines the summaries of parts that ran one after another
+// (a scenario's repeats, or one arm's blocks of an interleaved A/B run)
+// into the summary of all their requests. Counters add up and histograms
+// merge exactly, as MergeSummaries does; but the parts' wall-clock spans
+// are disjoint, with pauses (a cooldown, the other arm's blocks) between
+// them, so their union would count the pauses as load. Instead the
+// duration is the sum of the parts' durations, and throughputs, goodput,
+// the achieved and the scheduled rate are computed over the sum of the
+// parts' own spans. The time series keeps the windows that lie within
+// some part's own series (the windows between parts are dropped), so that
+// per-window rates describe the load, not the pauses; SpanStart and
+// SpanEnd remain the union, for reference.
+func PoolSummaries(parts ...*Summary) (*Summary, error) {
+	s, err := merge(parts)
+	if err != nil {
+		return nil, err
+	}
+	var d, dispatch, intended time.Duration
+	dispatched := 0
+	for _, p := range parts {
+		if p == nil {
+			continue
+		}
+		d += time.Duration(p.Duration * float64(time.Second))
+		if p.Dispatches > 0 {
+			dispatch += p.LastDispatch.Sub(p.FirstDispatch)
+			intended += p.LastIntended.Sub(p.FirstIntended)
+			dispatched += p.Dispatches - 1
+		}
+	}
+	s.Duration = d.Seconds()
+	s.fillRates(d)
+	s.AchievedRate, s.ScheduledRate = 0, 0
+	if dispatched > 0 && dispatch > 0 {
+		s.AchievedRate = float64(dispatched) / dispatch.Seconds()
+	}
+	if dispatched > 0 && intended > 0 {
+		s.ScheduledRate = float64(dispatched) / intended.Seconds()
+	}
+	if s.Series != nil {
+		iv := s.Series.Interval.Duration()
+		inPart := func(w Window) bool {
+			for _, p := range parts {
+				if p != nil && p.Series != nil && len(p.Series.Windows) > 0 &&
+					!w.Start.Before(p.Series.Windows[0].Start) && w.Start.Before(p.Series.Windows[len(p.Series.Windows)-1].Start.Add(iv)) {
+					return true
+				}
+			}
+			return false
+		}
+		busy := s.Series.Windows[:0:0]
+		for _, w := range s.Series.Windows {
+			if inPart(w) {
+				busy = append(busy, w)
+			}
+		}
+		s.Series = &Series{Interval: s.Series.Interval, Windows: busy}
+		s.PeakOutputThroughput = s.Series.PeakOutput()
+	}
+	return s, nil
+}

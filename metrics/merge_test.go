@@ -184,3 +184,48 @@ func TestSeriesReopensClosedWindow(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestPoolSummariesSumsDurations: two runs an hour apart pool into the
+// figures of their requests over the sum of their own durations, not the
+// hour between them; counts and histograms are those of the merge.
+func TestPoolSummariesSumsDurations(t *testing.T) {
+	opts := Options{Scheduled: true, LateThreshold: 10 * ms}
+	reqs := randomRequests(11, 1200)
+	for _, r := range reqs {
+		r.End = r.Sent + r.E2E
+		if !r.OK() {
+			r.End = r.Sent + 5*ms
+		}
+	}
+	base := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	a := saved(t, record(base, opts, reqs[:600]))
+	b := saved(t, record(base.Add(time.Hour), opts, reqs[600:]))
+	got, err := PoolSummaries(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	merged, err := MergeSummaries(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Completed != merged.Completed || got.TTFT.Histogram != merged.TTFT.Histogram || got.TTFT.P99 != merged.TTFT.P99 {
+		t.Errorf("pooled counts or histograms differ from the merge: %d vs %d completed", got.Completed, merged.Completed)
+	}
+	approx := func(x, y float64) bool { return math.Abs(x-y) <= 1e-9*math.Max(1, math.Abs(y)) }
+	if want := a.Duration + b.Duration; !approx(got.Duration, want) {
+		t.Errorf("pooled duration %v s, want the sum of the runs' %v s", got.Duration, want)
+	}
+	if want := float64(a.TotalOutputTokens+b.TotalOutputTokens) / (a.Duration + b.Duration); !approx(got.OutputThroughput, want) {
+		t.Errorf("pooled output throughput %v, want %v", got.OutputThroughput, want)
+	}
+	if merged.Duration < 3600 || merged.OutputThroughput >= got.OutputThroughput/10 {
+		t.Fatalf("the fixture does not show the union's inflation: merged duration %v s", merged.Duration)
+	}
+	spans := a.LastDispatch.Sub(a.FirstDispatch) + b.LastDispatch.Sub(b.FirstDispatch)
+	if want := float64(a.Dispatches+b.Dispatches-2) / spans.Seconds(); !approx(got.AchievedRate, want) {
+		t.Errorf("pooled achieved rate %v, want %v", got.AchievedRate, want)
+	}
+	if want := len(a.Series.Windows) + len(b.Series.Windows); len(got.Series.Windows) != want {
+		t.Errorf("pooled series has %d windows, want the runs' %d (the hour between them dropped)", len(got.Series.Windows), want)
+	}
+}

@@ -54,6 +54,12 @@ type Request struct {
 	Warmup       bool   `json:"warmup"` // sent before measurement; never recorded
 	DatasetIndex int    `json:"dataset_index"`
 	RequestID    string `json:"request_id,omitempty"` // the x-request-id header
+	// Repeat, Arm and Block place a request in a repeated run (from 1) or
+	// an interleaved A/B run ("baseline" or "candidate", block from 1);
+	// set by the caller's observers, never by the executor.
+	Repeat int    `json:"repeat,omitempty"`
+	Arm    string `json:"arm,omitempty"`
+	Block  int    `json:"block,omitempty"`
 
 	// Turn is the request's turn in a multi-turn session, from 1 (0: not
 	// part of a session); Session identifies the session (the ID of its

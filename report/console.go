@@ -71,6 +71,8 @@ func WriteConsole(w io.Writer, r *Result) error {
 	writeStages(p, r.Stages, r.Capacity)
 	writeShards(p, r)
 	writeSweep(p, r.Sweep)
+	writeRepeats(p, r.Repeat)
+	writeAB(p, r.AB, s)
 	writeValidity(p, r.Validity)
 	writeChecks(p, r.Checks, s)
 	return p.err

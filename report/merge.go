@@ -39,6 +39,9 @@ func MergeResults(parts []*Result) (*Result, error) {
 		if p.Sweep != nil {
 			return nil, fmt.Errorf("result %d is a %s over %s: the steps of sweeps and capacity searches do not merge", i+1, p.Sweep.Mode, p.Sweep.Vary)
 		}
+		if p.Repeat != nil || p.AB != nil {
+			return nil, fmt.Errorf("result %d is a repeated or an A/B run, whose figures are already pools of its parts: it does not merge with others", i+1)
+		}
 		if p.Fingerprint == "" {
 			return nil, fmt.Errorf("result %d has no configuration fingerprint (written by an older llmload): it cannot be shown to match the others", i+1)
 		}

@@ -269,6 +269,11 @@ type Run struct {
 	Workload      *Workload
 	ServerVersion string
 	Comparison    *Comparison
+
+	// Repeat holds a repeated run's runs (Overall pools them); AB an
+	// interleaved A/B run's arms (Overall is the candidate's).
+	Repeat *Repeats
+	AB     *AB
 }
 
 // The vLLM block's rows when a run does not choose them: P99 of TTFT, TPOT,

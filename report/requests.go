@@ -16,11 +16,16 @@ import (
 // is the wall-clock send time, so that requests line up with server logs.
 // Latencies are milliseconds and null when the request failed.
 type RequestLine struct {
-	ID           int64  `json:"id"`
-	Stage        int    `json:"stage"` // closed-loop stage from 1; 0 for an open loop
-	Warmup       bool   `json:"warmup"`
-	DatasetIndex int    `json:"dataset_index"`
-	RequestID    string `json:"request_id,omitempty"`
+	ID           int64 `json:"id"`
+	Stage        int   `json:"stage"` // closed-loop stage from 1; 0 for an open loop
+	Warmup       bool  `json:"warmup"`
+	DatasetIndex int   `json:"dataset_index"`
+	// Repeat is the run of a repeated scenario (from 1); Arm and Block
+	// place a request of an interleaved A/B run (blocks from 1).
+	Repeat    int    `json:"repeat,omitempty"`
+	Arm       string `json:"arm,omitempty"`
+	Block     int    `json:"block,omitempty"`
+	RequestID string `json:"request_id,omitempty"`
 	// Session and Turn place a multi-turn session's request: the id of
 	// the session's first request, and the turn from 1.
 	Session      *int64    `json:"session,omitempty"`
@@ -74,6 +79,7 @@ type RequestLine struct {
 func NewRequestLine(r *metrics.Request, zero time.Time, stages bool) RequestLine {
 	l := RequestLine{
 		ID: r.ID, Warmup: r.Warmup, DatasetIndex: r.DatasetIndex, RequestID: r.RequestID,
+		Repeat: r.Repeat, Arm: r.Arm, Block: r.Block,
 		IntendedMs: ms(r.Intended), DispatchedMs: ms(r.Dispatched), SentMs: ms(r.Sent), EndMs: ms(r.End),
 		QueueMs: ms(r.Queue()), LagMs: ms(r.Lag()),
 		ITLMs:        make([]float64, len(r.ITL)),

@@ -194,12 +194,16 @@ type Extras struct {
 	// ServerVersion is what the target said of its version, when it said
 	// anything ("vllm 0.6.3 (/version)"). Comparison holds the deltas
 	// against the scenario's baseline, when it has one.
-	Workload      *Workload       `json:"workload,omitempty"`
-	ServerVersion string          `json:"server_version,omitempty"`
-	Comparison    *Comparison     `json:"comparison,omitempty"`
-	Config        json.RawMessage `json:"config"`
-	Dataset       json.RawMessage `json:"dataset"`
-	Simulator     json.RawMessage `json:"simulator,omitempty"`
+	Workload      *Workload   `json:"workload,omitempty"`
+	ServerVersion string      `json:"server_version,omitempty"`
+	Comparison    *Comparison `json:"comparison,omitempty"`
+	// Repeat holds a repeated run's runs and spread; AB an interleaved
+	// A/B run's arms (nil otherwise).
+	Repeat    *Repeats        `json:"repeat,omitempty"`
+	AB        *AB             `json:"ab,omitempty"`
+	Config    json.RawMessage `json:"config"`
+	Dataset   json.RawMessage `json:"dataset"`
+	Simulator json.RawMessage `json:"simulator,omitempty"`
 }
 
 // SLOms is a goodput SLO in milliseconds (absent = not set).
@@ -389,6 +393,8 @@ func NewResult(r *Run) (*Result, error) {
 			Workload:             r.Workload,
 			ServerVersion:        r.ServerVersion,
 			Comparison:           r.Comparison,
+			Repeat:               r.Repeat,
+			AB:                   r.AB,
 		},
 	}
 	res.Detailed = r.Detailed

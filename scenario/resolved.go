@@ -51,29 +51,18 @@ func (s *Scenario) resolved() any {
 	}
 	out := struct {
 		*Scenario
-		Target   *Target   `json:"target"`
-		Dataset  *Dataset  `json:"dataset"`
-		OpenLoop *openLoop `json:"open_loop,omitempty"`
-		SLA      []sla     `json:"sla"`
-		Asserts  []*Assert `json:"asserts"`
+		Target *Target `json:"target"`
+		// An A/B run's baseline arm (the candidate is Target).
+		BaselineTarget *Target   `json:"baseline_target,omitempty"`
+		Dataset        *Dataset  `json:"dataset"`
+		OpenLoop       *openLoop `json:"open_loop,omitempty"`
+		SLA            []sla     `json:"sla"`
+		Asserts        []*Assert `json:"asserts"`
 	}{Scenario: s, Dataset: s.Dataset, SLA: []sla{}, Asserts: s.Asserts}
 	if out.Asserts == nil {
 		out.Asserts = []*Assert{}
 	}
-	if s.Target != nil {
-		t := *s.Target
-		t.BaseURL = redactURL(t.BaseURL)
-		if t.Headers != nil {
-			t.Headers = map[string]string{}
-			for k, v := range s.Target.Headers {
-				if secret.SensitiveHeader(k, s.Target.SensitiveHeaders) {
-					v = "<redacted>"
-				}
-				t.Headers[k] = v
-			}
-		}
-		out.Target = &t
-	}
+	out.Target, out.BaselineTarget = redactedTarget(s.Target), redactedTarget(s.BaselineTarget)
 	if o := s.OpenLoop; o != nil {
 		var rate any = o.Rate
 		if math.IsInf(o.Rate, 1) {
@@ -85,6 +74,25 @@ func (s *Scenario) resolved() any {
 		out.SLA = append(out.SLA, sla{x, x.Describe()})
 	}
 	return out
+}
+
+// redactedTarget is a copy of t without credentials (nil for nil).
+func redactedTarget(src *Target) *Target {
+	if src == nil {
+		return nil
+	}
+	t := *src
+	t.BaseURL = redactURL(t.BaseURL)
+	if t.Headers != nil {
+		t.Headers = map[string]string{}
+		for k, v := range src.Headers {
+			if secret.SensitiveHeader(k, src.SensitiveHeaders) {
+				v = "<redacted>"
+			}
+			t.Headers[k] = v
+		}
+	}
+	return &t
 }
 
 func redactURL(s string) string {
@@ -115,8 +123,10 @@ func (c *Config) CheckFiles(scenarios ...*Scenario) hcl.Diagnostics {
 	if len(scenarios) > 0 {
 		targets, datasets = nil, nil
 		for _, s := range scenarios {
-			if s.Target != nil && !slices.Contains(targets, s.Target) {
-				targets = append(targets, s.Target)
+			for _, t := range []*Target{s.Target, s.BaselineTarget} {
+				if t != nil && !slices.Contains(targets, t) {
+					targets = append(targets, t)
+				}
 			}
 			if s.Dataset != nil && !slices.Contains(datasets, s.Dataset) {
 				datasets = append(datasets, s.Dataset)

@@ -446,6 +446,15 @@ type Scenario struct {
 	// Regression holds the regression block's tolerances, in the order
 	// written: how much worse than the baseline each figure may get.
 	Regression []RegressionRule `json:"regression,omitempty"`
+	// Repeat runs the scenario this many times (0 or 1: once), Cooldown
+	// apart; checks judge the runs pooled.
+	Repeat   int           `json:"repeat,omitempty"`
+	Cooldown time.Duration `json:"cooldown,omitempty"`
+	// BaselineTarget, set by targets = { baseline = ..., candidate = ... },
+	// makes the run an interleaved A/B: blocks of the schedule (Interleave)
+	// go to each arm in turn; Target is then the candidate arm's.
+	BaselineTarget *Target    `json:"-"`
+	Interleave     Interleave `json:"interleave,omitzero"`
 	// Sweep or Capacity (at most one) run the scenario at several loads.
 	Sweep     *Sweep          `json:"sweep,omitempty"`
 	Capacity  *CapacitySearch `json:"capacity,omitempty"`

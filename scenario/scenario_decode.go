@@ -21,7 +21,8 @@ import (
 
 var scenarioSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
-		{Name: "target", Required: true}, {Name: "dataset", Required: true},
+		{Name: "target"}, {Name: "targets"}, {Name: "interleave"}, {Name: "repeat"}, {Name: "cooldown"},
+		{Name: "dataset", Required: true},
 		{Name: "requests"}, {Name: "duration"}, {Name: "seed"}, {Name: "start_at"},
 		{Name: "percentiles"}, {Name: "percentile_metrics"}, {Name: "result_filename"}, {Name: "save_detailed"}, {Name: "metrics_addr"},
 		{Name: "verdict"}, {Name: "min_samples"}, {Name: "allow_inconclusive"},
@@ -111,11 +112,7 @@ func (l *loader) decodeScenario(d dec, filename string, b *hcl.Block) {
 	content, diags := b.Body.Content(scenarioSchema)
 	l.diags = append(l.diags, diags...)
 	a := content.Attributes
-	if attr, ok := a["target"]; ok {
-		if n := l.reference(attr, "target", mapKeys(l.targets)); n != "" {
-			s.Target = l.targets[n]
-		}
-	}
+	l.decodeArms(d, a, s, b)
 	if attr, ok := a["dataset"]; ok {
 		if n := l.reference(attr, "dataset", mapKeys(l.datasets)); n != "" {
 			s.Dataset = l.datasets[n]
@@ -259,6 +256,7 @@ func (l *loader) decodeScenario(d dec, filename string, b *hcl.Block) {
 	}
 
 	l.decodeSessions(d, a, s)
+	l.decodeRepeat(d, a, s)
 
 	if w := atMostOne(&l.diags, content.Blocks.OfType("warmup"), "a scenario"); w != nil {
 		c, diags := w.Body.Content(warmupSchema)

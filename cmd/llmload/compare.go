@@ -111,10 +111,17 @@ func tolerancesFor(e env, spec, basePath string, base *report.Result) ([]compare
 	return compare.DefaultTolerances, exitOK
 }
 
-// compareResults compares two results' summaries.
+// compareResults compares two results' summaries; with repeats on both
+// sides, the run-to-run spread makes the intervals (compare.MethodRuns).
 func compareResults(basePath string, base, cand *report.Result, tols []compare.Tolerance) *report.Comparison {
+	opts := compare.Options{BaseRuns: base.Repeat.Summaries(), NewRuns: cand.Repeat.Summaries()}
+	return compareWith(basePath, base, cand, tols, opts)
+}
+
+// compareWith compares two results' summaries with the given options.
+func compareWith(basePath string, base, cand *report.Result, tols []compare.Tolerance, opts compare.Options) *report.Comparison {
 	rows := compareRows(base.Goodput != nil || cand.Goodput != nil)
-	ds := compare.Compare(base.Summary, cand.Summary, rows, tols, compare.Options{})
+	ds := compare.Compare(base.Summary, cand.Summary, rows, tols, opts)
 	return &report.Comparison{
 		Baseline:          basePath,
 		BaseRunID:         base.RunID,

@@ -80,7 +80,9 @@ func (g *gateOptions) baselineFor(e env, s *scenario.Scenario) (*assert.Baseline
 		return nil, nil, exitInvalid
 	case err == nil:
 		fmt.Fprintf(e.stderr, "llmload: baseline %s (run %s, %s)\n", s.Baseline, res.RunID, res.StartedAt.Format(time.RFC3339))
-		return &assert.Baseline{Path: s.Baseline, Summary: res.Summary}, res, exitOK
+		// A baseline with repeats, against a run with repeats, is judged
+		// by the run-to-run spread (the run sets NewRuns).
+		return &assert.Baseline{Path: s.Baseline, Summary: res.Summary, Runs: res.Repeat.Summaries()}, res, exitOK
 	case errors.Is(err, fs.ErrNotExist) && s.BaselineOptional:
 		fmt.Fprintf(e.stderr, "llmload: no baseline at %s; its checks are skipped (baseline_optional)\n", s.Baseline)
 		return &assert.Baseline{Path: s.Baseline}, nil, exitOK
@@ -98,7 +100,7 @@ func comparison(s *scenario.Scenario, baseRes *report.Result, rep *report.Run, f
 	if baseRes == nil || baseRes.Summary == nil {
 		return nil
 	}
-	cand := &report.Result{Extras: report.Extras{Summary: rep.Overall, RunID: rep.RunID, ServerVersion: rep.ServerVersion}}
+	cand := &report.Result{Extras: report.Extras{Summary: rep.Overall, RunID: rep.RunID, ServerVersion: rep.ServerVersion, Repeat: rep.Repeat}}
 	if !rep.Goodput.Empty() {
 		cand.Goodput = &report.SLOms{}
 	}

@@ -117,6 +117,7 @@ func writePlan(w io.Writer, cfg *scenario.Config, s *scenario.Scenario, ds *data
 	// and run agree on every request.
 	arrivals := executor.Arrivals(executorPlan(s, &liveTarget{target: executorTarget(t)}, ds, nil))
 	writeLoadPlan(w, s, len(ds.Requests), arrivals)
+	writeRepeatPlan(w, s, arrivals)
 	if s.Dataset.MultiTurn() {
 		think := "no think time"
 		if s.TurnThinkMax > 0 {

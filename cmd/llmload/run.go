@@ -135,9 +135,29 @@ func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.S
 		return exitInvalid
 	}
 
-	base, baseRes, code := opts.gate.baselineFor(e, s)
-	if code != exitOK {
-		return code
+	var base *assert.Baseline
+	var baseRes *report.Result
+	var arms [2]*abArm
+	if s.Repeats() > 1 && opts.shard.active() {
+		fmt.Fprintf(e.stderr, "llmload: scenario %q repeats itself (repeat = %d): a repeated run cannot be split (-shard, -start-at and -barrier do not apply)\n", s.Name, s.Repeats())
+		return exitInvalid
+	}
+	if s.AB() {
+		if opts.gate.baseline != "" || opts.shard.active() {
+			fmt.Fprintf(e.stderr, "llmload: scenario %q is an A/B run: its baseline is its baseline arm, and it cannot be split (-baseline and -shard do not apply)\n", s.Name)
+			return exitInvalid
+		}
+		b, code := startBaselineArm(ctx, e, cfg, s)
+		if b == nil {
+			return code
+		}
+		defer b.lt.Close()
+		arms = [2]*abArm{b, {name: report.ArmCandidate, lt: lt, target: s.Target}}
+	} else {
+		var code int
+		if base, baseRes, code = opts.gate.baselineFor(e, s); code != exitOK {
+			return code
+		}
 	}
 	workload := workloadOf(s, ds, tok)
 	var forced []string
@@ -148,6 +168,9 @@ func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.S
 		}
 	}
 	serverVersion := probeVersion(ctx, e, lt)
+	if arms[1] != nil {
+		arms[1].version = serverVersion
+	}
 
 	plan := executorPlan(s, lt, ds, tok)
 	fp := fingerprint(s, ds)
@@ -195,15 +218,27 @@ func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.S
 	if lx != nil {
 		defer lx.Close()
 	}
-	scr := startScrape(ctx, s, lt)
+	var scr *serverScrape
+	if !s.AB() {
+		// An A/B run's blocks alternate between two servers: a scrape of
+		// one would mix its load with its idle time.
+		scr = startScrape(ctx, s, lt)
+	}
 	cpu := &cpuMeter{}
 	plan.Observers = append(plan.Observers, cpu)
 	started := time.Now()
 	var outcome *executor.Outcome
 	var sweep *report.Sweep
-	if s.Varies() != "" {
+	var repeats *report.Repeats
+	var abo *abOutcome
+	switch {
+	case s.Varies() != "":
 		outcome, sweep, err = runSteps(ctx, e, s, plan)
-	} else {
+	case s.AB():
+		outcome, abo, err = runAB(ctx, e, s, plan, arms)
+	case s.Repeats() > 1:
+		outcome, repeats, err = runRepeats(ctx, e, s, plan)
+	default:
 		outcome, err = executor.Run(ctx, plan)
 	}
 	ended := time.Now()
@@ -234,14 +269,32 @@ func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.S
 		return exitInvalid
 	}
 
+	if abo != nil {
+		base = armsBaseline(s, abo)
+	}
+	if base != nil && repeats != nil {
+		base.NewRuns = repeats.Summaries()
+	}
 	outs := evaluateRun(s, outcome.Overall, sweep, base)
 	rep := buildReport(s, lt, ds, tok, outcome, outs, started, ended)
 	rep.Workload, rep.ServerVersion = workload, serverVersion
+	rep.Repeat = repeats
 	rep.Comparison = comparison(s, baseRes, rep, forced)
 	if detailed != nil {
 		rep.Detailed = detailed.Detailed()
 	}
-	rep.Validity = reportValidity(s, outcome.Overall)
+	switch {
+	case abo != nil:
+		rep.AB = abo.ab
+		rep.Comparison = abComparison(s, abo, rep)
+		// The load generator's validity covers both arms' blocks.
+		abo.all.ClientCPU = outcome.Overall.ClientCPU
+		rep.Validity = reportValidity(s, abo.all)
+	case repeats != nil:
+		rep.Validity = repeatsValidity(s, outcome.Overall, repeats)
+	default:
+		rep.Validity = reportValidity(s, outcome.Overall)
+	}
 	rep.RunID, rep.Fingerprint = co.runID, fp
 	if opts.shard.count > 0 {
 		rep.Shard = &report.Shard{Index: opts.shard.index, Count: opts.shard.count}

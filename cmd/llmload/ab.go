@@ -1,0 +1,228 @@
+package main
+
+// Interleaved A/B runs: one schedule cut into blocks, each block sent to
+// both arms in turn (the arm that goes first alternating), so that drift in
+// the machine, the network or the time of day falls on both arms alike.
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/llmload/llmload/assert"
+	"github.com/llmload/llmload/compare"
+	"github.com/llmload/llmload/dataset"
+	"github.com/llmload/llmload/executor"
+	"github.com/llmload/llmload/metrics"
+	"github.com/llmload/llmload/report"
+	"github.com/llmload/llmload/scenario"
+)
+
+// abBlock is one block of the schedule: measured requests first..end-1 of
+// the run.
+type abBlock struct{ first, end int }
+
+// abBlocks cuts a schedule into blocks of n requests, or of the arrivals
+// in each span d of the schedule (empty spans are skipped).
+func abBlocks(offs []time.Duration, il scenario.Interleave) []abBlock {
+	var out []abBlock
+	for i := 0; i < len(offs); {
+		end := i + 1
+		if il.Requests > 0 {
+			end = min(i+il.Requests, len(offs))
+		} else {
+			limit := (offs[i]/il.Duration + 1) * il.Duration
+			for end < len(offs) && offs[end] < limit {
+				end++
+			}
+		}
+		out = append(out, abBlock{i, end})
+		i = end
+	}
+	return out
+}
+
+// blockPlan is the plan of one block for one arm: the block's arrivals
+// replayed from 0 with the run's prompts in their places (warmup and the
+// preflight probe only with the arm's first block), and the map from the
+// block plan's places back to the dataset's.
+func blockPlan(base executor.Plan, offs []time.Duration, b abBlock, first bool) (executor.Plan, []int) {
+	p := base
+	n := len(base.Requests)
+	var reqs []dataset.Request
+	var index []int
+	if first {
+		for i := range base.Warmup {
+			reqs = append(reqs, base.Requests[i%n])
+			index = append(index, i%n)
+		}
+	} else {
+		p.Warmup, p.Preflight = 0, false
+	}
+	for k := b.first; k < b.end; k++ {
+		place := (base.Warmup + k) % n
+		r := base.Requests[place]
+		r.At = offs[k]
+		reqs = append(reqs, r)
+		index = append(index, place)
+	}
+	o := *base.Open
+	// A replay of the block's own arrival times; the configured rate stays
+	// the run's, for reports and for judging the dispatches against a
+	// schedule.
+	o.Arrival, o.Speed = executor.ArrivalReplay, 1
+	p.Open = &o
+	p.Requests, p.MaxRequests, p.Duration = reqs, b.end-b.first, 0
+	return p, index
+}
+
+// abArm is an arm's target and what its blocks measured.
+type abArm struct {
+	name    string // report.ArmBaseline or report.ArmCandidate
+	lt      *liveTarget
+	target  *scenario.Target
+	version string
+	sums    []*metrics.Summary
+	started bool
+}
+
+// abOutcome is what an A/B run measured: each arm's blocks pooled, and
+// every block pooled (the load generator's own figures, for validity).
+type abOutcome struct {
+	baseline, candidate *metrics.Summary
+	all                 *metrics.Summary
+	// baseBlocks and candBlocks are each arm's blocks, in order (block k
+	// of both arms ran back to back: paired).
+	baseBlocks, candBlocks []*metrics.Summary
+	ab                     *report.AB
+}
+
+// runAB runs the scenario's blocks on both arms and returns the candidate
+// arm's outcome (the run's figures) and both arms.
+func runAB(ctx context.Context, e env, s *scenario.Scenario, plan executor.Plan, arms [2]*abArm) (*executor.Outcome, *abOutcome, error) {
+	offs := executor.Arrivals(plan)
+	if len(offs) == 0 {
+		return nil, nil, fmt.Errorf("the schedule has no arrival to interleave")
+	}
+	blocks := abBlocks(offs, s.Interleave)
+	po := &partObservers{obs: plan.Observers}
+	plan.Observers = []executor.Observer{po}
+	res := &report.AB{Interleave: s.Interleave.String()}
+	var first *executor.Outcome
+	var all []*metrics.Summary
+	interrupted, aborted := false, ""
+	fmt.Fprintf(e.stderr, "llmload: A/B: %d blocks of %s, baseline %s and candidate %s in turn\n", len(blocks), s.Interleave, arms[0].target.Name, arms[1].target.Name)
+run:
+	for k, b := range blocks {
+		order := arms
+		if k%2 == 1 {
+			order[0], order[1] = arms[1], arms[0]
+		}
+		res.First = append(res.First, order[0].name)
+		for _, arm := range order {
+			p, index := blockPlan(plan, offs, b, !arm.started)
+			p.Target = arm.lt.target
+			block, name := k+1, arm.name
+			po.next(index, func(r *metrics.Request) { r.Arm, r.Block = name, block })
+			out, err := executor.Run(ctx, p)
+			if err != nil {
+				if first == nil {
+					return nil, nil, fmt.Errorf("%s arm (target %q): %w", arm.name, arm.target.Name, err)
+				}
+				interrupted = true
+				break run
+			}
+			arm.started = true
+			if first == nil {
+				first = out
+			}
+			arm.sums = append(arm.sums, out.Overall)
+			all = append(all, out.Overall)
+			if out.Interrupted || out.Aborted != "" {
+				interrupted, aborted = out.Interrupted, out.Aborted
+				break run
+			}
+		}
+		res.Blocks = k + 1
+	}
+	var err error
+	o := &abOutcome{ab: res, baseBlocks: arms[0].sums, candBlocks: arms[1].sums}
+	if o.baseline, err = metrics.PoolSummaries(arms[0].sums...); err != nil {
+		return nil, nil, err
+	}
+	if o.candidate, err = metrics.PoolSummaries(arms[1].sums...); err != nil {
+		return nil, nil, err
+	}
+	if o.all, err = metrics.PoolSummaries(all...); err != nil {
+		return nil, nil, err
+	}
+	for _, a := range arms {
+		arm := report.Arm{Target: a.target.Name, TargetURL: redactURL(a.target.BaseURL), ServerVersion: a.version}
+		if a.name == report.ArmBaseline {
+			own := *o.baseline
+			arm.Summary = &own
+			res.Baseline = arm
+		} else {
+			res.Candidate = arm
+		}
+	}
+	out := &executor.Outcome{
+		Overall: o.candidate, Started: first.Started, ConfiguredRate: first.ConfiguredRate, Planned: len(offs),
+		Interrupted: interrupted || ctx.Err() != nil, Aborted: aborted, Elapsed: time.Since(first.Started),
+	}
+	return out, o, nil
+}
+
+// startBaselineArm starts the baseline arm's target (a simulator for
+// sim://) and asks it its version.
+func startBaselineArm(ctx context.Context, e env, cfg *scenario.Config, s *scenario.Scenario) (*abArm, int) {
+	lt, diags := startTarget(s.BaselineTarget, s.Seed)
+	if diags.HasErrors() {
+		writeDiags(e, cfg, diags)
+		return nil, exitInvalid
+	}
+	lt.ctx = ctx
+	lt.target.Secrets = e.secrets.Secrets()
+	if lt.profile != "" {
+		fmt.Fprintf(e.stderr, "llmload: baseline arm: simulator %q listening on %s\n", lt.profile, lt.target.BaseURL)
+	}
+	return &abArm{name: report.ArmBaseline, lt: lt, target: s.BaselineTarget, version: probeVersion(ctx, e, lt)}, exitOK
+}
+
+// armsBaseline is the baseline arm as the checks' baseline: baseline.*
+// reads it, and the regression block judges the candidate against it.
+func armsBaseline(s *scenario.Scenario, o *abOutcome) *assert.Baseline {
+	return &assert.Baseline{Path: fmt.Sprintf("the baseline arm (target %q)", s.BaselineTarget.Name), Summary: o.baseline,
+		Runs: o.baseBlocks, NewRuns: o.candBlocks, Paired: true}
+}
+
+// abComparison compares the candidate arm with the baseline arm by the
+// scenario's regression tolerances (none: the deltas alone, not judged).
+func abComparison(s *scenario.Scenario, o *abOutcome, rep *report.Run) *report.Comparison {
+	base := &report.Result{Extras: report.Extras{Summary: o.baseline, RunID: rep.RunID, ServerVersion: o.ab.Baseline.ServerVersion}}
+	cand := &report.Result{Extras: report.Extras{Summary: o.candidate, RunID: rep.RunID, ServerVersion: rep.ServerVersion}}
+	if !rep.Goodput.Empty() {
+		base.Goodput, cand.Goodput = &report.SLOms{}, &report.SLOms{}
+	}
+	b := armsBaseline(s, o)
+	c := compareWith(b.Path, base, cand, s.Tolerances(), compare.Options{BaseRuns: b.Runs, NewRuns: b.NewRuns, Paired: b.Paired})
+	if len(s.Regression) == 0 {
+		c.Verdict = ""
+	}
+	return c
+}
+
+// writeRepeatPlan says how plan's schedule is repeated or interleaved.
+func writeRepeatPlan(w io.Writer, s *scenario.Scenario, arrivals []time.Duration) {
+	if s.Repeats() > 1 {
+		fmt.Fprintf(w, "  Repeat:  %d runs, %v apart; checks judge them pooled, compare uses their spread\n", s.Repeats(), s.Cooldown)
+	}
+	if !s.AB() {
+		return
+	}
+	b := s.BaselineTarget
+	fmt.Fprintf(w, "  A/B:     baseline arm %s at %s; candidate arm %s (the target above)\n", b.Name, redactURL(b.BaseURL), s.Target.Name)
+	fmt.Fprintf(w, "           %d blocks of %s of the schedule, each sent to both arms, alternating which goes first; baseline.* and the regression block read the baseline arm\n",
+		len(abBlocks(arrivals, s.Interleave)), s.Interleave)
+}
