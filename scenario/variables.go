@@ -3,6 +3,7 @@ package scenario
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -315,6 +316,15 @@ func (l *loader) set(v *variable, val cty.Value, rng hcl.Range, src string) {
 func (l *loader) readVarFile(path string) {
 	var f *hcl.File
 	var diags hcl.Diagnostics
+	if _, err := os.Stat(path); err != nil {
+		// HCL's own message says only that the file "could not be read".
+		l.diags = append(l.diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "Unreadable -var-file",
+			Detail:   fmt.Sprintf("-var-file %s: %v. It names a file of variable values (name = value lines, or a JSON object), relative to the current directory.", path, err),
+		})
+		return
+	}
 	if strings.HasSuffix(path, ".json") {
 		f, diags = l.parser.ParseJSONFile(path)
 	} else {

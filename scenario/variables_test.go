@@ -269,3 +269,11 @@ func TestVariableTypeErrors(t *testing.T) {
 		}
 	}
 }
+
+// A -var-file that does not exist is named, with why and what it is for.
+func TestMissingVarFile(t *testing.T) {
+	_, diags := Load([]string{"testdata/valid/full.hcl"}, LoadOptions{VarFiles: []string{"no-such-vars.hcl"}})
+	if !diags.HasErrors() || !strings.Contains(diags.Error(), "-var-file no-such-vars.hcl: stat no-such-vars.hcl: no such file or directory") {
+		t.Errorf("diagnostics %q: want one naming the missing -var-file and why", diags.Error())
+	}
+}
