@@ -93,7 +93,11 @@ func WriteHTML(w io.Writer, results []Labelled) error {
 		}
 	}
 	page.CDFs, figs = figs, nil
-	for _, f := range []func([]Labelled) (figure, error){throughputPlot, inFlightPlot, percentilePlot("ttft"), percentilePlot("itl")} {
+	for _, f := range []func([]Labelled) (figure, error){throughputPlot, inFlightPlot, percentilePlot("ttft"), percentilePlot("itl"),
+		serverPlot("kv_cache_usage", "Server KV-cache usage over time", "fraction of the KV cache in use"),
+		serverPlot("requests_running", "Server running requests over time", "requests in the batch"),
+		serverPlot("queue", "Server waiting requests over time", "requests waiting"),
+		serverPlot("preemptions", "Server preemptions over time", "preemptions per second")} {
 		if err := add(f(results)); err != nil {
 			return err
 		}
@@ -403,6 +407,43 @@ func seriesPlot(results []Labelled, title, y string, value func(w metrics.Window
 	}
 	p.Y.Min = 0
 	return render(p, title)
+}
+
+// serverPlot draws one scraped server figure of each result over time, on
+// the same time axis as the client's series (offsets from the client's
+// first window); nothing when no result scraped it.
+func serverPlot(name, title, y string) func([]Labelled) (figure, error) {
+	return func(results []Labelled) (figure, error) {
+		p := newPlot(title, "time since the first window (s)", y)
+		any := false
+		for i, r := range results {
+			s := r.Result.Summary
+			if s == nil || s.Server == nil || s.Server.Series == nil {
+				continue
+			}
+			ws, _, _ := windows(r.Result)
+			if len(ws) == 0 {
+				continue
+			}
+			t0 := ws[0].Start
+			iv := float64(s.Server.Series.Interval)
+			var xys plotter.XYs
+			for _, w := range s.Server.Series.Windows {
+				if pt, ok := w.Points[name]; ok {
+					xys = append(xys, plotter.XY{X: w.Start.Sub(t0).Seconds() + iv/2, Y: pt.Value})
+				}
+			}
+			if err := addLine(p, xys, i, r.Label, len(results) > 1); err != nil {
+				return figure{}, err
+			}
+			any = any || len(xys) > 0
+		}
+		if !any {
+			return figure{}, nil
+		}
+		p.Y.Min = 0
+		return render(p, title)
+	}
 }
 
 func throughputPlot(results []Labelled) (figure, error) {

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"github.com/llmload/llmload/metrics"
 	"strings"
 	"testing"
 
@@ -61,6 +62,7 @@ func TestWriteHTML(t *testing.T) {
 		{"sweep", []Labelled{{"sweep", result(t, sweepRun(ModeSweep))}}, cat(load, cdfs, series), []string{"Steps: sweep", "Knee: 4 users", "Capacity: 4 users"}},
 		{"capacity search", []Labelled{{"search", result(t, sweepRun(ModeCapacity))}}, cat(load, cdfs, series), []string{"Search: stopped at max_probes"}},
 		{"baseline vs candidate", []Labelled{{"baseline", result(t, openLoopRun())}, {"candidate", result(t, closedLoopRun())}}, cat(cdfs, series), []string{"baseline vs candidate"}},
+		{"server metrics", []Labelled{{"scraped", result(t, withServer(openLoopRun()))}}, cat(cdfs, series, []string{"Server KV-cache usage over time"}), []string{"Checks: scraped"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -166,6 +168,8 @@ func axisLabels(title string) (x, y string) {
 		return "time since the first window (s)", "requests in flight (most in window)"
 	case strings.HasSuffix(title, " P50 (dashed) and P99 over time"):
 		return "time since the first window (s)", strings.TrimSuffix(title, " P50 (dashed) and P99 over time") + " (ms)"
+	case title == "Server KV-cache usage over time":
+		return "time since the first window (s)", "fraction of the KV cache in use"
 	case title == "Output throughput vs load":
 		return "users", "output tok/s"
 	case strings.HasPrefix(title, "P99 ") && strings.HasSuffix(title, " vs load"):
@@ -197,4 +201,17 @@ func TestWriteTextFormats(t *testing.T) {
 			t.Errorf("csv lacks %q:\n%s", want, csv.String())
 		}
 	}
+}
+
+// withServer gives a run a scraped KV-cache usage series over its windows.
+func withServer(r *Run) *Run {
+	s := *r.Overall
+	srv := &metrics.ServerMetrics{URL: "http://127.0.0.1:8000/metrics", Interval: 1, Scrapes: len(s.Series.Windows), Series: &metrics.ServerSeries{Interval: 1}}
+	for i, w := range s.Series.Windows {
+		srv.Series.Windows = append(srv.Series.Windows, metrics.ServerWindow{Start: w.Start,
+			Points: map[string]metrics.ServerPoint{"kv_cache_usage": {N: 1, Sum: 0.2 * float64(i+1), Value: 0.2 * float64(i+1)}}})
+	}
+	s.Server = srv
+	r.Overall = &s
+	return r
 }
