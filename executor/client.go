@@ -13,6 +13,7 @@ import (
 	"maps"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"os"
 	"slices"
@@ -50,6 +51,7 @@ type prepared struct {
 type client struct {
 	http    *http.Client
 	url     string
+	base    string      // the base URL, for prewarm
 	header  http.Header // every header but x-request-id
 	scrub   *secret.Scrubber
 	timeout time.Duration
@@ -78,6 +80,7 @@ func newClient(t Target, conns int, tok tokenizer.Tokenizer) (*client, error) {
 	return &client{
 		http:    &http.Client{Transport: ht.base},
 		url:     t.endpoint(proto),
+		base:    t.baseURL(),
 		header:  t.requestHeader(),
 		scrub:   t.Scrubber(),
 		timeout: t.Timeout,
@@ -167,7 +170,10 @@ func (t Target) HTTPClient(conns int) (*http.Client, error) {
 		}
 		tlsConf.RootCAs = pool
 	}
-	conns = max(conns, 1)
+	// The idle pool follows the concurrency (and holds every prewarmed
+	// connection); MaxConnsPerHost stays unlimited, so a request never
+	// waits for a connection slot: any wait shows as blocked.
+	conns = max(conns, t.PrewarmConnections, 1)
 	tr := &http.Transport{
 		Proxy:               http.ProxyFromEnvironment,
 		DialContext:         (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
@@ -181,6 +187,7 @@ func (t Target) HTTPClient(conns int) (*http.Client, error) {
 		ReadBufferSize:     32 << 10,
 		WriteBufferSize:    16 << 10,
 		ForceAttemptHTTP2:  t.HTTP2,
+		DisableKeepAlives:  t.NewConnectionPerRequest,
 	}
 	if t.HTTP2 && u.Scheme == "http" {
 		// Cleartext HTTP/2 with prior knowledge (h2c).
@@ -273,7 +280,10 @@ func (c *client) do(ctx context.Context, start time.Time, p *prepared, res *metr
 		ctx, stop = context.WithTimeoutCause(ctx, c.timeout, errTimeout)
 		defer stop()
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(p.body))
+	// The connection phases are traced per request (one small allocation
+	// each); read once the headers are in.
+	ph := newPhases()
+	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, &ph.trace), http.MethodPost, c.url, bytes.NewReader(p.body))
 	if err != nil {
 		c.fail(res, metrics.ErrConnect, err)
 		return
@@ -284,6 +294,7 @@ func (c *client) do(ctx context.Context, start time.Time, p *prepared, res *metr
 	t0 := time.Now()
 	res.Sent = t0.Sub(start)
 	resp, err := c.http.Do(req)
+	ph.fill(t0, res)
 	if err != nil {
 		c.failCtx(ctx, res, metrics.ErrConnect, err)
 		return

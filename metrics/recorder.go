@@ -45,6 +45,9 @@ type Recorder struct {
 	queue, lag                         *dist
 	ttftFromIntended, e2elFromIntended *dist
 	userTPS                            *dist
+	newConns                           int
+	blocked, dns, connect, tls         *dist
+	ttfb, ttftServer                   *dist
 }
 
 // NewRecorder returns an empty recorder.
@@ -61,6 +64,12 @@ func NewRecorder(opts Options) *Recorder {
 		ttftFromIntended: newDist(),
 		e2elFromIntended: newDist(),
 		userTPS:          newDist(),
+		blocked:          newDist(),
+		dns:              newDist(),
+		connect:          newDist(),
+		tls:              newDist(),
+		ttfb:             newDist(),
+		ttftServer:       newDist(),
 	}
 }
 
@@ -139,6 +148,22 @@ func (r *Recorder) Add(req *Request) {
 	r.e2el.add(int64(req.E2E))
 	for _, gap := range req.ITL {
 		r.itl.add(int64(gap))
+	}
+	if req.Written > 0 {
+		// The request was traced to a connection and written.
+		r.blocked.add(int64(req.Blocked))
+		if req.NewConn {
+			r.newConns++
+			r.dns.add(int64(req.DNS))
+			r.connect.add(int64(req.Connect))
+			if req.TLS > 0 {
+				r.tls.add(int64(req.TLS))
+			}
+		}
+		r.ttftServer.add(int64(req.TTFTServerView()))
+	}
+	if req.TTFB > 0 {
+		r.ttfb.add(int64(req.TTFB))
 	}
 	fromIntended := req.Sent - req.Intended
 	r.ttftFromIntended.add(int64(fromIntended + req.TTFT))
@@ -238,6 +263,13 @@ func (r *Recorder) SummaryOver(duration time.Duration) *Summary {
 		TTFTFromIntended: r.ttftFromIntended.latency(),
 		E2ELFromIntended: r.e2elFromIntended.latency(),
 		UserTPS:          r.userTPS.latency(),
+		NewConnections:   r.newConns,
+		Blocked:          r.blocked.latency(),
+		DNS:              r.dns.latency(),
+		Connect:          r.connect.latency(),
+		TLS:              r.tls.latency(),
+		TTFB:             r.ttfb.latency(),
+		TTFTServerView:   r.ttftServer.latency(),
 
 		Dispatches:     r.dispatches,
 		LateDispatches: r.late,
@@ -319,4 +351,11 @@ func (r *Recorder) Merge(o *Recorder) {
 	r.ttftFromIntended.merge(o.ttftFromIntended)
 	r.e2elFromIntended.merge(o.e2elFromIntended)
 	r.userTPS.merge(o.userTPS)
+	r.newConns += o.newConns
+	r.blocked.merge(o.blocked)
+	r.dns.merge(o.dns)
+	r.connect.merge(o.connect)
+	r.tls.merge(o.tls)
+	r.ttfb.merge(o.ttfb)
+	r.ttftServer.merge(o.ttftServer)
 }

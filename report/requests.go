@@ -16,31 +16,44 @@ import (
 // is the wall-clock send time, so that requests line up with server logs.
 // Latencies are milliseconds and null when the request failed.
 type RequestLine struct {
-	ID            int64     `json:"id"`
-	Stage         int       `json:"stage"` // closed-loop stage from 1; 0 for an open loop
-	Warmup        bool      `json:"warmup"`
-	DatasetIndex  int       `json:"dataset_index"`
-	RequestID     string    `json:"request_id,omitempty"`
-	SentAt        time.Time `json:"sent_at"`
-	IntendedMs    float64   `json:"intended_ms"`
-	DispatchedMs  float64   `json:"dispatched_ms"`
-	SentMs        float64   `json:"sent_ms"`
-	EndMs         float64   `json:"end_ms"`
-	QueueMs       float64   `json:"queue_ms"`
-	LagMs         float64   `json:"lag_ms"`
-	TTFTMs        *float64  `json:"ttft_ms"`
-	ITLMs         []float64 `json:"itl_ms"`
-	E2ELMs        *float64  `json:"e2el_ms"`
-	PromptTokens  int       `json:"prompt_tokens"`
-	PromptSource  string    `json:"prompt_tokens_source"`
-	DatasetPrompt int       `json:"dataset_prompt_tokens"`
-	OutputTokens  int       `json:"output_tokens"`
-	OutputSource  string    `json:"output_tokens_source"`
-	OutputEvents  int       `json:"output_events"`
-	MaxTokens     int       `json:"max_tokens"`
-	IgnoreEOS     bool      `json:"ignore_eos"`
-	FinishReason  string    `json:"finish_reason"`
-	Truncated     bool      `json:"truncated"`
+	ID           int64     `json:"id"`
+	Stage        int       `json:"stage"` // closed-loop stage from 1; 0 for an open loop
+	Warmup       bool      `json:"warmup"`
+	DatasetIndex int       `json:"dataset_index"`
+	RequestID    string    `json:"request_id,omitempty"`
+	SentAt       time.Time `json:"sent_at"`
+	IntendedMs   float64   `json:"intended_ms"`
+	DispatchedMs float64   `json:"dispatched_ms"`
+	SentMs       float64   `json:"sent_ms"`
+	EndMs        float64   `json:"end_ms"`
+	QueueMs      float64   `json:"queue_ms"`
+	LagMs        float64   `json:"lag_ms"`
+	TTFTMs       *float64  `json:"ttft_ms"`
+	ITLMs        []float64 `json:"itl_ms"`
+	E2ELMs       *float64  `json:"e2el_ms"`
+	// Connection phases (metrics.Request), null when the request was
+	// never written (no connection): new_conn says it dialed; dns, connect
+	// and tls are its own dial's (0 on a reused connection); written and
+	// ttfb are offsets from the send; ttft_server_view is TTFT from the
+	// written request (null when the request failed).
+	NewConn          bool     `json:"new_conn"`
+	BlockedMs        *float64 `json:"blocked_ms"`
+	DNSMs            *float64 `json:"dns_ms"`
+	ConnectMs        *float64 `json:"connect_ms"`
+	TLSMs            *float64 `json:"tls_ms"`
+	WrittenMs        *float64 `json:"written_ms"`
+	TTFBMs           *float64 `json:"ttfb_ms"`
+	TTFTServerViewMs *float64 `json:"ttft_server_view_ms"`
+	PromptTokens     int      `json:"prompt_tokens"`
+	PromptSource     string   `json:"prompt_tokens_source"`
+	DatasetPrompt    int      `json:"dataset_prompt_tokens"`
+	OutputTokens     int      `json:"output_tokens"`
+	OutputSource     string   `json:"output_tokens_source"`
+	OutputEvents     int      `json:"output_events"`
+	MaxTokens        int      `json:"max_tokens"`
+	IgnoreEOS        bool     `json:"ignore_eos"`
+	FinishReason     string   `json:"finish_reason"`
+	Truncated        bool     `json:"truncated"`
 	// Stream sanity (metrics.Request): no per-token timing, several
 	// tokens per event, and the client's own count beside usage.
 	ShortOutput      bool              `json:"short_output,omitempty"`
@@ -82,6 +95,18 @@ func NewRequestLine(r *metrics.Request, zero time.Time, stages bool) RequestLine
 	if r.OK() {
 		ttft, e2e := ms(r.TTFT), ms(r.E2E)
 		l.TTFTMs, l.E2ELMs = &ttft, &e2e
+	}
+	if r.Written > 0 {
+		msp := func(d time.Duration) *float64 { v := ms(d); return &v }
+		l.NewConn = r.NewConn
+		l.BlockedMs, l.DNSMs, l.ConnectMs, l.TLSMs = msp(r.Blocked), msp(r.DNS), msp(r.Connect), msp(r.TLS)
+		l.WrittenMs = msp(r.Written)
+		if r.TTFB > 0 {
+			l.TTFBMs = msp(r.TTFB)
+		}
+		if r.OK() {
+			l.TTFTServerViewMs = msp(r.TTFTServerView())
+		}
 	}
 	return l
 }

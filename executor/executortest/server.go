@@ -511,3 +511,24 @@ func number(v any) (int, bool) {
 	f, ok := v.(float64)
 	return int(f), ok
 }
+
+// SlowAccept wraps a listener so that each accepted connection is held
+// for d before the server sees it: a server slow to take new connections
+// (an accept backlog). On plain TCP the kernel completes the client's
+// handshake before Accept, so the wait shows after the request is
+// written; over TLS it is inside the handshake. Set it on an unstarted
+// server: s.Listener = executortest.SlowAccept(s.Listener, d).
+func SlowAccept(l net.Listener, d time.Duration) net.Listener { return &slowListener{l, d} }
+
+type slowListener struct {
+	net.Listener
+	d time.Duration
+}
+
+func (l *slowListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err == nil {
+		time.Sleep(l.d)
+	}
+	return c, err
+}
