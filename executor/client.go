@@ -176,7 +176,7 @@ func (t Target) HTTPClient(conns int) (*http.Client, error) {
 	conns = max(conns, t.PrewarmConnections, 1)
 	tr := &http.Transport{
 		Proxy:               http.ProxyFromEnvironment,
-		DialContext:         (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		DialContext:         stampDialer(&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}),
 		TLSClientConfig:     tlsConf,
 		TLSHandshakeTimeout: 10 * time.Second,
 		MaxIdleConns:        conns,
@@ -184,8 +184,8 @@ func (t Target) HTTPClient(conns int) (*http.Client, error) {
 		IdleConnTimeout:     90 * time.Second,
 		// Compression would make the server buffer the stream.
 		DisableCompression: true,
-		ReadBufferSize:     32 << 10,
-		WriteBufferSize:    16 << 10,
+		ReadBufferSize:     4 << 10,
+		WriteBufferSize:    4 << 10,
 		ForceAttemptHTTP2:  t.HTTP2,
 		DisableKeepAlives:  t.NewConnectionPerRequest,
 	}
@@ -266,7 +266,7 @@ type reading struct {
 	ch chunk
 }
 
-var readings = sync.Pool{New: func() any { return &reading{br: bufio.NewReaderSize(nil, 16<<10)} }}
+var readings = sync.Pool{New: func() any { return &reading{br: bufio.NewReaderSize(nil, 4<<10)} }}
 
 // do sends p, reads the whole stream and fills res (whose identity and
 // schedule fields the caller has set). start is the run's time zero. A
@@ -312,11 +312,10 @@ func (c *client) do(ctx context.Context, start time.Time, p *prepared, res *metr
 		return
 	}
 
-	tr := &timedReader{r: resp.Body}
+	tr := &timedReader{r: resp.Body, conn: ph.stamps()}
 	if c.stall > 0 {
-		tr.limit = c.stall
-		tr.stall = time.AfterFunc(c.stall, func() { cancel(errStall) })
-		defer tr.stall.Stop()
+		tr.watch = watchStalls(c.stall, func() { cancel(errStall) })
+		defer tr.watch.stop()
 	}
 	rd := readings.Get().(*reading)
 	rd.br.Reset(tr)

@@ -2,6 +2,7 @@ package executor
 
 import (
 	"crypto/tls"
+	"net"
 	"net/http/httptrace"
 	"sync"
 	"time"
@@ -21,6 +22,7 @@ type phases struct {
 	done                 bool
 	getConn, gotConn     time.Time
 	reused               bool
+	conn                 net.Conn
 	dnsStart, dnsDone    time.Time
 	connStart, connDone  time.Time
 	tlsStart, tlsDone    time.Time
@@ -46,7 +48,7 @@ func newPhases() *phases {
 			now := time.Now()
 			ph.mu.Lock()
 			if !ph.done && ph.gotConn.IsZero() {
-				ph.gotConn, ph.reused = now, info.Reused
+				ph.gotConn, ph.reused, ph.conn = now, info.Reused, info.Conn
 			}
 			ph.mu.Unlock()
 		},
@@ -92,4 +94,12 @@ func (ph *phases) fill(t0 time.Time, res *metrics.Request) {
 	res.Blocked = wait
 	res.Written = span(t0, ph.wrote)
 	res.TTFB = span(t0, ph.firstResponse)
+}
+
+// stamps is the request's connection when it keeps receive times (nil
+// otherwise, or before it had one).
+func (ph *phases) stamps() stamped {
+	ph.mu.Lock()
+	defer ph.mu.Unlock()
+	return stampsOf(ph.conn)
 }

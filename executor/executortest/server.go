@@ -151,6 +151,7 @@ type Server struct {
 	mu       sync.Mutex
 	received []Received
 	sends    map[string][]time.Time
+	recv     map[string]time.Time
 	crashed  sync.Once
 }
 
@@ -196,6 +197,15 @@ func (s *Server) AllSends() map[string][]time.Time {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return maps.Clone(s.sends)
+}
+
+// ReceivedAt returns when the handler of each request recorded (with
+// Config.RecordSends) began, by x-request-id: the server's clock start for
+// TTFT, after the connection was accepted and the request read.
+func (s *Server) ReceivedAt() map[string]time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return maps.Clone(s.recv)
 }
 
 // Received returns the requests received so far, in arrival order.
@@ -356,11 +366,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		st.write(held)
 	}
 	if cfg.RecordSends {
+		id := r.Header.Get("X-Request-Id")
 		s.mu.Lock()
 		if s.sends == nil {
-			s.sends = map[string][]time.Time{}
+			s.sends, s.recv = map[string][]time.Time{}, map[string]time.Time{}
 		}
-		s.sends[r.Header.Get("X-Request-Id")] = sends
+		s.sends[id], s.recv[id] = sends, received
 		s.mu.Unlock()
 	}
 	if cfg.Fault.Kind != NoFault && cfg.Fault.After >= chunks {
