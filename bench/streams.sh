@@ -10,6 +10,7 @@
 #                  ramped at 2,000/s, then all at once (rate inf), then all at
 #                  once after prewarm_connections = 10000
 #
+# ONLY=TEXT runs only the runs whose label holds it (10000-ramped, say).
 # PROFILE=DIR writes each run's CPU and allocation profiles there
 # (go tool pprof bin/llmload DIR/<run>.cpu). Needs GNU time (/usr/bin/time).
 set -euo pipefail
@@ -25,6 +26,7 @@ trap '[ -n "$srv_pid" ] && kill "$srv_pid" 2>/dev/null; rm -rf "$out"' EXIT
 # one LABEL SCENARIO TTFT ITL TOKENS -var...: one run, then its comparison.
 one() {
   local label=$1 scenario=$2 ttft=$3 itl=$4 tokens=$5; shift 5
+  case "$label" in *"${ONLY:-}"*) ;; *) return 0 ;; esac
   rm -f "$out/url" "$out/server.jsonl"
   bin/fakeserver -tokens "$tokens" -ttft "$ttft" -itl "$itl" -record "$out/server.jsonl" > "$out/url" &
   srv_pid=$!
@@ -46,7 +48,7 @@ one() {
   user=$(awk -F': ' '/User time/ {print $2}' "$out/time.txt")
   sys=$(awk -F': ' '/System time/ {print $2}' "$out/time.txt")
   rss=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$out/time.txt")
-  grep -E '^(gc:|llmload:)' "$out/time.txt" || true
+  grep -E '^(gc:|memory peaks:|llmload: (raised|warning))' "$out/time.txt" || true
   grep -E '^(Connections|WARNING|Schedule)' "$out/report.txt" || true
   go run ./internal/streamcheck -label "$label" -requests "$out/results/$scenario.requests.jsonl" -server "$out/server.jsonl" \
     -cpu "$(echo "$user + $sys" | bc)" -rss "$rss" -streams "${PEAK:-0}"

@@ -55,15 +55,17 @@ func ConnectionWarning(r *Result, s *metrics.Summary) string {
 		cause = fmt.Sprintf("mostly TLS handshakes (p50 %.2f ms) on %d new connections", s.TLS.P50, s.NewConnections)
 	case math.IsInf(r.Schedule.ConfiguredRate, 1) && newFrac >= 0.5:
 		cause = fmt.Sprintf("a connect storm: rate = \"inf\" sends every request at once and %d of them opened a connection together", s.NewConnections)
-	case newFrac >= 0.9:
-		cause = fmt.Sprintf("a new connection per request (%d of %d): new_connection_per_request = true, or a server or proxy closing connections", s.NewConnections, s.Completed)
+	case newFrac >= 0.9 && float64(s.NewConnections) > 1.5*float64(s.PeakConcurrency):
+		cause = fmt.Sprintf("a new connection per request (%d of %d, for at most %d in flight): new_connection_per_request = true, or a server or proxy closing connections", s.NewConnections, s.Completed, s.PeakConcurrency)
 	case s.Blocked.Sum >= conn/2:
 		cause = "requests waiting for a free connection: more requests in flight than connections, or dials queued behind others"
+	case newFrac >= 0.5:
+		cause = fmt.Sprintf("opening a connection for each new stream as the load rose to %d in flight (%d new connections, connect p99 %.2f ms)", s.PeakConcurrency, s.NewConnections, s.Connect.P99)
 	default:
 		cause = fmt.Sprintf("%d new connections (connect p99 %.2f ms)", s.NewConnections, s.Connect.P99)
 	}
 	fix := "prewarm_connections = N opens N connections before the measured phase"
-	if newFrac >= 0.9 && !math.IsInf(r.Schedule.ConfiguredRate, 1) {
+	if newFrac >= 0.9 && float64(s.NewConnections) > 1.5*float64(s.PeakConcurrency) && !math.IsInf(r.Schedule.ConfiguredRate, 1) {
 		fix = "keep-alive (the default) reuses connections"
 	}
 	return fmt.Sprintf("getting connections took %.0f%% of TTFT (blocked + dns + connect + tls over every request; TTFT p50 %.2f ms, from the written request p50 %.2f ms): %s. To leave them out: %s; metrics.ttft_server_view is TTFT from the written request.",

@@ -37,8 +37,11 @@ func TestConnectionWarning(t *testing.T) {
 			s.NewConnections, s.Connect = 100, lat(100, 30, 3000)
 		}), `a connect storm: rate = "inf"`},
 		{"a connection per request", 10, base(func(s *metrics.Summary) {
-			s.NewConnections, s.Connect = 100, lat(100, 30, 3000)
-		}), "a new connection per request (100 of 100)"},
+			s.NewConnections, s.Connect, s.PeakConcurrency = 100, lat(100, 30, 3000), 4
+		}), "a new connection per request (100 of 100, for at most 4 in flight)"},
+		{"connections for a rising load", 10, base(func(s *metrics.Summary) {
+			s.NewConnections, s.Connect, s.PeakConcurrency = 100, lat(100, 30, 3000), 100
+		}), "opening a connection for each new stream as the load rose to 100 in flight"},
 		{"waiting for the pool", 10, base(func(s *metrics.Summary) {
 			s.NewConnections, s.Blocked = 1, lat(100, 50, 5000)
 		}), "requests waiting for a free connection"},

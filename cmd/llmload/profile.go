@@ -44,7 +44,8 @@ func startProfiles(stderr io.Writer) func() {
 		})
 	}
 	if os.Getenv(envGCStats) != "" {
-		stops = append(stops, func() { writeGCStats(stderr) })
+		peak := watchMemory()
+		stops = append(stops, func() { writeGCStats(stderr); peak(stderr) })
 	}
 	return func() {
 		for _, f := range stops {
@@ -86,4 +87,40 @@ func writeGCStats(w io.Writer) {
 	fmt.Fprintf(w, "gc: %d cycles, pauses p50 %v p99 %v max %v, GC CPU %.2f of %.2f s, %d MiB allocated; goroutine scheduling latency p50 %v p99 %v\n",
 		s[0].Value.Uint64(), q(pauses, .5), q(pauses, .99), q(pauses, 1), s[2].Value.Float64(), s[3].Value.Float64(),
 		s[4].Value.Uint64()>>20, q(lat, .5), q(lat, .99))
+}
+
+// watchMemory samples the runtime's memory classes every 100 ms and
+// returns the function printing their peaks: where the memory of many
+// open streams goes (goroutine stacks, heap objects, the rest).
+func watchMemory() func(io.Writer) {
+	names := []string{"/memory/classes/heap/stacks:bytes", "/memory/classes/heap/objects:bytes", "/memory/classes/total:bytes", "/sched/goroutines:goroutines"}
+	s := make([]metrics.Sample, len(names))
+	for i, n := range names {
+		s[i].Name = n
+	}
+	peaks := make([]uint64, len(names))
+	done := make(chan struct{})
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		t := time.NewTicker(100 * time.Millisecond)
+		defer t.Stop()
+		for {
+			metrics.Read(s)
+			for i := range s {
+				peaks[i] = max(peaks[i], s[i].Value.Uint64())
+			}
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func(w io.Writer) {
+		close(done)
+		<-stopped
+		fmt.Fprintf(w, "memory peaks: goroutine stacks %d MiB, heap objects %d MiB, all the runtime mapped %d MiB; %d goroutines\n",
+			peaks[0]>>20, peaks[1]>>20, peaks[2]>>20, peaks[3])
+	}
 }

@@ -66,7 +66,7 @@ func run(reqPath, srvPath string, cpu float64, rss int64, streams int, label str
 		return err
 	}
 	var (
-		ttft, ttftSrv, fromWritten, stampLag, itl, itlSrv []float64
+		ttft, ttftSrv, ttftDeliv, fromWritten, stampLag, itl, itlSrv []float64
 		connect, blocked, ttfb                            []float64
 		n, failed, newConns, events, matched              int
 	)
@@ -108,6 +108,7 @@ func run(reqPath, srvPath string, cpu float64, rss int64, streams int, label str
 		}
 		matched++
 		ttftSrv = append(ttftSrv, ms(d.Sends[0]-d.Received))
+		ttftDeliv = append(ttftDeliv, ms(d.Sends[0]-l.SentAt.UnixNano()))
 		stampLag = append(stampLag, ms(l.SentAt.UnixNano()-d.Sends[0])+*l.TTFT)
 		for i := 1; i < len(d.Sends); i++ {
 			itlSrv = append(itlSrv, ms(d.Sends[i]-d.Sends[i-1]))
@@ -136,10 +137,13 @@ func run(reqPath, srvPath string, cpu float64, rss int64, streams int, label str
 		}
 		fmt.Println()
 	}
-	fmt.Println("(ms; server: first flush - handler start for TTFT, gaps between flushes for ITL; error = client - server)")
-	row("TTFT (from send)", ttft, ttftSrv)
-	row("TTFT from written (server view)", fromWritten, ttftSrv)
-	row("ITL", itl, itlSrv)
+	fmt.Println("(ms; error = client - server. \"server's own\": from its handler's start to its first flush, which")
+	fmt.Println(" leaves out its accept and request reading; \"delivered\": from the client's send to the server's first")
+	fmt.Println(" flush, one wall clock: the TTFT an exact client measures. ITL: gaps between flushes)")
+	row("TTFT vs the server's own", ttft, ttftSrv)
+	row("TTFT vs delivered", ttft, ttftDeliv)
+	row("TTFT from written vs server's own", fromWritten, ttftSrv)
+	row("ITL vs flush gaps", itl, itlSrv)
 	row("first-token stamp - server flush", stampLag, nil)
 	row("connect (new connections)", connect, nil)
 	row("blocked", blocked, nil)
