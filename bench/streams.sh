@@ -5,7 +5,8 @@
 # internal/streamcheck compares both sides.
 #
 #   STREAMS=1000   max_concurrency 1000, rate inf, 4,000 requests, TTFT 200 ms,
-#                  ITL 20 ms, 50 tokens; RUNS (default 3) runs
+#                  ITL 20 ms, 50 tokens; RUNS (default 3) runs, then RUNS more
+#                  with prewarm_connections = 1000
 #   STREAMS=10000  10,000 streams of 24 tokens, TTFT 500 ms, ITL 200 ms: arrivals
 #                  ramped at 2,000/s, then all at once (rate inf), then all at
 #                  once after prewarm_connections = 10000
@@ -60,6 +61,9 @@ case "$streams" in
 1000)
   for i in $(seq "$runs"); do
     PEAK=1000 one "1000-streams-run$i" capped 200ms 20ms 50 -var requests=4000 -var max_concurrency=1000
+  done
+  for i in $(seq "$runs"); do
+    PEAK=1000 one "1000-streams-prewarmed-run$i" capped 200ms 20ms 50 -var requests=4000 -var max_concurrency=1000 -var prewarm=1000
   done
   ;;
 10000)
