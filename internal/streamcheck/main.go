@@ -67,8 +67,8 @@ func run(reqPath, srvPath string, cpu float64, rss int64, streams int, label str
 	}
 	var (
 		ttft, ttftSrv, ttftDeliv, fromWritten, stampLag, itl, itlSrv []float64
-		connect, blocked, ttfb                            []float64
-		n, failed, newConns, events, matched              int
+		connect, blocked, ttfb                                       []float64
+		n, failed, newConns, events, matched                         int
 	)
 	ms := func(ns int64) float64 { return float64(ns) / 1e6 }
 	err := eachLine(reqPath, func(b []byte) error {
