@@ -67,6 +67,7 @@ func run(reqPath, srvPath string, cpu float64, rss int64, streams int, label str
 	}
 	var (
 		ttft, ttftSrv, ttftDeliv, fromWritten, stampLag, itl, itlSrv []float64
+		tokenLag, gapErr                                             []float64
 		connect, blocked, ttfb                                       []float64
 		n, failed, newConns, events, matched                         int
 	)
@@ -113,6 +114,18 @@ func run(reqPath, srvPath string, cpu float64, rss int64, streams int, label str
 		for i := 1; i < len(d.Sends); i++ {
 			itlSrv = append(itlSrv, ms(d.Sends[i]-d.Sends[i-1]))
 		}
+		// Every token's stamp against its flush, and every gap against
+		// the server's, when the client saw as many events as it sent.
+		if len(l.ITL) == len(d.Sends)-1 {
+			at := ms(l.SentAt.UnixNano()) + *l.TTFT
+			for i, f := range d.Sends {
+				if i > 0 {
+					at += l.ITL[i-1]
+					gapErr = append(gapErr, l.ITL[i-1]-ms(d.Sends[i]-d.Sends[i-1]))
+				}
+				tokenLag = append(tokenLag, at-ms(f))
+			}
+		}
 		return nil
 	})
 	if err != nil {
@@ -145,6 +158,8 @@ func run(reqPath, srvPath string, cpu float64, rss int64, streams int, label str
 	row("TTFT from written vs server's own", fromWritten, ttftSrv)
 	row("ITL vs flush gaps", itl, itlSrv)
 	row("first-token stamp - server flush", stampLag, nil)
+	fmt.Printf("%-34s p1 %+8.3f  p50 %+8.3f  p99 %+8.3f  p99.9 %+8.3f\n", "every token's stamp - its flush", p(tokenLag, .01), p(tokenLag, .5), p(tokenLag, .99), p(tokenLag, .999))
+	fmt.Printf("%-34s p1 %+8.3f  p50 %+8.3f  p99 %+8.3f  p99.9 %+8.3f\n", "every gap - the server's gap", p(gapErr, .01), p(gapErr, .5), p(gapErr, .99), p(gapErr, .999))
 	row("connect (new connections)", connect, nil)
 	row("blocked", blocked, nil)
 	row("ttfb", ttfb, nil)
