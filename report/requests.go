@@ -16,21 +16,42 @@ import (
 // is the wall-clock send time, so that requests line up with server logs.
 // Latencies are milliseconds and null when the request failed.
 type RequestLine struct {
-	ID           int64     `json:"id"`
-	Stage        int       `json:"stage"` // closed-loop stage from 1; 0 for an open loop
-	Warmup       bool      `json:"warmup"`
-	DatasetIndex int       `json:"dataset_index"`
-	RequestID    string    `json:"request_id,omitempty"`
-	SentAt       time.Time `json:"sent_at"`
-	IntendedMs   float64   `json:"intended_ms"`
-	DispatchedMs float64   `json:"dispatched_ms"`
-	SentMs       float64   `json:"sent_ms"`
-	EndMs        float64   `json:"end_ms"`
-	QueueMs      float64   `json:"queue_ms"`
-	LagMs        float64   `json:"lag_ms"`
-	TTFTMs       *float64  `json:"ttft_ms"`
-	ITLMs        []float64 `json:"itl_ms"`
-	E2ELMs       *float64  `json:"e2el_ms"`
+	ID            int64     `json:"id"`
+	Stage         int       `json:"stage"` // closed-loop stage from 1; 0 for an open loop
+	Warmup        bool      `json:"warmup"`
+	DatasetIndex  int       `json:"dataset_index"`
+	RequestID     string    `json:"request_id,omitempty"`
+	SentAt        time.Time `json:"sent_at"`
+	IntendedMs    float64   `json:"intended_ms"`
+	DispatchedMs  float64   `json:"dispatched_ms"`
+	SentMs        float64   `json:"sent_ms"`
+	EndMs         float64   `json:"end_ms"`
+	QueueMs       float64   `json:"queue_ms"`
+	LagMs         float64   `json:"lag_ms"`
+	TTFTMs        *float64  `json:"ttft_ms"`
+	ITLMs         []float64 `json:"itl_ms"`
+	E2ELMs        *float64  `json:"e2el_ms"`
+	PromptTokens  int       `json:"prompt_tokens"`
+	PromptSource  string    `json:"prompt_tokens_source"`
+	DatasetPrompt int       `json:"dataset_prompt_tokens"`
+	OutputTokens  int       `json:"output_tokens"`
+	OutputSource  string    `json:"output_tokens_source"`
+	OutputEvents  int       `json:"output_events"`
+	MaxTokens     int       `json:"max_tokens"`
+	IgnoreEOS     bool      `json:"ignore_eos"`
+	FinishReason  string    `json:"finish_reason"`
+	Truncated     bool      `json:"truncated"`
+	// Stream sanity (metrics.Request): no per-token timing, several
+	// tokens per event, and the client's own count beside usage.
+	ShortOutput      bool              `json:"short_output,omitempty"`
+	BytesReceived    int64             `json:"bytes_received"`
+	RetryAfter       string            `json:"retry_after,omitempty"`
+	Buffered         bool              `json:"buffered,omitempty"`
+	MultiTokenEvents bool              `json:"multi_token_events,omitempty"`
+	TokenizerOutput  int               `json:"tokenizer_output_tokens,omitempty"`
+	Status           int               `json:"status_code,omitempty"`
+	Error            metrics.ErrorKind `json:"error,omitempty"`
+	ErrorMessage     string            `json:"error_message,omitempty"`
 	// Connection phases (metrics.Request), null when the request was
 	// never written (no connection): new_conn says it dialed; dns, connect
 	// and tls are its own dial's (0 on a reused connection); written and
@@ -44,27 +65,6 @@ type RequestLine struct {
 	WrittenMs        *float64 `json:"written_ms"`
 	TTFBMs           *float64 `json:"ttfb_ms"`
 	TTFTServerViewMs *float64 `json:"ttft_server_view_ms"`
-	PromptTokens     int      `json:"prompt_tokens"`
-	PromptSource     string   `json:"prompt_tokens_source"`
-	DatasetPrompt    int      `json:"dataset_prompt_tokens"`
-	OutputTokens     int      `json:"output_tokens"`
-	OutputSource     string   `json:"output_tokens_source"`
-	OutputEvents     int      `json:"output_events"`
-	MaxTokens        int      `json:"max_tokens"`
-	IgnoreEOS        bool     `json:"ignore_eos"`
-	FinishReason     string   `json:"finish_reason"`
-	Truncated        bool     `json:"truncated"`
-	// Stream sanity (metrics.Request): no per-token timing, several
-	// tokens per event, and the client's own count beside usage.
-	ShortOutput      bool              `json:"short_output,omitempty"`
-	BytesReceived    int64             `json:"bytes_received"`
-	RetryAfter       string            `json:"retry_after,omitempty"`
-	Buffered         bool              `json:"buffered,omitempty"`
-	MultiTokenEvents bool              `json:"multi_token_events,omitempty"`
-	TokenizerOutput  int               `json:"tokenizer_output_tokens,omitempty"`
-	Status           int               `json:"status_code,omitempty"`
-	Error            metrics.ErrorKind `json:"error,omitempty"`
-	ErrorMessage     string            `json:"error_message,omitempty"`
 }
 
 // NewRequestLine converts a request for the jsonl file. zero is the run's
