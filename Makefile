@@ -14,7 +14,7 @@ SKIPLOG := $(CURDIR)/bin/shared-skips.log
 DIST    := dist
 PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
 
-.PHONY: all build test unit race freshclone fuzz-short shared-skips lint fmt-check vet bench bench-memory bench-dataset bench-python calibrate quickstart release clean
+.PHONY: all build test unit race freshclone fuzz-short shared-skips lint fmt-check vet bench bench-memory bench-streams bench-dataset bench-python calibrate quickstart release clean
 
 all: build test
 
@@ -74,6 +74,15 @@ bench:
 bench-memory: build
 	$(GO) build -o bin/fakeserver ./internal/fakeserver
 	bash bench/memory.sh
+
+## bench-streams: many concurrent streams against a fake server in its own
+## process that records what it delivered; prints TTFT and ITL errors against
+## it, connection phases, client CPU per thousand events and peak RSS.
+## STREAMS=1000 (three runs; RUNS=n) or STREAMS=10000 (ramped, rate inf, and
+## rate inf prewarmed); PROFILE=DIR keeps CPU and allocation profiles.
+bench-streams: build
+	$(GO) build -o bin/fakeserver ./internal/fakeserver
+	bash bench/streams.sh
 
 ## bench-python: the Python asyncio/aiohttp baselines against the same fake server
 ## as the client benchmarks (not run by CI; needs python3, and python3-aiohttp

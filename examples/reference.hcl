@@ -46,6 +46,11 @@ target "server" {
   ignore_eos    = false
   extra_body    = { temperature = 0, top_p = 1 } # merged into every request body
   http2         = false
+  # Connections: reused (keep-alive) by default; vLLM's client opens one per
+  # request (new_connection_per_request = true); prewarm_connections opens
+  # N before the load so that a burst does not connect inside its TTFT.
+  new_connection_per_request = false
+  prewarm_connections        = 2
   # For TLS with a private CA: base_url = "https://...", ca_file = "certs/ca.pem",
   # insecure_skip_verify = false.
 }

@@ -13,6 +13,7 @@ import (
 	"maps"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"os"
 	"slices"
@@ -52,6 +53,7 @@ type prepared struct {
 type client struct {
 	http    *http.Client
 	url     string
+	base    string      // the base URL, for prewarm
 	header  http.Header // every header but x-request-id
 	scrub   *secret.Scrubber
 	timeout time.Duration
@@ -80,6 +82,7 @@ func newClient(t Target, conns int, tok tokenizer.Tokenizer) (*client, error) {
 	return &client{
 		http:    &http.Client{Transport: ht.base},
 		url:     t.endpoint(proto),
+		base:    t.baseURL(),
 		header:  t.requestHeader(),
 		scrub:   t.Scrubber(),
 		timeout: t.Timeout,
@@ -169,10 +172,13 @@ func (t Target) HTTPClient(conns int) (*http.Client, error) {
 		}
 		tlsConf.RootCAs = pool
 	}
-	conns = max(conns, 1)
+	// The idle pool follows the concurrency (and holds every prewarmed
+	// connection); MaxConnsPerHost stays unlimited, so a request never
+	// waits for a connection slot: any wait shows as blocked.
+	conns = max(conns, t.PrewarmConnections, 1)
 	tr := &http.Transport{
 		Proxy:               http.ProxyFromEnvironment,
-		DialContext:         (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		DialContext:         stampDialer(&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}),
 		TLSClientConfig:     tlsConf,
 		TLSHandshakeTimeout: 10 * time.Second,
 		MaxIdleConns:        conns,
@@ -180,9 +186,10 @@ func (t Target) HTTPClient(conns int) (*http.Client, error) {
 		IdleConnTimeout:     90 * time.Second,
 		// Compression would make the server buffer the stream.
 		DisableCompression: true,
-		ReadBufferSize:     32 << 10,
-		WriteBufferSize:    16 << 10,
+		ReadBufferSize:     4 << 10,
+		WriteBufferSize:    4 << 10,
 		ForceAttemptHTTP2:  t.HTTP2,
+		DisableKeepAlives:  t.NewConnectionPerRequest,
 	}
 	if t.HTTP2 && u.Scheme == "http" {
 		// Cleartext HTTP/2 with prior knowledge (h2c).
@@ -261,7 +268,7 @@ type reading struct {
 	ch chunk
 }
 
-var readings = sync.Pool{New: func() any { return &reading{br: bufio.NewReaderSize(nil, 16<<10)} }}
+var readings = sync.Pool{New: func() any { return &reading{br: bufio.NewReaderSize(nil, 4<<10)} }}
 
 // do sends p, reads the whole stream and fills res (whose identity and
 // schedule fields the caller has set). start is the run's time zero. A
@@ -275,7 +282,10 @@ func (c *client) do(ctx context.Context, start time.Time, p *prepared, res *metr
 		ctx, stop = context.WithTimeoutCause(ctx, c.timeout, errTimeout)
 		defer stop()
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(p.body))
+	// The connection phases are traced per request (one small allocation
+	// each); read once the headers are in.
+	ph := newPhases()
+	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, &ph.trace), http.MethodPost, c.url, bytes.NewReader(p.body))
 	if err != nil {
 		c.fail(res, metrics.ErrConnect, err)
 		return
@@ -286,6 +296,7 @@ func (c *client) do(ctx context.Context, start time.Time, p *prepared, res *metr
 	t0 := time.Now()
 	res.Sent = t0.Sub(start)
 	resp, err := c.http.Do(req)
+	ph.fill(t0, res)
 	if err != nil {
 		c.failCtx(ctx, res, metrics.ErrConnect, err)
 		return
@@ -303,11 +314,10 @@ func (c *client) do(ctx context.Context, start time.Time, p *prepared, res *metr
 		return
 	}
 
-	tr := &timedReader{r: resp.Body}
+	tr := &timedReader{r: resp.Body, conn: ph.stamps()}
 	if c.stall > 0 {
-		tr.limit = c.stall
-		tr.stall = time.AfterFunc(c.stall, func() { cancel(errStall) })
-		defer tr.stall.Stop()
+		tr.watch = watchStalls(c.stall, func() { cancel(errStall) })
+		defer tr.watch.stop()
 	}
 	rd := readings.Get().(*reading)
 	rd.br.Reset(tr)
@@ -373,7 +383,7 @@ func (c *client) read(ctx context.Context, sr *sseReader, tr *timedReader, t0 ti
 		usage      bool
 		completion int
 		text       []byte
-		ph         phases
+		ph         streamPhases
 	)
 	if n := res.MaxTokens; n > 1 {
 		res.ITL = make([]time.Duration, 0, min(n-1, 4096))
@@ -476,14 +486,14 @@ func (c *client) read(ctx context.Context, sr *sseReader, tr *timedReader, t0 ti
 	res.ShortOutput = shortOutput(res)
 }
 
-// phases follows a stream's reasoning and answer phases.
-type phases struct {
+// streamPhases follows a stream's reasoning and answer phases.
+type streamPhases struct {
 	lastReasoning, lastAnswer time.Time
 }
 
 // add notes an output event of ch arriving at at: the first event of each
 // phase, its count, and the gap since the phase's previous event.
-func (p *phases) add(res *metrics.Request, ch *chunk, at, t0 time.Time) {
+func (p *streamPhases) add(res *metrics.Request, ch *chunk, at, t0 time.Time) {
 	if ch.reasoning {
 		if res.ReasoningEvents == 0 {
 			res.TTFTReasoning = at.Sub(t0)

@@ -67,6 +67,15 @@ type Target struct {
 	// system's.
 	CAFile             string
 	InsecureSkipVerify bool
+	// NewConnectionPerRequest opens a fresh connection for every request
+	// and closes it after (keep-alive off), as vLLM's benchmark client
+	// does: every TTFT then includes a connect (and a TLS handshake).
+	NewConnectionPerRequest bool
+	// PrewarmConnections opens this many connections before warmup and
+	// the measured phase (concurrent HEAD requests to BaseURL held until
+	// each has its own connection), so that the first requests do not
+	// queue behind a storm of connects; they stay in the idle pool.
+	PrewarmConnections int
 }
 
 // OpenLoop sends requests at scheduled arrival times, whatever the server
@@ -325,6 +334,9 @@ type Outcome struct {
 	Started time.Time
 	// Elapsed runs from Started to the end of the drain.
 	Elapsed time.Duration
+	// Prewarmed is how many connections Target.PrewarmConnections opened
+	// before warmup.
+	Prewarmed int
 	// StartLate is how long after Plan.StartAt the measured phase could
 	// begin (warmup ran past it); 0 when it began on time or had no StartAt.
 	StartLate time.Duration
@@ -370,7 +382,16 @@ func Run(ctx context.Context, p Plan) (*Outcome, error) {
 			return nil, err
 		}
 	}
-	return newRun(p, c, preps).execute(ctx), nil
+	prewarmed := 0
+	if n := p.Target.PrewarmConnections; n > 0 && !p.Target.NewConnectionPerRequest {
+		if prewarmed, err = prewarm(ctx, c, n); err != nil {
+			c.close()
+			return nil, err
+		}
+	}
+	out := newRun(p, c, preps).execute(ctx)
+	out.Prewarmed = prewarmed
+	return out, nil
 }
 
 // Arrivals returns the intended send offsets of an open loop's measured
@@ -522,7 +543,28 @@ func (p *Plan) connections() int {
 	if p.Open.MaxConcurrency > 0 {
 		return p.Open.MaxConcurrency
 	}
-	return min(max(p.MaxRequests, len(p.Requests)), 1024)
+	return max(p.MaxRequests, len(p.Requests))
+}
+
+// FDHeadroom is the file descriptors a run needs besides its connections
+// (standard streams, result files, the runtime's poller, a listener).
+const FDHeadroom = 64
+
+// PlannedConcurrency is the most connections the plan can hold open at
+// once: the users, max_concurrency, or for an open loop every request (at
+// rate = inf) or as many as arrive within one request timeout; at least
+// PrewarmConnections. EnsureFileLimit checks the process may open them.
+func PlannedConcurrency(p Plan) int {
+	n := p.connections()
+	if o := p.Open; o != nil && o.MaxConcurrency == 0 {
+		if p.sharded() {
+			n = ShareOf(n, p.Shard, p.Shards)
+		}
+		if !math.IsInf(o.Rate, 1) && p.Target.Timeout > 0 {
+			n = min(n, int(math.Ceil(o.Rate*p.Target.Timeout.Seconds()))+1)
+		}
+	}
+	return max(n, p.Target.PrewarmConnections)
 }
 
 // usersOf is how many of a closed loop's first n users are this shard's.

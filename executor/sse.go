@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"sync/atomic"
 	"time"
 )
 
@@ -99,25 +100,59 @@ func (s *sseReader) readLine() ([]byte, error) {
 	return line, nil
 }
 
-// timedReader notes when each read that returned bytes completed, so that an
-// event is stamped with the arrival of its last byte rather than with the
-// time it was parsed, and resets the stall timer on every such read.
+// timedReader notes when each read that returned bytes got them, so that
+// an event is stamped with the arrival of its last byte rather than with
+// the time it was parsed: the connection's receive time of its newest
+// bytes where the kernel gives one (see stamp.go), else the time the read
+// completed. Every such read also tells the stall watch.
 type timedReader struct {
 	r     io.Reader
 	n     int64     // bytes read
-	at    time.Time // when the last read that returned bytes completed
-	stall *time.Timer
-	limit time.Duration
+	at    time.Time // when the bytes of the last read that returned any arrived
+	conn  stamped   // the response's connection, when it keeps receive times
+	watch *stallWatch
 }
 
 func (t *timedReader) Read(p []byte) (int, error) {
 	n, err := t.r.Read(p)
 	if n > 0 {
 		t.n += int64(n)
-		t.at = time.Now()
-		if t.stall != nil {
-			t.stall.Reset(t.limit)
+		t.at = readStamp(t.conn)
+		if t.watch != nil {
+			t.watch.last.Store(int64(t.at.Sub(stampBase)))
 		}
 	}
 	return n, err
 }
+
+// stallWatch fails a stream that has gone limit without a byte. Reads only
+// note their time (an atomic store); the one timer fires every limit at
+// most and re-arms itself for the rest of the silence, rather than being
+// reset on every read (a timer-heap update per token).
+type stallWatch struct {
+	last  atomic.Int64 // offset from stampBase of the last read's bytes
+	limit time.Duration
+	timer *time.Timer
+	stall func()
+}
+
+// watchStalls starts a watch that calls stall after limit of silence,
+// counted from now.
+func watchStalls(limit time.Duration, stall func()) *stallWatch {
+	w := &stallWatch{limit: limit, stall: stall}
+	w.last.Store(int64(time.Since(stampBase)))
+	w.timer = time.AfterFunc(limit, w.check)
+	return w
+}
+
+func (w *stallWatch) check() {
+	idle := time.Since(stampBase) - time.Duration(w.last.Load())
+	if idle >= w.limit {
+		w.stall()
+		return
+	}
+	w.timer.Reset(w.limit - idle)
+}
+
+// stop ends the watch.
+func (w *stallWatch) stop() { w.timer.Stop() }

@@ -71,6 +71,7 @@ func merge(parts []*Summary) (*Summary, error) {
 		s.GoodRequests += p.GoodRequests
 		s.GoodOutputTokens += p.GoodOutputTokens
 		s.PeakConcurrency = max(s.PeakConcurrency, p.PeakConcurrency)
+		s.NewConnections += p.NewConnections
 		s.TokenStreams += p.TokenStreams
 		s.BufferedStreams += p.BufferedStreams
 		s.MultiTokenStreams += p.MultiTokenStreams

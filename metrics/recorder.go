@@ -51,6 +51,9 @@ type Recorder struct {
 	reasoningTokens                    *dist
 	ttftFirstTurn, ttftLastTurn        *dist
 	turns                              []*turnRecord // by turn index - 1
+	newConns                           int
+	blocked, dns, connect, tls         *dist
+	ttfb, ttftServer                   *dist
 }
 
 // turnRecord is one turn index's data.
@@ -80,6 +83,12 @@ func NewRecorder(opts Options) *Recorder {
 		reasoningTokens:  newDist(),
 		ttftFirstTurn:    newDist(),
 		ttftLastTurn:     newDist(),
+		blocked:          newDist(),
+		dns:              newDist(),
+		connect:          newDist(),
+		tls:              newDist(),
+		ttfb:             newDist(),
+		ttftServer:       newDist(),
 	}
 }
 
@@ -187,6 +196,22 @@ func (r *Recorder) Add(req *Request) {
 		r.reasoningTokens.add(int64(req.ReasoningTokens) * tokenScale)
 	}
 	r.e2el.add(int64(req.E2E))
+	if req.Written > 0 {
+		// The request was traced to a connection and written.
+		r.blocked.add(int64(req.Blocked))
+		if req.NewConn {
+			r.newConns++
+			r.dns.add(int64(req.DNS))
+			r.connect.add(int64(req.Connect))
+			if req.TLS > 0 {
+				r.tls.add(int64(req.TLS))
+			}
+		}
+		r.ttftServer.add(int64(req.TTFTServerView()))
+	}
+	if req.TTFB > 0 {
+		r.ttfb.add(int64(req.TTFB))
+	}
 	fromIntended := req.Sent - req.Intended
 	r.e2elFromIntended.add(int64(fromIntended + req.E2E))
 	tpot, hasTPOT := req.TPOT()
@@ -336,6 +361,13 @@ func (r *Recorder) SummaryOver(duration time.Duration) *Summary {
 		ReasoningTokens:  r.reasoningTokens.latency(),
 		TTFTFirstTurn:    r.ttftFirstTurn.latency(),
 		TTFTLastTurn:     r.ttftLastTurn.latency(),
+		NewConnections:   r.newConns,
+		Blocked:          r.blocked.latency(),
+		DNS:              r.dns.latency(),
+		Connect:          r.connect.latency(),
+		TLS:              r.tls.latency(),
+		TTFB:             r.ttfb.latency(),
+		TTFTServerView:   r.ttftServer.latency(),
 
 		Dispatches:     r.dispatches,
 		LateDispatches: r.late,

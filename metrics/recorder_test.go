@@ -538,3 +538,40 @@ func TestRecorderTurns(t *testing.T) {
 		t.Errorf("metrics.ttft_last_turn.max = %v, %v; want 60", v, ok)
 	}
 }
+
+// Connection phases: blocked, ttfb and ttft_server_view have a sample per
+// traced request (written), dns and connect one per new connection, tls
+// one per TLS connection; a failed or untraced request adds none, and the
+// share of TTFT spent connecting is exact over the sums.
+func TestRecorderPhases(t *testing.T) {
+	r := NewRecorder(Options{})
+	phase := func(newConn bool, blocked, connect, tlsD, written, ttfb time.Duration) func(*Request) {
+		return func(q *Request) {
+			q.NewConn, q.Blocked, q.Connect, q.TLS, q.Written, q.TTFB = newConn, blocked, connect, tlsD, written, ttfb
+		}
+	}
+	r.Add(with(ok(0, 0, 100*ms), phase(true, 1*ms, 10*ms, 20*ms, 32*ms, 50*ms)))
+	r.Add(with(ok(0, 0, 100*ms), phase(true, 0, 10*ms, 0, 11*ms, 40*ms)))
+	r.Add(with(ok(0, 0, 100*ms), phase(false, 2*ms, 0, 0, 3*ms, 30*ms)))
+	r.Add(ok(0, 0, 100*ms)) // untraced (no phases)
+	r.Add(with(failed(ErrConnect), phase(true, 0, 5*ms, 0, 0, 0)))
+	s := r.Summary()
+	got := map[string]int64{}
+	for _, name := range []string{"blocked", "dns", "connect", "tls", "ttfb", "ttft_server_view"} {
+		got[name] = s.LatencyOf(name).Count
+	}
+	want := map[string]int64{"blocked": 3, "dns": 2, "connect": 2, "tls": 1, "ttfb": 3, "ttft_server_view": 3}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("sample counts (-want +got):\n%s", d)
+	}
+	if s.NewConnections != 2 {
+		t.Errorf("new connections %d, want 2", s.NewConnections)
+	}
+	if v, _ := s.Value("ttft_server_view", "max"); v != 97 {
+		t.Errorf("ttft_server_view max %v ms, want 97 (100 - 3)", v)
+	}
+	// (1+10+20) + (0+10+0) + (2+0+0) = 43 ms of 400 ms of TTFT.
+	if got := s.ConnShare(); math.Abs(got-43.0/400) > 1e-9 {
+		t.Errorf("connection share %v, want %v", got, 43.0/400)
+	}
+}

@@ -108,6 +108,20 @@ type Request struct {
 	// (Error is then ErrAbandoned): its token fields hold what it received
 	// before closing.
 	Abandoned bool `json:"abandoned,omitempty"`
+	// Connection phases (net/http/httptrace), measured on every request
+	// that got a connection. Blocked is the wait for a connection beyond
+	// this request's own dial (a busy pool); DNS, Connect (TCP) and TLS are
+	// this request's own dial, zero when it reused a connection (NewConn
+	// false). Written and TTFB are offsets from t0: the request fully
+	// written, and the first byte of the response headers. TTFT - Written
+	// is the TTFT the server can answer for (TTFTServerView).
+	NewConn bool          `json:"new_conn"`
+	Blocked time.Duration `json:"blocked"`
+	DNS     time.Duration `json:"dns"`
+	Connect time.Duration `json:"connect"`
+	TLS     time.Duration `json:"tls"`
+	Written time.Duration `json:"written"`
+	TTFB    time.Duration `json:"ttfb"`
 
 	PromptTokens       int    `json:"prompt_tokens"`
 	PromptTokensSource string `json:"prompt_tokens_source"`
@@ -165,6 +179,20 @@ func (r *Request) TPOT() (tpot time.Duration, ok bool) {
 		return 0, false
 	}
 	return (r.E2E - r.TTFT) / time.Duration(r.OutputTokens-1), true
+}
+
+// ConnSetup is the time the request spent getting a connection: waiting
+// for the pool, then its own DNS, TCP connect and TLS handshake.
+func (r *Request) ConnSetup() time.Duration { return r.Blocked + r.DNS + r.Connect + r.TLS }
+
+// TTFTServerView is TTFT measured from the request having been fully
+// written (0 when it was not written): what the server and the network
+// took, without the connection.
+func (r *Request) TTFTServerView() time.Duration {
+	if r.Written <= 0 || r.TTFT < r.Written {
+		return 0
+	}
+	return r.TTFT - r.Written
 }
 
 // Queue is the time between the intended send and t0.

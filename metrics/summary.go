@@ -121,6 +121,9 @@ type Summary struct {
 	TokenGoodput     float64 `json:"token_goodput"`   // good output tokens / duration
 
 	PeakConcurrency int `json:"peak_concurrency"`
+	// NewConnections counts completed requests that opened a connection
+	// (a dial) rather than reusing one.
+	NewConnections int `json:"new_connections"`
 	// PeakOutputThroughput is the most output-carrying events in one
 	// time-series window, per second (0 without a series).
 	PeakOutputThroughput float64 `json:"peak_output_throughput"`
@@ -189,6 +192,16 @@ type Summary struct {
 	TTFTFirstTurn Latency       `json:"ttft_first_turn,omitzero"`
 	TTFTLastTurn  Latency       `json:"ttft_last_turn,omitzero"`
 	Turns         []TurnSummary `json:"turns,omitempty"`
+
+	// Connection phases of successful requests (metrics.Request): Blocked,
+	// TTFB and TTFTServerView have a sample per request; DNS, Connect and
+	// TLS one per request that opened a connection.
+	Blocked        Latency `json:"blocked"`
+	DNS            Latency `json:"dns"`
+	Connect        Latency `json:"connect"`
+	TLS            Latency `json:"tls"`
+	TTFB           Latency `json:"ttfb"`
+	TTFTServerView Latency `json:"ttft_server_view"`
 }
 
 // TurnSummary is the figures of one turn index of multi-turn sessions:
@@ -209,6 +222,16 @@ func (t TurnSummary) MeanPromptTokens() float64 {
 		return 0
 	}
 	return float64(t.PromptTokens) / float64(t.Completed)
+}
+
+// ConnShare is the share of TTFT that successful requests spent getting a
+// connection (blocked, DNS, connect, TLS; exact sums over every request);
+// 0 without TTFT samples.
+func (s *Summary) ConnShare() float64 {
+	if s.TTFT.Sum <= 0 {
+		return 0
+	}
+	return (s.Blocked.Sum + s.DNS.Sum + s.Connect.Sum + s.TLS.Sum) / s.TTFT.Sum
 }
 
 // CapacityValue is Capacity, NaN when unset (so that metrics.capacity is

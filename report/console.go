@@ -204,6 +204,7 @@ func writeExtras(p *printer, r *Result, s *metrics.Summary) {
 	if sch.Warning != "" {
 		p.printf("WARNING: %s\n", sch.Warning)
 	}
+	writeConnections(p, r, s)
 	if s.Failed > 0 {
 		var parts []string
 		for _, kind := range metrics.ErrorKinds {

@@ -71,6 +71,19 @@ type RequestLine struct {
 	Status           int               `json:"status_code,omitempty"`
 	Error            metrics.ErrorKind `json:"error,omitempty"`
 	ErrorMessage     string            `json:"error_message,omitempty"`
+	// Connection phases (metrics.Request), null when the request was
+	// never written (no connection): new_conn says it dialed; dns, connect
+	// and tls are its own dial's (0 on a reused connection); written and
+	// ttfb are offsets from the send; ttft_server_view is TTFT from the
+	// written request (null when the request failed).
+	NewConn          bool     `json:"new_conn"`
+	BlockedMs        *float64 `json:"blocked_ms"`
+	DNSMs            *float64 `json:"dns_ms"`
+	ConnectMs        *float64 `json:"connect_ms"`
+	TLSMs            *float64 `json:"tls_ms"`
+	WrittenMs        *float64 `json:"written_ms"`
+	TTFBMs           *float64 `json:"ttfb_ms"`
+	TTFTServerViewMs *float64 `json:"ttft_server_view_ms"`
 }
 
 // NewRequestLine converts a request for the jsonl file. zero is the run's
@@ -118,6 +131,18 @@ func NewRequestLine(r *metrics.Request, zero time.Time, stages bool) RequestLine
 		if r.ReasoningEvents > 0 && r.AnswerEvents > 0 {
 			v := ms(r.TTFTAnswer)
 			l.TTFTAnswerMs = &v
+		}
+	}
+	if r.Written > 0 {
+		msp := func(d time.Duration) *float64 { v := ms(d); return &v }
+		l.NewConn = r.NewConn
+		l.BlockedMs, l.DNSMs, l.ConnectMs, l.TLSMs = msp(r.Blocked), msp(r.DNS), msp(r.Connect), msp(r.TLS)
+		l.WrittenMs = msp(r.Written)
+		if r.TTFB > 0 {
+			l.TTFBMs = msp(r.TTFB)
+		}
+		if r.OK() {
+			l.TTFTServerViewMs = msp(r.TTFTServerView())
 		}
 	}
 	return l

@@ -20,6 +20,7 @@ var targetSchema = &hcl.BodySchema{
 		{Name: "extra_body"}, {Name: "http2"}, {Name: "ca_file"}, {Name: "insecure_skip_verify"},
 		{Name: "metrics_url"}, {Name: "scrape_interval"}, {Name: "scrape_metrics"}, {Name: "sensitive_headers"},
 		{Name: "scrape_cooldown"},
+		{Name: "new_connection_per_request"}, {Name: "prewarm_connections"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{{Type: "sim"}},
 }
@@ -69,6 +70,10 @@ func (l *loader) decodeTarget(d dec, b *hcl.Block) {
 		t.files = append(t.files, fileRef{t.CAFile, attr.Expr, fmt.Sprintf("the CA file (PEM) of target %q", name)})
 	}
 	d.boolean(a, "insecure_skip_verify", &t.InsecureSkipVerify)
+	d.boolean(a, "new_connection_per_request", &t.NewConnectionPerRequest)
+	if attr := d.integer(a, "prewarm_connections", &t.PrewarmConnections, 0); attr != nil && t.NewConnectionPerRequest && t.PrewarmConnections > 0 {
+		d.invalid(attr, "prewarm_connections opens connections for the requests to reuse, and new_connection_per_request = true reuses none: set one of them.")
+	}
 	if v, attr, ok := d.value(a, "metrics_url", cty.String); ok { // null: the default
 		t.MetricsURL, t.MetricsURLDefault = v.AsString(), false
 		if t.MetricsURL != "" {

@@ -176,6 +176,11 @@ type Target struct {
 	HTTP2              bool           `json:"http2"`
 	CAFile             string         `json:"ca_file,omitempty"` // resolved path
 	InsecureSkipVerify bool           `json:"insecure_skip_verify"`
+	// NewConnectionPerRequest turns keep-alive off (vLLM's client opens a
+	// connection per request); PrewarmConnections opens that many before
+	// the load.
+	NewConnectionPerRequest bool `json:"new_connection_per_request,omitempty"`
+	PrewarmConnections      int  `json:"prewarm_connections,omitempty"`
 	// MetricsURL is the server's Prometheus endpoint, scraped during the
 	// run; when the target does not set it, MetricsURLDefault is true and
 	// the endpoint is <base_url>/metrics, scraped only when it answers.

@@ -23,7 +23,9 @@ func main() {
 		<-ctx.Done()
 		stop()
 	}()
+	endProfiles := startProfiles(os.Stderr)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	endProfiles()
 	stop()
 	os.Exit(code)
 }

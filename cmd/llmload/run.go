@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -217,6 +218,15 @@ func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.S
 	}
 	if lx != nil {
 		defer lx.Close()
+	}
+	// Every open stream is a file descriptor (two with the in-process
+	// simulator): raise the soft limit now rather than fail mid-run.
+	conns := executor.PlannedConcurrency(plan)
+	if s.Target.IsSim() {
+		conns *= 2
+	}
+	if msg, err := executor.EnsureFileLimit(conns); err != nil || msg != "" {
+		fmt.Fprintf(e.stderr, "llmload: %s\n", cmp.Or(msg, fmt.Sprint(err)))
 	}
 	var scr *serverScrape
 	if !s.AB() {

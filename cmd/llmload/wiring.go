@@ -175,6 +175,9 @@ func executorTarget(t *scenario.Target) executor.Target {
 		HTTP2:              t.HTTP2,
 		CAFile:             t.CAFile,
 		InsecureSkipVerify: t.InsecureSkipVerify,
+
+		NewConnectionPerRequest: t.NewConnectionPerRequest,
+		PrewarmConnections:      t.PrewarmConnections,
 	}
 }
 

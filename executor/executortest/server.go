@@ -156,6 +156,7 @@ type Server struct {
 	mu       sync.Mutex
 	received []Received
 	sends    map[string][]time.Time
+	recv     map[string]time.Time
 	crashed  sync.Once
 }
 
@@ -205,6 +206,15 @@ func (s *Server) AllSends() map[string][]time.Time {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return maps.Clone(s.sends)
+}
+
+// ReceivedAt returns when the handler of each request recorded (with
+// Config.RecordSends) began, by x-request-id: the server's clock start for
+// TTFT, after the connection was accepted and the request read.
+func (s *Server) ReceivedAt() map[string]time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return maps.Clone(s.recv)
 }
 
 // Received returns the requests received so far, in arrival order.
@@ -369,11 +379,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		st.write(held)
 	}
 	if cfg.RecordSends {
+		id := r.Header.Get("X-Request-Id")
 		s.mu.Lock()
 		if s.sends == nil {
-			s.sends = map[string][]time.Time{}
+			s.sends, s.recv = map[string][]time.Time{}, map[string]time.Time{}
 		}
-		s.sends[r.Header.Get("X-Request-Id")] = sends
+		s.sends[id], s.recv[id] = sends, received
 		s.mu.Unlock()
 	}
 	if cfg.Fault.Kind != NoFault && cfg.Fault.After >= chunks {
@@ -529,4 +540,25 @@ func sleepUntil(r *http.Request, t time.Time) bool {
 func number(v any) (int, bool) {
 	f, ok := v.(float64)
 	return int(f), ok
+}
+
+// SlowAccept wraps a listener so that each accepted connection is held
+// for d before the server sees it: a server slow to take new connections
+// (an accept backlog). On plain TCP the kernel completes the client's
+// handshake before Accept, so the wait shows after the request is
+// written; over TLS it is inside the handshake. Set it on an unstarted
+// server: s.Listener = executortest.SlowAccept(s.Listener, d).
+func SlowAccept(l net.Listener, d time.Duration) net.Listener { return &slowListener{l, d} }
+
+type slowListener struct {
+	net.Listener
+	d time.Duration
+}
+
+func (l *slowListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err == nil {
+		time.Sleep(l.d)
+	}
+	return c, err
 }

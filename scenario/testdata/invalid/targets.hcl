@@ -46,3 +46,16 @@ target "zero_timeout" {
   model    = "m"
   timeout  = "0s" # ERROR: Invalid timeout
 }
+
+target "prewarm_without_reuse" {
+  base_url                   = "http://127.0.0.1:8000"
+  model                      = "m"
+  new_connection_per_request = true
+  prewarm_connections        = 8 # ERROR: Invalid prewarm_connections
+}
+
+target "negative_prewarm" {
+  base_url            = "http://127.0.0.1:8000"
+  model               = "m"
+  prewarm_connections = -1 # ERROR: Invalid prewarm_connections
+}

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/llmload/llmload/executor/executortest"
+)
+
+// setupConns bounds the connections a run's setup opens before the load:
+// the preflight probe, the server-version probe (/version, /info,
+// /v1/models) and the metrics endpoint's probe.
+const setupConns = 5
+
+// A TLS server slow to accept, a new connection per request: the phases
+// land in the requests file and the summary, and the console warns that
+// connecting took a large share of TTFT, naming TLS. Prewarmed
+// connections (keep-alive on) take it out of the measured requests.
+func TestConnectionPhasesEndToEnd(t *testing.T) {
+	const delay = 60 * time.Millisecond
+	srv := executortest.NewUnstarted(executortest.Config{Tokens: 3, TTFT: 10 * time.Millisecond})
+	srv.Listener = executortest.SlowAccept(srv.Listener, delay)
+	srv.StartTLS()
+	defer srv.Close()
+
+	out := t.TempDir()
+	code, stdout, stderr := call(t, context.Background(), "run", "-quiet", "-out", out,
+		"-var", "base_url="+srv.URL, filepath.Join("testdata", "connections.hcl"))
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	for _, want := range []string{"Connections: 6 new for 6 requests", "WARNING: getting connections took", "mostly TLS handshakes"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("console lacks %q:\n%s", want, stdout)
+		}
+	}
+	lines := requestMaps(t, filepath.Join(out, "conns.requests.jsonl"))
+	if len(lines) != 6 {
+		t.Fatalf("%d request lines, want 6", len(lines))
+	}
+	for i, l := range lines {
+		tlsMs, _ := l["tls_ms"].(float64)
+		if l["new_conn"] != true || tlsMs < float64(delay/time.Millisecond) || l["ttft_server_view_ms"] == nil || l["ttfb_ms"] == nil {
+			t.Errorf("line %d: new_conn %v, tls_ms %v (want >= %v), ttfb_ms %v, ttft_server_view_ms %v",
+				i, l["new_conn"], l["tls_ms"], delay, l["ttfb_ms"], l["ttft_server_view_ms"])
+		}
+	}
+	// Besides the 6 measured requests' own connections, the run's setup
+	// requests (the preflight probe, the server-version and metrics
+	// probes) open a few of their own.
+	if n := srv.Conns(); n < 6 || n > 6+setupConns {
+		t.Errorf("the server accepted %d connections, want 6 and at most %d for setup", n, setupConns)
+	}
+
+	// Prewarmed and kept alive: no measured request connects, no warning.
+	srv2 := executortest.NewUnstarted(executortest.Config{Tokens: 3, TTFT: 10 * time.Millisecond})
+	srv2.Listener = executortest.SlowAccept(srv2.Listener, delay)
+	srv2.StartTLS()
+	defer srv2.Close()
+	code, stdout, stderr = call(t, context.Background(), "run", "-quiet", "-out", t.TempDir(),
+		"-var", "base_url="+srv2.URL, "-var", "new_conn=false", "-var", "prewarm=2", filepath.Join("testdata", "connections.hcl"))
+	if code != exitOK {
+		t.Fatalf("prewarmed: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "Connections: 0 new for 6 requests") || strings.Contains(stdout, "WARNING: getting connections") {
+		t.Errorf("prewarmed: want no new connection and no warning:\n%s", stdout)
+	}
+	if n := srv2.Conns(); n < 2 || n > 2+setupConns {
+		t.Errorf("prewarmed: the server accepted %d connections, want 2 and at most %d for setup", n, setupConns)
+	}
+}

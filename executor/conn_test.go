@@ -1,0 +1,140 @@
+package executor
+
+import (
+	"context"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/llmload/llmload/executor/executortest"
+)
+
+// The connection policy: keep-alive reuse (the default), a new connection
+// per request, and prewarmed connections, counted where they arrive: at
+// the server's listener.
+func TestConnectionPolicy(t *testing.T) {
+	const n = 12
+	closed := func(users int) *ClosedLoop { return &ClosedLoop{Stages: []Stage{{Users: users}}} }
+	tests := []struct {
+		name   string
+		target Target
+		open   *OpenLoop
+		closed *ClosedLoop
+		// wantConns is the connections the server accepted, wantNew the
+		// requests that say they opened one.
+		wantConns, wantNew int
+	}{
+		{name: "keep-alive: one user reuses one connection", closed: closed(1), wantConns: 1, wantNew: 1},
+		{name: "new connection per request", target: Target{NewConnectionPerRequest: true}, closed: closed(2), wantConns: n, wantNew: n},
+		{name: "prewarmed: the measured requests connect to nothing", target: Target{PrewarmConnections: n},
+			open: &OpenLoop{Rate: math.Inf(1)}, wantConns: n, wantNew: 0},
+		{name: "prewarmed beyond the concurrency", target: Target{PrewarmConnections: 2 * n},
+			open: &OpenLoop{Rate: math.Inf(1), MaxConcurrency: 3}, wantConns: 2 * n, wantNew: 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			// A TTFT long enough that the requests of an open loop at
+			// rate inf are all in flight together.
+			srv := executortest.New(executortest.Config{Tokens: 3, TTFT: 20 * time.Millisecond})
+			defer srv.Close()
+			tg := tt.target
+			tg.BaseURL, tg.Timeout = srv.URL, 10*time.Second
+			out := mustRun(t, context.Background(), Plan{Target: tg, Requests: requests(1, 3), Open: tt.open, Closed: tt.closed, MaxRequests: n})
+			s := out.Overall
+			if s.Completed != n {
+				t.Fatalf("completed %d of %d: %v", s.Completed, n, s.Errors)
+			}
+			if got := srv.Conns(); got != tt.wantConns {
+				t.Errorf("server accepted %d connections, want %d", got, tt.wantConns)
+			}
+			if s.NewConnections != tt.wantNew {
+				t.Errorf("summary: %d new connections, want %d", s.NewConnections, tt.wantNew)
+			}
+			if s.Connect.Count != int64(tt.wantNew) || s.Blocked.Count != n || s.TTFB.Count != n || s.TTFTServerView.Count != n {
+				t.Errorf("samples: connect %d (want %d), blocked %d, ttfb %d, ttft_server_view %d (want %d each)",
+					s.Connect.Count, tt.wantNew, s.Blocked.Count, s.TTFB.Count, s.TTFTServerView.Count, n)
+			}
+			if tg.PrewarmConnections > 0 && out.Prewarmed != tg.PrewarmConnections {
+				t.Errorf("Outcome.Prewarmed = %d, want %d", out.Prewarmed, tg.PrewarmConnections)
+			}
+		})
+	}
+}
+
+// Every request carries its phases, in order: written before the response
+// headers, headers before the first token, and TTFT from the written
+// request is TTFT less the writing.
+func TestPhasesPerRequest(t *testing.T) {
+	srv := executortest.New(executortest.Config{Tokens: 3, TTFT: 5 * time.Millisecond, Delay: 2 * time.Millisecond})
+	defer srv.Close()
+	out := mustRun(t, context.Background(), Plan{
+		Target:      Target{BaseURL: srv.URL, Timeout: 10 * time.Second},
+		Requests:    requests(1, 3),
+		Closed:      &ClosedLoop{Stages: []Stage{{Users: 1}}},
+		MaxRequests: 3,
+	})
+	for i, r := range out.Results {
+		if !r.OK() {
+			t.Fatalf("request %d failed: %s %s", i, r.Error, r.ErrorMessage)
+		}
+		if !(0 < r.Written && r.Written < r.TTFB && r.TTFB < r.TTFT) {
+			t.Errorf("request %d: written %v, ttfb %v, ttft %v: want 0 < written < ttfb < ttft", i, r.Written, r.TTFB, r.TTFT)
+		}
+		if r.TTFB < 2*time.Millisecond {
+			t.Errorf("request %d: ttfb %v, but the server waited 2 ms before its headers", i, r.TTFB)
+		}
+		if got, want := r.TTFTServerView(), r.TTFT-r.Written; got != want {
+			t.Errorf("request %d: ttft_server_view %v, want %v", i, got, want)
+		}
+		if wantNew := i == 0; r.NewConn != wantNew {
+			t.Errorf("request %d: new_conn %v, want %v (one user, keep-alive)", i, r.NewConn, wantNew)
+		}
+		if !r.NewConn && (r.Connect != 0 || r.DNS != 0 || r.TLS != 0) {
+			t.Errorf("request %d reused its connection but has connect %v, dns %v, tls %v", i, r.Connect, r.DNS, r.TLS)
+		}
+	}
+	if r := out.Results[0]; r.Connect <= 0 {
+		t.Errorf("the first request opened a connection but its connect is %v", r.Connect)
+	}
+}
+
+// A server slow to accept: over TLS the wait is in the handshake; over
+// plain TCP the kernel has completed the connect, so it shows between the
+// written request and the response headers (ttfb), not in connect.
+func TestPhasesSlowAccept(t *testing.T) {
+	const delay = 40 * time.Millisecond
+	for _, tlsOn := range []bool{false, true} {
+		name := map[bool]string{false: "http", true: "https"}[tlsOn]
+		t.Run(name, func(t *testing.T) {
+			srv := executortest.NewUnstarted(executortest.Config{Tokens: 2})
+			srv.Listener = executortest.SlowAccept(srv.Listener, delay)
+			if tlsOn {
+				srv.StartTLS()
+			} else {
+				srv.Start()
+			}
+			defer srv.Close()
+			out := mustRun(t, context.Background(), Plan{
+				Target:      Target{BaseURL: srv.URL, Timeout: 10 * time.Second, InsecureSkipVerify: true, NewConnectionPerRequest: true},
+				Requests:    requests(1, 2),
+				Closed:      &ClosedLoop{Stages: []Stage{{Users: 1}}},
+				MaxRequests: 3,
+			})
+			s := out.Overall
+			if s.Completed != 3 || s.NewConnections != 3 {
+				t.Fatalf("completed %d, new connections %d; want 3, 3 (%v)", s.Completed, s.NewConnections, s.Errors)
+			}
+			ms := float64(delay) / float64(time.Millisecond)
+			if tlsOn {
+				if s.TLS.Count != 3 || s.TLS.Min < ms {
+					t.Errorf("tls: %d samples, min %.2f ms; want 3 of at least %.0f ms", s.TLS.Count, s.TLS.Min, ms)
+				}
+			} else if s.TTFB.Min < ms || s.TLS.Count != 0 {
+				t.Errorf("ttfb min %.2f ms (want >= %.0f), %d tls samples (want 0)", s.TTFB.Min, ms, s.TLS.Count)
+			}
+			if share := s.ConnShare(); tlsOn && share < 0.1 {
+				t.Errorf("connection share of TTFT %.3f, want > 0.1 over TLS", share)
+			}
+		})
+	}
+}

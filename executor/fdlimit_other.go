@@ -1,0 +1,6 @@
+//go:build !unix
+
+package executor
+
+// EnsureFileLimit does nothing where there is no RLIMIT_NOFILE.
+func EnsureFileLimit(conns int) (string, error) { return "", nil }
