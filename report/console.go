@@ -321,17 +321,7 @@ func writeStages(p *printer, stages []Stage, capacity *Capacity) {
 			st.Stage, st.Users, mean, st.Duration, s.RequestThroughput, s.OutputThroughput, perUnit(s.OutputThroughput, mean),
 			s.TTFT.P50, s.TTFT.P99, s.ITL.P50, s.ITL.P99, s.Failed)
 		if checked {
-			var parts []string
-			if len(st.SLAFailed) > 0 {
-				parts = append(parts, "FAIL "+strings.Join(st.SLAFailed, ", "))
-			}
-			if len(st.SLAInconclusive) > 0 {
-				parts = append(parts, "inconclusive "+strings.Join(st.SLAInconclusive, ", "))
-			}
-			if len(parts) == 0 {
-				parts = []string{"ok"}
-			}
-			p.printf("  %s", strings.Join(parts, "; "))
+			p.printf("  %s", slaVerdict(st.SLAChecked, st.SLAFailed, st.SLAInconclusive))
 		}
 		p.printf("\n")
 	}
@@ -535,4 +525,23 @@ func writeValidity(p *printer, v *Validity) {
 func roundTo(v float64, digits int) float64 {
 	f, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'f', digits, 64), 64)
 	return f
+}
+
+// slaVerdict renders a stage's or step's sla verdict: "ok", "FAIL a, b",
+// "inconclusive c", or both; "" when it was not checked.
+func slaVerdict(checked bool, failed, inconclusive []string) string {
+	if !checked {
+		return ""
+	}
+	var parts []string
+	if len(failed) > 0 {
+		parts = append(parts, "FAIL "+strings.Join(failed, ", "))
+	}
+	if len(inconclusive) > 0 {
+		parts = append(parts, "inconclusive "+strings.Join(inconclusive, ", "))
+	}
+	if len(parts) == 0 {
+		return "ok"
+	}
+	return strings.Join(parts, "; ")
 }

@@ -183,13 +183,7 @@ func runInfo(i int, l Labelled) htmlRun {
 				continue
 			}
 			mean := cmpOr(st.MeanUsers, float64(st.Users))
-			verdict := "-"
-			if st.SLAChecked {
-				verdict = "ok"
-				if len(st.SLAFailed) > 0 {
-					verdict = "FAIL " + strings.Join(st.SLAFailed, ", ")
-				}
-			}
+			verdict := cmpOrStr(slaVerdict(st.SLAChecked, st.SLAFailed, st.SLAInconclusive), "-")
 			t.Rows = append(t.Rows, []string{fmt.Sprint(st.Stage), fmt.Sprint(st.Users), f1(mean), f1(st.Duration), f2(s.RequestThroughput),
 				f2(s.OutputThroughput), f2(perUnit(s.OutputThroughput, mean)), f2(s.TTFT.P50), f2(s.TTFT.P99), f2(s.ITL.P50), f2(s.ITL.P99), fmt.Sprint(s.Failed), verdict})
 		}

@@ -70,19 +70,7 @@ func StepRows(sw *Sweep) []StepRow {
 		row := StepRow{Step: st.Step, Value: st.Value, Duration: st.Duration, Ran: s.Completed+s.Failed > 0,
 			ReqPerS: s.RequestThroughput, OutTokPerS: s.OutputThroughput, PerUnit: st.PerUnit(sw.Vary),
 			TTFTP50: s.TTFT.P50, TTFTP99: s.TTFT.P99, ITLP50: s.ITL.P50, ITLP99: s.ITL.P99, ErrorRate: s.ErrorRate()}
-		if st.SLAChecked {
-			var parts []string
-			if len(st.SLAFailed) > 0 {
-				parts = append(parts, "FAIL "+strings.Join(st.SLAFailed, ", "))
-			}
-			if len(st.SLAInconclusive) > 0 {
-				parts = append(parts, "inconclusive "+strings.Join(st.SLAInconclusive, ", "))
-			}
-			row.Verdict = "ok"
-			if len(parts) > 0 {
-				row.Verdict = strings.Join(parts, "; ")
-			}
-		}
+		row.Verdict = slaVerdict(st.SLAChecked, st.SLAFailed, st.SLAInconclusive)
 		rows = append(rows, row)
 	}
 	return rows
