@@ -33,9 +33,9 @@ const (
 // at all, or (with verdict = "strict") a confidence interval that
 // straddles the bound.
 const (
-	Pass         = "pass"
-	Fail         = "fail"
-	Inconclusive = "inconclusive"
+	Pass         = metrics.Pass
+	Fail         = metrics.Fail
+	Inconclusive = metrics.Inconclusive
 )
 
 // UntimedLimit is the fraction of responses without per-token timing
@@ -46,46 +46,11 @@ const UntimedLimit = 0.5
 // timingMetrics are the distributions that need per-token timing.
 var timingMetrics = map[string]bool{"itl": true, "tpot": true, "user_tps": true}
 
-// Outcome is the verdict of one check, as data.
+// Outcome is the verdict of one check: the check as data (metrics.Check,
+// what result files store) and, for a check that did not pass, its
+// diagnostic.
 type Outcome struct {
-	// Name is the sla key ("ttft_p99") or the assert block's name.
-	Name string `json:"name"`
-	Kind string `json:"kind"` // KindSLA or KindAssert
-	// Description is the check in words ("P99 TTFT <= 500 ms") for an SLA,
-	// the condition as written for an assert.
-	Description string `json:"description"`
-	// Metric, Stat, Op, Threshold and Unit say what an sla bounds; empty
-	// for an assert.
-	Metric    string   `json:"metric,omitempty"`
-	Stat      string   `json:"stat,omitempty"`
-	Op        string   `json:"op,omitempty"`
-	Threshold *float64 `json:"threshold"`
-	Unit      string   `json:"unit,omitempty"`
-	// Value is the measured figure of an sla (nil when there is none) and
-	// Samples the samples it rests on (requests for a run-wide figure).
-	Value   *float64 `json:"value"`
-	Samples int64    `json:"samples"`
-	// Refs are the metrics an assert's condition refers to, with their
-	// values (nil for no samples), in order of appearance.
-	Refs []Ref `json:"refs,omitempty"`
-	// Lower and Upper are the 95% confidence interval of a percentile's
-	// value (order statistics, distribution-free); nil for other figures.
-	Lower *float64 `json:"lower,omitempty"`
-	Upper *float64 `json:"upper,omitempty"`
-	// Default marks a check the scenario did not write (the default error
-	// budget).
-	Default bool `json:"default,omitempty"`
-	// Baseline is the baseline run's value of a regression check's figure,
-	// Tolerance its tolerance (a fraction); nil for other checks.
-	Baseline  *float64 `json:"baseline,omitempty"`
-	Tolerance *float64 `json:"tolerance,omitempty"`
-	// Verdict is Pass, Fail, Inconclusive or Skipped; Passed is Verdict ==
-	// Pass.
-	Verdict string `json:"verdict"`
-	Passed  bool   `json:"passed"`
-	// Message says why a check failed or was inconclusive; "" when it
-	// passed.
-	Message string `json:"message,omitempty"`
+	metrics.Check
 	// Diagnostic describes a failure with its source range (and, for an
 	// assert, its expression and evaluation context), for
 	// scenario.Config.WriteDiagnostics; nil when the check passed.
@@ -93,10 +58,7 @@ type Outcome struct {
 }
 
 // Ref is one metric a condition refers to, and its value.
-type Ref struct {
-	Ref   string   `json:"ref"`
-	Value *float64 `json:"value"`
-}
+type Ref = metrics.CheckRef
 
 // Passed reports whether every outcome passed.
 func Passed(outcomes []Outcome) bool {
@@ -181,7 +143,7 @@ func noServerMessage(sum *metrics.Summary, ref string) string {
 func evalSLA(s *scenario.Scenario, sla scenario.SLA, sum *metrics.Summary) Outcome {
 	m, _ := metrics.Lookup(sla.Metric)
 	bound := sla.Bound
-	o := Outcome{
+	o := Outcome{Check: metrics.Check{
 		Name:        sla.Key,
 		Kind:        KindSLA,
 		Description: sla.Describe(),
@@ -192,7 +154,7 @@ func evalSLA(s *scenario.Scenario, sla scenario.SLA, sum *metrics.Summary) Outco
 		Unit:        m.Unit,
 		Samples:     samples(sla, sum),
 		Default:     sla.Default,
-	}
+	}}
 	meets := func(v float64) bool {
 		if sla.Upper {
 			return v <= sla.Bound
@@ -298,12 +260,12 @@ func samples(sla scenario.SLA, sum *metrics.Summary) int64 {
 
 func evalAssert(a *scenario.Assert, ctx *hcl.EvalContext, sum *metrics.Summary) Outcome {
 	refs, measured, nulls := involved(a.Condition, ctx)
-	o := Outcome{
+	o := Outcome{Check: metrics.Check{
 		Name:        a.Name,
 		Kind:        KindAssert,
 		Description: a.Source,
 		Refs:        refs,
-	}
+	}}
 	fail := func(msg string, diag *hcl.Diagnostic) Outcome {
 		o.Verdict = Fail
 		o.Message = msg

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"flag"
 	"os"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -100,7 +99,7 @@ func TestEvaluate(t *testing.T) {
 			outcomes := Evaluate(s, tt.sum)
 			var got []row
 			for _, o := range outcomes {
-				got = append(got, row{o.Name, o.Kind, thresholdText(o), measuredText(o), o.Verdict, o.Message})
+				got = append(got, row{o.Name, o.Kind, o.ThresholdText(), o.MeasuredText(), o.Verdict, o.Message})
 				if o.Passed != (o.Diagnostic == nil) {
 					t.Errorf("%s: passed %v with diagnostic %v", o.Name, o.Passed, o.Diagnostic)
 				}
@@ -114,33 +113,6 @@ func TestEvaluate(t *testing.T) {
 			}
 		})
 	}
-}
-
-// thresholdText and measuredText render an outcome's numbers as people
-// read them, so the table above stays readable.
-func thresholdText(o Outcome) string {
-	if o.Threshold == nil {
-		return ""
-	}
-	return o.Op + " " + metrics.Format(o.Metric, o.Stat, *o.Threshold)
-}
-
-func measuredText(o Outcome) string {
-	if o.Kind == KindAssert {
-		var parts []string
-		for _, r := range o.Refs {
-			v := "null (no samples)"
-			if r.Value != nil {
-				v = strconv.FormatFloat(*r.Value, 'g', 6, 64)
-			}
-			parts = append(parts, r.Ref+" = "+v)
-		}
-		return strings.Join(parts, ", ")
-	}
-	if o.Value == nil {
-		return "no samples"
-	}
-	return metrics.Format(o.Metric, o.Stat, *o.Value)
 }
 
 // TestFailureRendering renders the failures of a bad run as the CLI does:

@@ -19,7 +19,7 @@ const KindRegression = "regression"
 // Skipped is the verdict of a check that reads a baseline the run does not
 // have (baseline_optional = true and no baseline file): neither passed nor
 // failed, and no reason for exit 3.
-const Skipped = "skipped"
+const Skipped = metrics.Skipped
 
 // Baseline is the run a scenario's baseline checks compare with.
 type Baseline struct {
@@ -61,7 +61,7 @@ func EvaluateWith(s *scenario.Scenario, sum *metrics.Summary, base *Baseline) []
 		ctx := EvalContextWith(sum, baseSum, raw...)
 		for _, a := range s.Asserts {
 			if baseSum == nil && scenario.ReadsBaseline(a.Condition) {
-				out = append(out, skipped(Outcome{Name: a.Name, Kind: KindAssert, Description: a.Source}, base, a.Condition.Range()))
+				out = append(out, skipped(Outcome{Check: metrics.Check{Name: a.Name, Kind: KindAssert, Description: a.Source}}, base, a.Condition.Range()))
 				continue
 			}
 			o := evalAssert(a, ctx, sum)
@@ -77,7 +77,7 @@ func EvaluateWith(s *scenario.Scenario, sum *metrics.Summary, base *Baseline) []
 		}
 	}
 	for _, r := range s.Regression {
-		o := Outcome{Name: r.Key, Kind: KindRegression, Metric: r.Metric, Stat: r.Stat}
+		o := Outcome{Check: metrics.Check{Name: r.Key, Kind: KindRegression, Metric: r.Metric, Stat: r.Stat}}
 		if m, ok := metrics.Lookup(r.Metric); ok {
 			o.Unit = m.Unit
 		}
@@ -108,8 +108,8 @@ func skipped(o Outcome, base *Baseline, rng hcl.Range) Outcome {
 // the candidate's value (the baseline plus the interval of the delta).
 func evalRegression(s *scenario.Scenario, r scenario.RegressionRule, sum *metrics.Summary, b *Baseline) Outcome {
 	d := compare.Judge(b.Summary, sum, r.Tolerance, compare.Options{MinSamples: int64(s.MinSamples), BaseRuns: b.Runs, NewRuns: b.NewRuns, Paired: b.Paired})
-	o := Outcome{Name: r.Key, Kind: KindRegression, Metric: r.Metric, Stat: r.Stat, Unit: d.Unit,
-		Samples: d.NewSamples, Verdict: d.Verdict, Message: d.Message}
+	o := Outcome{Check: metrics.Check{Name: r.Key, Kind: KindRegression, Metric: r.Metric, Stat: r.Stat, Unit: d.Unit,
+		Samples: d.NewSamples, Verdict: d.Verdict, Message: d.Message}}
 	tol := r.Fraction
 	o.Tolerance = &tol
 	op, sign := "<=", 1.0

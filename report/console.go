@@ -335,41 +335,6 @@ func writeStages(p *printer, stages []Stage, capacity *Capacity) {
 	}
 }
 
-// Threshold renders an sla check's bound: "<= 500 ms".
-func (c *Check) ThresholdText() string {
-	if c.Threshold == nil {
-		return ""
-	}
-	t := c.Op + " " + metrics.Format(c.Metric, c.Stat, *c.Threshold)
-	if c.Baseline != nil && c.Tolerance != nil {
-		t += fmt.Sprintf(" (baseline %s %+g%%)", metrics.Format(c.Metric, c.Stat, *c.Baseline), 100**c.Tolerance)
-	}
-	return t
-}
-
-// MeasuredText renders the measured value: "612.3 ms" for an sla, the
-// referenced metrics for an assert, "no samples" when there were none.
-func (c *Check) MeasuredText() string {
-	if c.Kind == "assert" || c.Metric == "" {
-		var parts []string
-		for _, r := range c.Refs {
-			v := "null (no samples)"
-			if r.Value != nil {
-				v = strconv.FormatFloat(*r.Value, 'g', 6, 64)
-			}
-			parts = append(parts, r.Ref+" = "+v)
-		}
-		return strings.Join(parts, ", ")
-	}
-	if c.Value == nil {
-		if c.Verdict == Skipped {
-			return "not judged" // no baseline to judge against; samples there may be
-		}
-		return "no samples"
-	}
-	return metrics.Format(c.Metric, c.Stat, *c.Value)
-}
-
 // verdictLabel is a check's verdict as the table shows it.
 func verdictLabel(c Check) string {
 	switch {

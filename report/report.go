@@ -15,59 +15,19 @@ import (
 	"github.com/llmload/llmload/metrics"
 )
 
-// Verdicts of a check. An inconclusive check could not be judged (too few
-// samples for its percentile, streams without per-token timing, or an
-// interval straddling its bound with verdict = "strict").
+// Verdicts of a check (metrics.Check).
 const (
-	Pass         = "pass"
-	Fail         = "fail"
-	Inconclusive = "inconclusive"
-	// Skipped: the check reads a baseline the run does not have
-	// (baseline_optional = true).
-	Skipped = "skipped"
+	Pass         = metrics.Pass
+	Fail         = metrics.Fail
+	Inconclusive = metrics.Inconclusive
+	Skipped      = metrics.Skipped
 )
 
-// Check is the outcome of one sla or assert check, as data: numbers, not
-// display strings.
-type Check struct {
-	Name string `json:"name"`
-	Kind string `json:"kind"` // "sla" or "assert"
-	// Description is the check in words ("P99 TTFT <= 500 ms") for an sla,
-	// the condition as written for an assert.
-	Description string `json:"description,omitempty"`
-	// Metric, Stat, Op, Threshold and Unit say what an sla bounds:
-	// metric "ttft", stat "p99", op "<=", threshold 500, unit "ms". Empty
-	// (and threshold null) for an assert, whose condition is free-form.
-	Metric    string   `json:"metric,omitempty"`
-	Stat      string   `json:"stat,omitempty"`
-	Op        string   `json:"op,omitempty"`
-	Threshold *float64 `json:"threshold"`
-	Unit      string   `json:"unit,omitempty"`
-	// Value is the measured figure (null when there was nothing to
-	// measure); Samples is how many samples it rests on (requests for a
-	// run-wide figure).
-	Value   *float64 `json:"value"`
-	Samples int64    `json:"samples"`
-	// Refs are the metrics an assert's condition refers to, with their
-	// values (null for no samples).
-	Refs []Ref `json:"refs,omitempty"`
-	// Lower and Upper are the 95% confidence interval of a percentile
-	// (distribution-free, from order statistics); absent for other figures.
-	Lower *float64 `json:"lower,omitempty"`
-	Upper *float64 `json:"upper,omitempty"`
-	// Default marks a check the scenario did not write (the default error
-	// budget).
-	Default bool `json:"default,omitempty"`
-	// Baseline and Tolerance: a regression check's baseline value and
-	// tolerance (a fraction); its Threshold is the baseline moved by the
-	// tolerance, and Lower and Upper bound its value given the baseline.
-	Baseline  *float64 `json:"baseline,omitempty"`
-	Tolerance *float64 `json:"tolerance,omitempty"`
-	Verdict   string   `json:"verdict"` // Pass, Fail, Inconclusive or Skipped
-	// Passed is Verdict == Pass, kept for readers of older results.
-	Passed  bool   `json:"passed"`
-	Message string `json:"message,omitempty"` // why it failed or was inconclusive
-}
+// Check is the outcome of one check, as the result file stores it.
+type Check = metrics.Check
+
+// Ref is one metric reference of an assert condition and its value.
+type Ref = metrics.CheckRef
 
 // Validity says whether the load generator did what the scenario said; an
 // invalid run gives no verdict (exit 3).
@@ -99,12 +59,6 @@ func (v *Validity) Broken() []Rule {
 		}
 	}
 	return out
-}
-
-// Ref is one metric reference of an assert condition and its value.
-type Ref struct {
-	Ref   string   `json:"ref"` // "metrics.ttft.p99"
-	Value *float64 `json:"value"`
 }
 
 // Stage is one closed-loop stage's figures.

@@ -411,11 +411,11 @@ func evaluateRun(s *scenario.Scenario, overall *metrics.Summary, sweep *report.S
 	asserts.SLA = nil
 	outs := evaluate(&asserts)
 	if len(s.SLA) > 0 {
-		o := assert.Outcome{
+		o := assert.Outcome{Check: metrics.Check{
 			Name: "capacity", Kind: "sla", Metric: "capacity",
 			Description: "some load meets every sla check",
 			Passed:      sweep.Capacity != nil,
-		}
+		}}
 		o.Verdict = assert.Fail
 		if sweep.Capacity != nil {
 			v := sweep.Capacity.Value

@@ -316,30 +316,7 @@ func executorPlan(s *scenario.Scenario, lt *liveTarget, ds *dataset.Dataset, tok
 func reportChecks(outs []assert.Outcome) []report.Check {
 	checks := make([]report.Check, 0, len(outs))
 	for _, o := range outs {
-		c := report.Check{
-			Name:        o.Name,
-			Kind:        o.Kind,
-			Description: o.Description,
-			Metric:      o.Metric,
-			Stat:        o.Stat,
-			Op:          o.Op,
-			Threshold:   o.Threshold,
-			Unit:        o.Unit,
-			Value:       o.Value,
-			Samples:     o.Samples,
-			Lower:       o.Lower,
-			Upper:       o.Upper,
-			Default:     o.Default,
-			Baseline:    o.Baseline,
-			Tolerance:   o.Tolerance,
-			Verdict:     o.Verdict,
-			Passed:      o.Passed,
-			Message:     o.Message,
-		}
-		for _, r := range o.Refs {
-			c.Refs = append(c.Refs, report.Ref{Ref: r.Ref, Value: r.Value})
-		}
-		checks = append(checks, c)
+		checks = append(checks, o.Check)
 	}
 	return checks
 }
