@@ -20,61 +20,6 @@ import (
 // run again, longer.
 const maxLengthen = 2
 
-// stepObservers hands every step's results to the run's observers as if
-// one run had sent them all: offsets count from the first step's time
-// zero, ids keep rising, and the stage number is the step's.
-type stepObservers struct {
-	obs    []executor.Observer
-	zero   time.Time
-	shift  time.Duration
-	idBase int64
-	maxID  int64
-	step   int // index of the running step
-}
-
-// Start takes the first step's time zero as the run's.
-func (so *stepObservers) Start(zero time.Time) {
-	if so.zero.IsZero() {
-		so.zero = zero
-		for _, o := range so.obs {
-			if st, ok := o.(executor.Starter); ok {
-				st.Start(zero)
-			}
-		}
-	}
-	so.shift = zero.Sub(so.zero)
-}
-
-// Result passes a copy of r with its offsets and id moved onto the run's.
-func (so *stepObservers) Result(r *metrics.Request) {
-	c := *r
-	c.ID += so.idBase
-	c.Intended += so.shift
-	c.Dispatched += so.shift
-	c.Sent += so.shift
-	c.End += so.shift
-	c.Stage = so.step
-	so.maxID = max(so.maxID, c.ID)
-	for _, o := range so.obs {
-		o.Result(&c)
-	}
-}
-
-// Snapshot passes snapshots on.
-func (so *stepObservers) Snapshot(s metrics.Snapshot) {
-	for _, o := range so.obs {
-		o.Snapshot(s)
-	}
-}
-
-// next starts step i: its ids follow the previous step's.
-func (so *stepObservers) next(i int) {
-	so.step = i
-	if i > 0 {
-		so.idBase = so.maxID + 1
-	}
-}
-
 // stepLength is how long one step or probe runs.
 type stepLength struct {
 	duration    time.Duration
@@ -129,10 +74,10 @@ func needsMoreSamples(st report.Step, l stepLength) bool {
 
 // runStep runs one step at load v, lengthening a duration-bound probe
 // that measured too few requests.
-func runStep(ctx context.Context, e env, s *scenario.Scenario, base executor.Plan, so *stepObservers, i int, v float64, l stepLength) (*executor.Outcome, report.Step, error) {
+func runStep(ctx context.Context, e env, s *scenario.Scenario, base executor.Plan, so *partObservers, i int, v float64, l stepLength) (*executor.Outcome, report.Step, error) {
 	for n := 0; ; n++ {
 		fmt.Fprintf(e.stderr, "llmload: step %d: %s = %s\n", i+1, s.Varies(), formatValue(v))
-		so.next(i)
+		so.next(nil, func(r *metrics.Request) { r.Stage = i }) // a step is a stage of the requests file
 		p := stepPlan(s, base, v, l)
 		if i > 0 || n > 0 {
 			p.Warmup = 0
@@ -170,7 +115,7 @@ func judgeStep(s *scenario.Scenario, st report.Step) report.Step {
 // runSteps runs a scenario's sweep or capacity search and returns the
 // whole run's outcome (the steps' summaries merged) and the steps.
 func runSteps(ctx context.Context, e env, s *scenario.Scenario, base executor.Plan) (*executor.Outcome, *report.Sweep, error) {
-	so := &stepObservers{obs: base.Observers}
+	so := &partObservers{obs: base.Observers}
 	base.Observers = []executor.Observer{so}
 	sw := &report.Sweep{Vary: s.Varies()}
 	var outs []*executor.Outcome
