@@ -50,7 +50,10 @@ func (l *loader) decodeTarget(d dec, b *hcl.Block) {
 	content, diags := b.Body.Content(targetSchema)
 	l.diags = append(l.diags, diags...)
 	a := content.Attributes
-	if attr := d.str(a, "base_url", &t.BaseURL); attr != nil {
+	// Only a value that decoded is checked: an expression that did not
+	// (a syntax error, a wrong type) has its own diagnostic already.
+	if v, attr, ok := d.value(a, "base_url", cty.String); ok {
+		t.BaseURL = v.AsString()
 		if err := checkBaseURL(t.BaseURL); err != nil {
 			d.invalid(attr, "%s", err)
 		}

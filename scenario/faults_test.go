@@ -3,6 +3,8 @@ package scenario
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -272,5 +274,18 @@ dataset "d" {
 				t.Errorf("abandon (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// A base_url that does not parse gets the parser's diagnostic alone, not a
+// second one about the empty value it left.
+func TestBadBaseURLExpressionOneDiagnostic(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "bad.hcl")
+	if err := os.WriteFile(p, []byte("target \"x\" {\n  base_url = \n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, diags := Load([]string{p}, LoadOptions{})
+	if len(diags) != 1 || diags[0].Summary != "Invalid expression" {
+		t.Errorf("diagnostics %v: want the one syntax error", diags)
 	}
 }

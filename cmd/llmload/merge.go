@@ -15,9 +15,7 @@ import (
 // judges it by the scenario's checks, as a run would.
 func cmdMerge(_ context.Context, e env, args []string) int {
 	fs := newFlags(e, "merge", "RESULT.json...")
-	var out string
-	fs.StringVar(&out, "o", "", "write the merged result to this `file` (default: print only)")
-	fs.StringVar(&out, "out", "", "same as -o")
+	outp := outFlag(fs, "", "write the merged result to this `file` (default: print only)")
 	quiet := fs.Bool("quiet", false, "print no report, only errors")
 	partial := fs.Bool("allow-partial", false, "judge a merge of shards that lacks some (default: a missing shard means no valid result, exit 3)")
 	paths, code, ok := parseInterspersed(fs, args)
@@ -84,7 +82,7 @@ func cmdMerge(_ context.Context, e env, args []string) int {
 			code = worse(code, exitNoResult)
 		}
 	}
-	if out != "" {
+	if out := *outp; out != "" {
 		if err := report.WriteResultFile(out, res); err != nil {
 			fmt.Fprintf(e.stderr, "llmload merge: %v\n", err)
 			return worse(code, exitNoResult)

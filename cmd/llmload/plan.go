@@ -397,6 +397,10 @@ func writeChecksPlan(w io.Writer, cfg *scenario.Config, s *scenario.Scenario) {
 		return
 	}
 	fmt.Fprintln(w, "  Checks:")
+	keyWidth := 18 // the widest key, at least as wide as the goldens' column
+	for _, c := range s.SLA {
+		keyWidth = max(keyWidth, len(c.Key))
+	}
 	for _, c := range s.SLA {
 		note := ""
 		if c.Default {
@@ -409,7 +413,7 @@ func writeChecksPlan(w io.Writer, cfg *scenario.Config, s *scenario.Scenario) {
 			}
 			note += fmt.Sprintf(" (inconclusive under %d samples)", need)
 		}
-		fmt.Fprintf(w, "           sla %-18s %s%s\n", c.Key, c.Describe(), note)
+		fmt.Fprintf(w, "           sla %-*s %s%s\n", keyWidth, c.Key, c.Describe(), note)
 	}
 	for _, a := range s.Asserts {
 		fmt.Fprintf(w, "           assert %q: %s\n", a.Name, exprSource(cfg, a))
@@ -446,8 +450,10 @@ func writeSweepPlan(w io.Writer, s *scenario.Scenario) {
 	switch s.Varies() {
 	case scenario.VaryUsers:
 		shape = "closed loop"
-		if c := s.ClosedLoop; c.ThinkMax > 0 {
+		if c := s.ClosedLoop; c.ThinkMax > 0 && c.ThinkMax > c.ThinkMin {
 			shape += fmt.Sprintf(", think time %v to %v", c.ThinkMin, c.ThinkMax)
+		} else if c.ThinkMax > 0 {
+			shape += fmt.Sprintf(", think time %v", c.ThinkMin)
 		} else {
 			shape += ", no think time"
 		}

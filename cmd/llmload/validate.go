@@ -123,9 +123,8 @@ func cmdFmt(_ context.Context, e env, args []string) int {
 		}
 		out, diags := scenario.Format(f, src)
 		if diags.HasErrors() {
-			for _, d := range diags {
-				fmt.Fprintln(e.stderr, d.Error())
-			}
+			// As every command prints them: file:line:col: error: ...
+			writeDiags(e, nil, diags)
 			return exitInvalid
 		}
 		if bytes.Equal(src, out) {
