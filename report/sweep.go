@@ -55,6 +55,39 @@ type Step struct {
 	SLAFailed       []string `json:"sla_failed,omitempty"`
 	SLAInconclusive []string `json:"sla_inconclusive,omitempty"`
 	Checks          []Check  `json:"checks,omitempty"`
+	// Runs are the step's repeated runs (repeat = N, empty for one run):
+	// the step's summary pools them and its checks judge the pooled
+	// figures; each run is also judged on its own. RunsPassed counts the
+	// runs that met every sla check alone, and Spread holds the runs'
+	// values of the figures that decide the step (the main figures and
+	// each sla check's).
+	Runs       []StepRun `json:"runs,omitempty"`
+	RunsPassed int       `json:"runs_passed,omitempty"`
+	Spread     []Spread  `json:"spread,omitempty"`
+}
+
+// StepRun is one run of a repeated step.
+type StepRun struct {
+	Run      int     `json:"run"` // from 1
+	Duration float64 `json:"duration"`
+	// Passed says whether the run met every sla check on its own;
+	// SLAFailed and SLAInconclusive name the checks that did not.
+	Passed          bool     `json:"passed"`
+	SLAFailed       []string `json:"sla_failed,omitempty"`
+	SLAInconclusive []string `json:"sla_inconclusive,omitempty"`
+	// Summary is the run's figures, without the time series.
+	Summary *metrics.Summary `json:"summary"`
+}
+
+// SpreadOf returns the step's spread of figure key ("ttft_p99"), nil when
+// the step has none.
+func (s *Step) SpreadOf(key string) *Spread {
+	for i := range s.Spread {
+		if s.Spread[i].Key == key {
+			return &s.Spread[i]
+		}
+	}
+	return nil
 }
 
 // Passed reports whether the step ran and met every sla check: an
@@ -121,6 +154,12 @@ type Knee struct {
 type LoadCapacity struct {
 	Value float64 `json:"value"`
 	Step  int     `json:"step"`
+	// With repeat = N, the step's runs: how many ran, how many met every
+	// sla check on their own, and the runs' spread of each checked
+	// figure (the step's verdict judges the pooled runs).
+	Runs       int      `json:"runs,omitempty"`
+	RunsPassed int      `json:"runs_passed,omitempty"`
+	Spread     []Spread `json:"spread,omitempty"`
 }
 
 // Search is how a capacity search ended.
@@ -227,10 +266,31 @@ func (sw *Sweep) Finish(overall *metrics.Summary) {
 	}
 	sw.Knee = KneeOf(sw.Steps, share)
 	sw.Capacity = CapacityOfSteps(sw.Steps)
+	if c := sw.Capacity; c != nil {
+		for _, st := range sw.Steps {
+			if st.Step != c.Step || len(st.Runs) == 0 {
+				continue
+			}
+			c.Runs, c.RunsPassed = len(st.Runs), st.RunsPassed
+			for _, ck := range st.Checks {
+				if sp := st.SpreadOf(spreadKey(ck.Metric, ck.Stat)); sp != nil && ck.Metric != "" {
+					c.Spread = append(c.Spread, *sp)
+				}
+			}
+		}
+	}
 	if overall != nil && sw.Capacity != nil {
 		v := sw.Capacity.Value
 		overall.Capacity = &v
 	}
+}
+
+// spreadKey is a figure's key in a Spread: "ttft_p99", "error_rate".
+func spreadKey(metric, stat string) string {
+	if stat == "" {
+		return metric
+	}
+	return metric + "_" + stat
 }
 
 // Searcher steers a capacity search: exponential probing from min

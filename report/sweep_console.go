@@ -133,6 +133,12 @@ func SweepFindings(sw *Sweep) []string {
 		line := fmt.Sprintf("step %d at %s %s: %.2f req/s, %.2f out tok/s", st.Step, formatLoad(st.Value), unit, s.RequestThroughput, s.OutputThroughput)
 		for _, c := range st.Checks {
 			line += fmt.Sprintf(", %s %s (bound %s)", c.Name, c.MeasuredText(), c.ThresholdText())
+			if sp := st.SpreadOf(spreadKey(c.Metric, c.Stat)); sp != nil && sp.Min != nil && c.Metric != "" {
+				line += fmt.Sprintf(" [runs %s to %s]", fmtNum(*sp.Min), fmtNum(*sp.Max))
+			}
+		}
+		if len(st.Runs) > 0 {
+			line += fmt.Sprintf("; pooled over %d runs, %d of which met every sla check alone", len(st.Runs), st.RunsPassed)
 		}
 		return line
 	}
@@ -149,6 +155,9 @@ func SweepFindings(sw *Sweep) []string {
 		line := fmt.Sprintf("Capacity: %s %s, the highest load meeting every sla check", formatLoad(c.Value), unit)
 		if st := step(c.Step); st != nil {
 			line += " (" + evidence(st) + ")"
+		}
+		if c.Runs > 0 {
+			line += fmt.Sprintf("; the capacity held in %d of %d runs", c.RunsPassed, c.Runs)
 		}
 		out = append(out, line+".")
 	}

@@ -2,6 +2,7 @@ package report
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -158,5 +159,38 @@ func TestSearcher(t *testing.T) {
 				t.Errorf("result (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestFinishRepeatedSteps checks that the capacity of a sweep whose steps
+// were repeated carries its step's runs and the spread of each checked
+// figure, and that the findings say how many runs held.
+func TestFinishRepeatedSteps(t *testing.T) {
+	p99 := NewSpread("ttft_p99", "ttft", "p99", "ms", []float64{30, 45}, 37.5, 30, 45, 0.28)
+	tput := NewSpread("output_throughput", "output_throughput", "", "tok/s", []float64{100, 110}, 105, 100, 110, 0.07)
+	sw := &Sweep{Mode: ModeSweep, Vary: VaryUsers, Steps: steps([3]float64{1, 50, 1}, [3]float64{4, 150, 1}, [3]float64{8, 160, 0})}
+	for i := range sw.Steps {
+		st := &sw.Steps[i]
+		st.Checks = []Check{{Name: "ttft_p99", Kind: "sla", Metric: "ttft", Stat: "p99"}}
+		st.Runs = []StepRun{{Run: 1, Passed: true}, {Run: 2, Passed: i == 0}}
+		st.RunsPassed = 1 + map[bool]int{true: 1}[i == 0]
+		st.Spread = []Spread{tput, p99}
+	}
+	sw.Finish(nil)
+	want := &LoadCapacity{Value: 4, Step: 2, Runs: 2, RunsPassed: 1, Spread: []Spread{p99}}
+	if diff := cmp.Diff(want, sw.Capacity); diff != "" {
+		t.Errorf("capacity (-want +got):\n%s", diff)
+	}
+	findings := SweepFindings(sw)
+	var line string
+	for _, f := range findings {
+		if strings.HasPrefix(f, "Capacity:") {
+			line = f
+		}
+	}
+	for _, w := range []string{"[runs 30.00 to 45.00]", "pooled over 2 runs, 1 of which met every sla check alone", "the capacity held in 1 of 2 runs"} {
+		if !strings.Contains(line, w) {
+			t.Errorf("capacity line lacks %q: %s", w, line)
+		}
 	}
 }

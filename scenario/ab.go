@@ -166,19 +166,13 @@ func (l *loader) decodeArms(d dec, a hcl.Attributes, s *Scenario, b *hcl.Block) 
 }
 
 // decodeRepeat reads repeat and cooldown, and refuses what an A/B run or
-// a repeat does not combine with (called once the load is decoded).
+// a repeat does not combine with (called once the load is decoded). With
+// a sweep or a capacity search, repeat runs each step N times.
 func (l *loader) decodeRepeat(d dec, a hcl.Attributes, s *Scenario) {
 	repeat := d.integer(a, "repeat", &s.Repeat, 1)
 	cooldown := d.duration(a, "cooldown", &s.Cooldown, false)
 	if cooldown != nil && s.Repeats() < 2 {
 		d.invalid(cooldown, "cooldown is the pause between repeated runs; set repeat to 2 or more, or remove it.")
-	}
-	if repeat != nil && s.Repeats() > 1 && (s.Sweep != nil || s.Capacity != nil) {
-		l.diags = append(l.diags, &hcl.Diagnostic{
-			Severity: hcl.DiagError, Summary: "Not with a " + blockName(s),
-			Detail:  fmt.Sprintf("repeat runs the whole scenario again; repeating each step of a %s is not supported yet. Run the scenario several times and compare the results.", blockName(s)),
-			Subject: repeat.NameRange.Ptr(),
-		})
 	}
 	if !s.AB() {
 		return

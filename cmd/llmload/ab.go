@@ -215,7 +215,10 @@ func abComparison(s *scenario.Scenario, o *abOutcome, rep *report.Run) *report.C
 
 // writeRepeatPlan says how plan's schedule is repeated or interleaved.
 func writeRepeatPlan(w io.Writer, s *scenario.Scenario, arrivals []time.Duration) {
-	if s.Repeats() > 1 {
+	switch {
+	case s.Repeats() > 1 && s.Varies() != "":
+		fmt.Fprintf(w, "  Repeat:  %d runs of each step, %v apart; checks judge each step's runs pooled, and each run alone for the spread\n", s.Repeats(), s.Cooldown)
+	case s.Repeats() > 1:
 		fmt.Fprintf(w, "  Repeat:  %d runs, %v apart; checks judge them pooled, compare uses their spread\n", s.Repeats(), s.Cooldown)
 	}
 	if !s.AB() {

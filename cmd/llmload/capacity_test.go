@@ -235,3 +235,53 @@ func TestReportCommand(t *testing.T) {
 		t.Errorf("-format yaml: exit %d, %s", code, errOut)
 	}
 }
+
+// TestRunRepeatedCapacitySearch drives run() through a capacity search
+// whose probes run twice: each step records its two runs, pools their
+// counts, and the capacity carries the runs' spread of the checked figure.
+func TestRunRepeatedCapacitySearch(t *testing.T) {
+	dir := runScenarioFile(t, "testdata/sweep.hcl", "repeats", "Capacity search over users", "Capacity:", "the capacity held in ")
+	res, err := report.ReadResult(filepath.Join(dir, "repeats.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sr := res.Sweep
+	if sr == nil || sr.Search == nil || len(sr.Steps) == 0 {
+		t.Fatalf("search: %+v", sr)
+	}
+	for _, st := range sr.Steps {
+		if len(st.Runs) != 2 {
+			t.Errorf("step %d: %d runs, want 2", st.Step, len(st.Runs))
+			continue
+		}
+		completed, failed, passed := 0, 0, 0
+		for _, r := range st.Runs {
+			completed += r.Summary.Completed
+			failed += r.Summary.Failed
+			if r.Passed {
+				passed++
+			}
+		}
+		if st.Summary.Completed != completed || st.Summary.Failed != failed || st.RunsPassed != passed {
+			t.Errorf("step %d: pooled %d completed, %d failed, %d runs passed; the runs' sum %d, %d, %d",
+				st.Step, st.Summary.Completed, st.Summary.Failed, st.RunsPassed, completed, failed, passed)
+		}
+		for _, key := range []string{"output_throughput", "ttft_p50", "ttft_p99", "itl_p50", "itl_p99", "error_rate", "ttft_p90"} {
+			if sp := st.SpreadOf(key); sp == nil || len(sp.Values) != 2 {
+				t.Errorf("step %d: spread of %s: %+v", st.Step, key, sp)
+			}
+		}
+	}
+	c := sr.Capacity
+	if c == nil {
+		t.Fatalf("no capacity: %+v", sr.Search)
+	}
+	// The checked figures: the sla's ttft_p90 and the default error budget.
+	keys := map[string]bool{}
+	for _, sp := range c.Spread {
+		keys[sp.Key] = sp.Min != nil && sp.Max != nil && len(sp.Values) == 2
+	}
+	if c.Runs != 2 || c.RunsPassed > 2 || !keys["ttft_p90"] || !keys["error_rate"] || len(keys) != 2 {
+		t.Errorf("capacity %+v: want 2 runs and the spread of ttft_p90 and error_rate", c)
+	}
+}

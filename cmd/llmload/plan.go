@@ -110,6 +110,7 @@ func writePlan(w io.Writer, cfg *scenario.Config, s *scenario.Scenario, ds *data
 	fmt.Fprintf(w, "           sampled with %s\n", datasetSeed(s))
 	if s.Varies() != "" {
 		writeSweepPlan(w, s)
+		writeRepeatPlan(w, s, nil)
 		writeChecksPlan(w, cfg, s)
 		return
 	}

@@ -8,8 +8,10 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
+	"github.com/llmload/llmload/compare"
 	"github.com/llmload/llmload/executor"
 	"github.com/llmload/llmload/metrics"
 	"github.com/llmload/llmload/report"
@@ -72,19 +74,25 @@ func needsMoreSamples(st report.Step, l stepLength) bool {
 	return st.Summary.Completed+st.Summary.Failed < l.minRequests
 }
 
-// runStep runs one step at load v, lengthening a duration-bound probe
-// that measured too few requests.
-func runStep(ctx context.Context, e env, s *scenario.Scenario, base executor.Plan, so *partObservers, i int, v float64, l stepLength) (*executor.Outcome, report.Step, error) {
+// runStep runs one step at load v (run of its repeats, 0 for a step
+// that is not repeated), lengthening a duration-bound probe that measured
+// too few requests; it returns the length it ran, for the step's next
+// runs.
+func runStep(ctx context.Context, e env, s *scenario.Scenario, base executor.Plan, so *partObservers, i, run int, v float64, l stepLength) (*executor.Outcome, report.Step, stepLength, error) {
 	for n := 0; ; n++ {
-		fmt.Fprintf(e.stderr, "llmload: step %d: %s = %s\n", i+1, s.Varies(), formatValue(v))
-		so.next(nil, func(r *metrics.Request) { r.Stage = i }) // a step is a stage of the requests file
+		if run > 0 {
+			fmt.Fprintf(e.stderr, "llmload: step %d: %s = %s, run %d of %d\n", i+1, s.Varies(), formatValue(v), run, s.Repeats())
+		} else {
+			fmt.Fprintf(e.stderr, "llmload: step %d: %s = %s\n", i+1, s.Varies(), formatValue(v))
+		}
+		so.next(nil, func(r *metrics.Request) { r.Stage, r.Repeat = i, run }) // a step is a stage of the requests file
 		p := stepPlan(s, base, v, l)
-		if i > 0 || n > 0 {
+		if i > 0 || n > 0 || run > 1 {
 			p.Warmup = 0
 		}
 		out, err := executor.Run(ctx, p)
 		if err != nil {
-			return nil, report.Step{}, err
+			return nil, report.Step{}, l, err
 		}
 		st := report.Step{Step: i + 1, Value: v, Summary: out.Overall, Duration: out.Overall.Duration, Lengthened: n}
 		if len(out.Stages) == 1 {
@@ -93,13 +101,103 @@ func runStep(ctx context.Context, e env, s *scenario.Scenario, base executor.Pla
 		}
 		st = judgeStep(s, st)
 		if out.Interrupted || n >= maxLengthen || l.duration == 0 || !needsMoreSamples(st, l) {
-			return out, st, nil
+			return out, st, l, nil
 		}
 		got := max(1, st.Summary.Completed+st.Summary.Failed)
 		scale := 1.2 * float64(l.minRequests) / float64(got)
 		l.duration = time.Duration(float64(l.duration) * min(scale, 10))
 		fmt.Fprintf(e.stderr, "llmload: step %d measured %d requests, under min_requests %d: running it again for %v\n", i+1, got, l.minRequests, l.duration.Round(time.Second))
 	}
+}
+
+// runProbe runs step i at load v s.Repeats() times, s.Cooldown apart,
+// and returns the runs' outcomes and the step: with one run, the run's;
+// with several, their summaries pooled and judged, each run also judged
+// alone, and the spread of the figures that decide the step.
+func runProbe(ctx context.Context, e env, s *scenario.Scenario, base executor.Plan, so *partObservers, i int, v float64, l stepLength) ([]*executor.Outcome, report.Step, error) {
+	n := s.Repeats()
+	if n <= 1 {
+		out, st, _, err := runStep(ctx, e, s, base, so, i, 0, v, l)
+		if err != nil {
+			return nil, st, err
+		}
+		st.Summary = copySummary(out.Overall)
+		return []*executor.Outcome{out}, st, nil
+	}
+	var outs []*executor.Outcome
+	var runs []report.Step
+	for r := range n {
+		if r > 0 {
+			fmt.Fprintf(e.stderr, "llmload: cooldown %v\n", s.Cooldown)
+			if !pause(ctx, s.Cooldown) {
+				break
+			}
+		}
+		out, st, used, err := runStep(ctx, e, s, base, so, i, r+1, v, l)
+		if err != nil {
+			return nil, report.Step{}, err
+		}
+		l = used
+		st.Summary = copySummary(out.Overall)
+		outs, runs = append(outs, out), append(runs, st)
+		if out.Interrupted {
+			break
+		}
+	}
+	if len(outs) == 0 {
+		return nil, report.Step{Step: i + 1, Value: v}, nil
+	}
+	sums := make([]*metrics.Summary, len(runs))
+	st := report.Step{Step: i + 1, Value: v}
+	for k, r := range runs {
+		sums[k] = r.Summary
+		st.Duration += r.Duration
+		st.MeanUsers += r.MeanUsers / float64(len(runs))
+		st.Lengthened = max(st.Lengthened, r.Lengthened)
+		st.Runs = append(st.Runs, report.StepRun{Run: k + 1, Duration: r.Duration, Passed: r.Passed(),
+			SLAFailed: r.SLAFailed, SLAInconclusive: r.SLAInconclusive, Summary: r.Summary})
+		if r.Passed() {
+			st.RunsPassed++
+		}
+	}
+	pooled, err := metrics.PoolSummaries(sums...)
+	if err != nil {
+		return nil, st, fmt.Errorf("step %d: %w", i+1, err)
+	}
+	pooled.Series = nil
+	st.Summary = pooled
+	st = judgeStep(s, st)
+	st.Spread = stepSpreads(sums, st.Checks)
+	return outs, st, nil
+}
+
+// stepFigures are the figures whose spread a repeated step records, with
+// each sla check's.
+var stepFigures = []compare.Row{
+	{Metric: "output_throughput"}, {Metric: "ttft", Stat: "p50"}, {Metric: "ttft", Stat: "p99"},
+	{Metric: "itl", Stat: "p50"}, {Metric: "itl", Stat: "p99"}, {Metric: "error_rate"},
+}
+
+// stepSpreads is the spread over a step's runs of the figures that decide
+// it.
+func stepSpreads(runs []*metrics.Summary, checks []report.Check) []report.Spread {
+	rows := slices.Clone(stepFigures)
+	for _, c := range checks {
+		r := compare.Row{Metric: c.Metric, Stat: c.Stat}
+		if c.Metric != "" && !slices.Contains(rows, r) {
+			rows = append(rows, r)
+		}
+	}
+	var out []report.Spread
+	for _, r := range rows {
+		sp, ok := compare.RunSpread(runs, r.Metric, r.Stat)
+		if !ok {
+			continue
+		}
+		m, _ := metrics.Lookup(r.Metric)
+		out = append(out, report.NewSpread(compare.Key(r.Metric, r.Stat), r.Metric, r.Stat, m.Unit, sp.Values, sp.Median, sp.Min, sp.Max, sp.CV))
+	}
+	return out
 }
 
 func formatValue(v float64) string { return fmt.Sprintf("%g", v) }
@@ -134,17 +232,18 @@ func runSteps(ctx context.Context, e env, s *scenario.Scenario, base executor.Pl
 		}
 	}
 	step := func(v float64, l stepLength) (report.Step, bool, error) {
-		out, st, err := runStep(ctx, e, s, base, so, len(sw.Steps), v, l)
+		// The whole run's series holds every step; a step keeps its figures.
+		runOuts, st, err := runProbe(ctx, e, s, base, so, len(sw.Steps), v, l)
 		if err != nil {
 			return st, false, err
 		}
-		// The whole run's series holds every step; a step keeps its figures.
-		series := out.Overall.Series
-		st.Summary = copySummary(out.Overall)
-		out.Overall.Series = series
-		outs = append(outs, out)
+		if len(runOuts) == 0 {
+			interrupted = true
+			return st, false, nil
+		}
+		outs = append(outs, runOuts...)
 		sw.Steps = append(sw.Steps, st)
-		if out.Interrupted {
+		if runOuts[len(runOuts)-1].Interrupted || len(runOuts) < s.Repeats() {
 			interrupted = true
 			return st, false, nil
 		}

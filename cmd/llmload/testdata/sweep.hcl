@@ -51,3 +51,22 @@ scenario "capacity" {
     ttft_p90 = "40ms"
   }
 }
+
+# The capacity search with each probe run twice, pooled and judged, each
+# run also judged alone.
+scenario "repeats" {
+  target   = target.sim
+  dataset  = dataset.random
+  repeat   = 2
+  cooldown = "50ms"
+  capacity {
+    vary     = "users"
+    min      = 2
+    max      = 8
+    duration = "300ms"
+  }
+  min_samples = 5
+  sla {
+    ttft_p90 = "40ms"
+  }
+}

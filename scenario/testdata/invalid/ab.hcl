@@ -92,14 +92,3 @@ scenario "blocks" {
     rate = 1
   }
 }
-
-scenario "repeated sweep" {
-  target  = target.old
-  dataset = dataset.d
-  repeat  = 3 # ERROR: Not with a sweep block
-  sweep {
-    rate     = [1, 2]
-    duration = "10s"
-  }
-  open_loop {}
-}
