@@ -113,16 +113,22 @@ func probeDate(ctx context.Context, client *http.Client, base string, n int) *re
 	return c
 }
 
-func dateOnce(ctx context.Context, client *http.Client, base string) (probe, error) {
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/v1/models", nil)
+// timedGet sends one GET and notes when it left (t1) and when the answer's
+// headers came back (t2): the window the other clock's reading lies in.
+func timedGet(ctx context.Context, client *http.Client, url string) (*http.Response, time.Time, time.Time, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
-		return probe{}, err
+		return nil, time.Time{}, time.Time{}, err
 	}
 	t1 := time.Now()
 	resp, err := client.Do(req)
-	t2 := time.Now()
+	return resp, t1, time.Now(), err
+}
+
+func dateOnce(ctx context.Context, client *http.Client, base string) (probe, error) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	resp, t1, t2, err := timedGet(ctx, client, base+"/v1/models")
 	if err != nil {
 		return probe{}, err
 	}
@@ -164,13 +170,7 @@ func probeLeader(ctx context.Context, client *http.Client, base string) *report.
 func leaderOnce(ctx context.Context, client *http.Client, base string) (probe, error) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/time", nil)
-	if err != nil {
-		return probe{}, err
-	}
-	t1 := time.Now()
-	resp, err := client.Do(req)
-	t2 := time.Now()
+	resp, t1, t2, err := timedGet(ctx, client, base+"/time")
 	if err != nil {
 		return probe{}, err
 	}
