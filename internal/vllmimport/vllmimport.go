@@ -149,46 +149,28 @@ func (s *settings) apply(o option) {
 			*dst = n
 		}
 	}
+	// Options that set one string, as given.
+	strs := map[string]*string{
+		"base-url":          &s.baseURL,
+		"host":              &s.host,
+		"port":              &s.port,
+		"endpoint":          &s.endpoint,
+		"model":             &s.model,
+		"served-model-name": &s.servedName,
+		"tokenizer":         &s.tokenizer,
+		"dataset-name":      &s.datasetName,
+		"dataset-path":      &s.datasetPath,
+	}
+	if dst, ok := strs[o.name]; ok {
+		if v, ok := one(); ok {
+			*dst = v
+		}
+		return
+	}
 	switch o.name {
 	case "backend", "endpoint-type":
 		if v, ok := one(); ok {
 			s.backend, s.backendArg = v, o.text()
-		}
-	case "base-url":
-		if v, ok := one(); ok {
-			s.baseURL = v
-		}
-	case "host":
-		if v, ok := one(); ok {
-			s.host = v
-		}
-	case "port":
-		if v, ok := one(); ok {
-			s.port = v
-		}
-	case "endpoint":
-		if v, ok := one(); ok {
-			s.endpoint = v
-		}
-	case "model":
-		if v, ok := one(); ok {
-			s.model = v
-		}
-	case "served-model-name":
-		if v, ok := one(); ok {
-			s.servedName = v
-		}
-	case "tokenizer":
-		if v, ok := one(); ok {
-			s.tokenizer = v
-		}
-	case "dataset-name":
-		if v, ok := one(); ok {
-			s.datasetName = v
-		}
-	case "dataset-path":
-		if v, ok := one(); ok {
-			s.datasetPath = v
 		}
 	case "dataset": // benchmark_serving.py's old spelling of a ShareGPT path
 		if v, ok := one(); ok {
