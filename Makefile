@@ -14,7 +14,7 @@ SKIPLOG := $(CURDIR)/bin/shared-skips.log
 DIST    := dist
 PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
 
-.PHONY: all build test unit race freshclone fuzz-short shared-skips lint fmt-check vet bench bench-memory bench-streams bench-dataset bench-python calibrate quickstart release clean
+.PHONY: all build test test-busy unit race freshclone fuzz-short shared-skips lint fmt-check vet bench bench-memory bench-streams bench-dataset bench-python calibrate quickstart release clean
 
 all: build test
 
@@ -26,6 +26,13 @@ build:
 ## goroutines, a short fuzz of each parser, then the count of tests skipped
 ## for want of ../shared.
 test: lint unit race freshclone fuzz-short shared-skips
+
+## test-busy: the unit and end-to-end tests (the fresh-clone test among
+## them) while a busy loop at normal priority occupies every core, as a
+## build or another test run beside them does. No test's outcome may depend
+## on how busy the machine is; CI runs this once after `make test`.
+test-busy:
+	bash tools/busy.sh $(MAKE) -k unit freshclone
 
 unit:
 	@mkdir -p bin && rm -f $(SKIPLOG)

@@ -40,9 +40,9 @@ func Valid(rules []Rule) bool {
 // lower end of the P99's 95% interval, so that one late dispatch of a
 // hundred does not decide), the client's
 // CPU stayed under MaxClientCPU, and the server's and the client's output
-// token counts agreed on all but MaxTokenMismatch of the requests.
-func Validity(s *scenario.Scenario, sum *metrics.Summary) []Rule {
-	v := s.Validity
+// token counts agreed on all but MaxTokenMismatch of the requests. It reads
+// no clock: the figures are the summary's, the bounds v's.
+func Validity(v scenario.Validity, sum *metrics.Summary) []Rule {
 	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 	noSchedule := "no schedule to keep: a closed loop, or rate = \"inf\""
 	rules := []Rule{

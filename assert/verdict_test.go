@@ -220,7 +220,7 @@ func TestValidity(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			sum := base()
 			tt.change(sum)
-			rules := Validity(s, sum)
+			rules := Validity(s.Validity, sum)
 			var broken []string
 			for _, r := range rules {
 				if r.Applies && !r.Valid {
@@ -251,7 +251,7 @@ func TestValidity(t *testing.T) {
 		}
 		sum := rec.Summary()
 		var lag Rule
-		for _, r := range Validity(s, sum) {
+		for _, r := range Validity(s.Validity, sum) {
 			if r.Name == "lag_p99" {
 				lag = r
 			}
@@ -262,7 +262,7 @@ func TestValidity(t *testing.T) {
 	}
 	// The bounds come from the validity block.
 	strict := &scenario.Scenario{Validity: scenario.Validity{MaxRateShortfall: 0.01, MaxLagP99: time.Millisecond, MaxClientCPU: 0.1, MaxTokenMismatch: 0}}
-	if rules := Validity(strict, base()); Valid(rules) {
+	if rules := Validity(strict.Validity, base()); Valid(rules) {
 		t.Errorf("tight bounds let the run pass: %+v", rules)
 	}
 }
@@ -278,5 +278,84 @@ func TestStrictOpenInterval(t *testing.T) {
 	s.Verdict = scenario.VerdictPoint
 	if o := Evaluate(s, sum)[0]; o.Verdict != Pass {
 		t.Errorf("point verdict %s, want pass: %s", o.Verdict, o.Message)
+	}
+}
+
+// TestValidityRecordedSchedule judges recorded schedules with the shipped
+// bounds: each request's intended and actual dispatch offsets are given,
+// so no clock is read and the verdict is the same on any machine. Each
+// bound is met in one case and broken in another.
+func TestValidityRecordedSchedule(t *testing.T) {
+	const n, every = 400, 10 * time.Millisecond // 100 req/s for 4 s
+	tests := []struct {
+		name string
+		// lag is request i's dispatch lag; stretch scales the dispatch
+		// offsets (1.06: the client kept 94% of the rate).
+		lag      func(i int) time.Duration
+		stretch  float64
+		cpu      float64
+		mismatch int // requests whose usage and tokenizer counts differ by 2
+		broken   []string
+	}{
+		{name: "on time", lag: func(int) time.Duration { return time.Millisecond }, stretch: 1, cpu: 0.2},
+		{name: "every dispatch 9 ms late", lag: func(int) time.Duration { return 9 * time.Millisecond }, stretch: 1, cpu: 0.2},
+		{name: "every dispatch 12 ms late", lag: func(int) time.Duration { return 12 * time.Millisecond }, stretch: 1, cpu: 0.2, broken: []string{"lag_p99"}},
+		// The interval rule: 2 dispatches of 400 far late put the P99's
+		// point estimate on a 1 ms lag; 12 of 400 put even the lower end
+		// of its 95% interval over the bound.
+		{name: "2 of 400 dispatches 80 ms late", lag: lateEvery(200), stretch: 1, cpu: 0.2},
+		{name: "12 of 400 dispatches 80 ms late", lag: lateEvery(33), stretch: 1, cpu: 0.2, broken: []string{"lag_p99"}},
+		{name: "achieved 96% of the rate", lag: nil, stretch: 1.04, cpu: 0.2, broken: []string{"lag_p99"}},
+		{name: "achieved 94% of the rate", lag: nil, stretch: 1.065, cpu: 0.2, broken: []string{"rate_shortfall", "lag_p99"}},
+		{name: "client CPU at 85%", lag: func(int) time.Duration { return time.Millisecond }, stretch: 1, cpu: 0.85},
+		{name: "client CPU at 95%", lag: func(int) time.Duration { return time.Millisecond }, stretch: 1, cpu: 0.95, broken: []string{"client_cpu"}},
+		{name: "token counts differ on 1%", lag: func(int) time.Duration { return time.Millisecond }, stretch: 1, cpu: 0.2, mismatch: 4},
+		{name: "token counts differ on 1.25%", lag: func(int) time.Duration { return time.Millisecond }, stretch: 1, cpu: 0.2, mismatch: 5, broken: []string{"token_mismatch"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := metrics.NewRecorder(metrics.Options{Scheduled: true})
+			for i := range n {
+				intended := time.Duration(i) * every
+				dispatched := time.Duration(float64(intended) * tt.stretch)
+				if tt.lag != nil {
+					dispatched = intended + tt.lag(i)
+				}
+				tok := 10
+				if i < tt.mismatch {
+					tok = 12
+				}
+				rec.Add(&metrics.Request{Intended: intended, Dispatched: dispatched, Sent: dispatched, TTFT: time.Millisecond, E2E: 2 * time.Millisecond,
+					End: dispatched + 2*time.Millisecond, OutputTokens: 10, OutputEvents: 10, OutputTokensSource: metrics.SourceUsage, TokenizerOutputTokens: tok})
+			}
+			sum := rec.Summary()
+			sum.ClientCPU = tt.cpu
+			rules := Validity(scenario.DefaultValidity, sum)
+			var broken []string
+			for _, r := range rules {
+				if !r.Applies {
+					t.Errorf("rule %s does not apply: %s", r.Name, r.Why)
+				}
+				if !r.Valid {
+					broken = append(broken, r.Name)
+				}
+			}
+			if diff := cmp.Diff(tt.broken, broken); diff != "" {
+				t.Errorf("broken rules (-want +got):\n%s\nrules: %+v", diff, rules)
+			}
+			if Valid(rules) != (len(tt.broken) == 0) {
+				t.Errorf("Valid = %v with %v broken", Valid(rules), broken)
+			}
+		})
+	}
+}
+
+// lateEvery makes every k-th dispatch 80 ms late and the others 1 ms.
+func lateEvery(k int) func(int) time.Duration {
+	return func(i int) time.Duration {
+		if i%k == k-1 {
+			return 80 * time.Millisecond
+		}
+		return time.Millisecond
 	}
 }

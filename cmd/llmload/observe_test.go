@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -194,7 +195,7 @@ func TestServerChecks(t *testing.T) {
 			}
 			pre, _ := res.Summary.Value("server.preemptions", "delta")
 			kv, _ := res.Summary.Value("server.kv_cache_usage", "max")
-			if tt.code == exitOK && (pre != 0 || kv <= 0) || tt.code != exitOK && (pre == 0 || kv <= 0.95) {
+			if tt.code == exitOK && (pre != 0 || kv <= 0) || tt.code != exitOK && (pre == 0 || kv <= 0.75) {
 				t.Errorf("preemptions %v, KV usage max %v", pre, kv)
 			}
 			gen, _ := res.Summary.Value("server.generation_tokens", "delta")
@@ -244,8 +245,8 @@ func TestServerScrapeFails(t *testing.T) {
 // are the sum of the parts', and the checks are judged again on them.
 func TestMergeServerChecks(t *testing.T) {
 	out := t.TempDir()
-	var paths []string
-	var want float64
+	var paths, partsFailed []string
+	var want, wantKV float64
 	for i := range 2 {
 		dir := filepath.Join(out, fmt.Sprint(i))
 		if code, stdout, stderr := call(t, context.Background(), "run", "-quiet", "-out", dir, "-var", "kv_cache_tokens=2100", "-var", "duration=1s", "testdata/server.hcl"); code != exitCheckFailed {
@@ -258,6 +259,13 @@ func TestMergeServerChecks(t *testing.T) {
 		}
 		v, _ := res.Summary.Value("server.preemptions", "delta")
 		want += v
+		kv, _ := res.Summary.Value("server.kv_cache_usage", "max")
+		wantKV = max(wantKV, kv)
+		for _, c := range res.Checks {
+			if !c.Passed && !slices.Contains(partsFailed, c.Name) {
+				partsFailed = append(partsFailed, c.Name)
+			}
+		}
 	}
 	merged := filepath.Join(out, "merged.json")
 	code, stdout, stderr := call(t, context.Background(), append([]string{"merge", "-quiet", "-o", merged}, paths...)...)
@@ -277,7 +285,14 @@ func TestMergeServerChecks(t *testing.T) {
 			failed = append(failed, c.Name)
 		}
 	}
-	if fmt.Sprint(failed) != "[server_kv_cache_usage_max no preemptions]" {
-		t.Errorf("merged result's failed checks %v", failed)
+	if got, _ := res.Summary.Value("server.kv_cache_usage", "max"); got != wantKV {
+		t.Errorf("merged KV usage max %v, want the parts' max %v", got, wantKV)
+	}
+	// A peak and a sum fail in the merge exactly when they failed in a
+	// part; here the workload makes both fail in each.
+	slices.Sort(partsFailed)
+	slices.Sort(failed)
+	if fmt.Sprint(failed) != fmt.Sprint(partsFailed) || fmt.Sprint(failed) != "[no preemptions server_kv_cache_usage_max]" {
+		t.Errorf("merged result's failed checks %v, the parts' %v", failed, partsFailed)
 	}
 }

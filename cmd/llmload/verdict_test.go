@@ -141,6 +141,7 @@ func TestTooFewSamples(t *testing.T) {
 // TestInvalidRun: a run whose client broke a validity bound exits 3 with
 // the reason, whatever its checks say.
 func TestInvalidRun(t *testing.T) {
+	shippedValidity(t)
 	srv := executortest.New(executortest.Config{TTFT: 5 * time.Millisecond, ITL: time.Millisecond})
 	defer srv.Close()
 	code, stdout, stderr, res := runVerdict(t, srv, "invalid")

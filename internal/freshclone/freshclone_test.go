@@ -14,7 +14,41 @@ import (
 	"time"
 
 	"github.com/llmload/llmload/internal/testshared"
+	"github.com/llmload/llmload/report"
 )
+
+// machineRules are the validity rules that measure the machine running
+// llmload (how well it kept the schedule, how much CPU it had), not the
+// example or the server.
+var machineRules = map[string]bool{"lag_p99": true, "rate_shortfall": true, "client_cpu": true}
+
+// machineOnly reports whether a run is invalid for machine rules alone,
+// with every check passed and every request completed.
+func machineOnly(res *report.Result) bool {
+	if res.Validity == nil || res.Validity.Valid || res.Interrupted || res.Failed > 0 || res.Completed == 0 {
+		return false
+	}
+	for _, r := range res.Validity.Broken() {
+		if !machineRules[r.Name] {
+			return false
+		}
+	}
+	for _, c := range res.Checks {
+		if !c.Passed {
+			return false
+		}
+	}
+	return true
+}
+
+// brokenNames lists a result's broken validity rules.
+func brokenNames(res *report.Result) string {
+	var names []string
+	for _, r := range res.Validity.Broken() {
+		names = append(names, r.Name)
+	}
+	return strings.Join(names, ", ")
+}
 
 // skipOrFail skips locally when the test cannot set itself up (no git, no
 // repository), and fails under LLMLOAD_REQUIRE_SHARED, as in CI, where
@@ -124,11 +158,20 @@ func TestFreshClone(t *testing.T) {
 			start := time.Now()
 			args := append(append([]string{}, r.args...), "-out", results, "-quiet")
 			code, out := command(ctx, t, clone, bin, args...)
+			res, err := report.ReadResult(filepath.Join(results, r.result))
+			if err != nil {
+				t.Fatalf("llmload %s (exit %d) wrote no result file: %v\n%s", strings.Join(args, " "), code, err, out)
+			}
+			if code == 3 && machineOnly(res) {
+				// The example ran and its checks passed; the machine
+				// running the test was too busy to keep the schedule.
+				// That is the validity gate doing its job (its own tests
+				// are in assert and cmd/llmload), not a broken example.
+				t.Logf("llmload %s: invalid on this machine only (%s); every check passed", strings.Join(r.args, " "), brokenNames(res))
+				return
+			}
 			if code != 0 {
 				t.Fatalf("llmload %s: exit %d\n%s", strings.Join(args, " "), code, out)
-			}
-			if _, err := os.Stat(filepath.Join(results, r.result)); err != nil {
-				t.Errorf("llmload %s wrote no result file: %v\n%s", strings.Join(args, " "), err, out)
 			}
 			t.Logf("llmload %s: exit 0 in %v", strings.Join(r.args, " "), time.Since(start).Round(100*time.Millisecond))
 		})

@@ -43,8 +43,13 @@ scenario "server" {
     duration = var.duration
   }
 
+  # 16 users of 256 + 128 tokens ask for about 6,200 tokens of KV cache.
+  # The default cache (65,536) peaks under 10% whatever the timing; one of
+  # 2,100 tokens stays full to within one request (over 80%) at every
+  # scrape but the rare one right after a release. The bound sits between,
+  # so the scrape times do not decide the verdict.
   sla {
-    server_kv_cache_usage_max = 0.95
+    server_kv_cache_usage_max = 0.75
   }
 
   assert "no preemptions" {
