@@ -84,6 +84,10 @@ func Start(ctx context.Context, cfg Config) *Scraper {
 		s.wanted[n] = true
 	}
 	ctx, s.cancel = context.WithCancel(ctx)
+	// The first scrape is taken before Start returns, so before the load
+	// begins: the counters' deltas then cover every request of the run,
+	// however late a background goroutine would have been scheduled.
+	s.scrapeOnce(ctx)
 	go s.loop(ctx)
 	return s
 }
@@ -93,12 +97,12 @@ func (s *Scraper) loop(ctx context.Context) {
 	t := time.NewTicker(s.cfg.Interval)
 	defer t.Stop()
 	for {
-		s.scrapeOnce(ctx)
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
 		}
+		s.scrapeOnce(ctx)
 	}
 }
 

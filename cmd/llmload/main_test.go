@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -315,10 +314,11 @@ func TestRunClosedLoopStages(t *testing.T) {
 func TestRunInterrupted(t *testing.T) {
 	out := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
-	// The closed-loop scenario runs for 2 s; cancel it part-way through.
-	timer := time.AfterFunc(700*time.Millisecond, cancel)
-	defer timer.Stop()
-	code, stdout, stderr := call(t, ctx, "run", "-quiet", "-out", out, "testdata/closed.hcl")
+	defer cancel()
+	// The closed-loop scenario runs for 2 s; cancel it part-way through,
+	// once some requests have completed.
+	live := interruptAfterCompletions(t, cancel, 5)
+	code, stdout, stderr := call(t, ctx, append([]string{"run", "-quiet", "-out", out, "testdata/closed.hcl"}, live...)...)
 	if code != exitInterrupted {
 		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitInterrupted, stdout, stderr)
 	}

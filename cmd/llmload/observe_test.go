@@ -296,3 +296,30 @@ func TestMergeServerChecks(t *testing.T) {
 		t.Errorf("merged result's failed checks %v, the parts' %v", failed, partsFailed)
 	}
 }
+
+// interruptAfterCompletions returns the arguments that serve a run's live
+// metrics, and cancels ctx once the run has completed n requests: an
+// interruption "part-way through" that no slow start can turn into an
+// interruption before anything finished.
+func interruptAfterCompletions(t *testing.T, cancel context.CancelFunc, n float64) []string {
+	t.Helper()
+	addr := freeAddr(t)
+	stop := make(chan struct{})
+	t.Cleanup(func() { close(stop) })
+	go func() {
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+			}
+			if mfs := scrapeLive("http://" + addr + "/metrics"); mfs != nil && counterSum(mfs["llmload_requests_total"], "outcome", "completed") >= n {
+				cancel()
+				return
+			}
+		}
+	}()
+	return []string{"-metrics-addr", addr}
+}

@@ -53,21 +53,22 @@ func TestRequestsFileIsComplete(t *testing.T) {
 	tests := []struct {
 		name      string
 		file      string
-		interrupt time.Duration
+		interrupt bool // cancel once 5 requests have completed
 		code      int
 	}{
-		{"normal", "testdata/tiny.hcl", 0, exitOK},
-		{"interrupted", "testdata/closed.hcl", 700 * time.Millisecond, exitInterrupted},
+		{"normal", "testdata/tiny.hcl", false, exitOK},
+		{"interrupted", "testdata/closed.hcl", true, exitInterrupted},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			out := t.TempDir()
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			if tt.interrupt > 0 {
-				defer time.AfterFunc(tt.interrupt, cancel).Stop()
+			args := []string{"run", "-quiet", "-out", out, tt.file}
+			if tt.interrupt {
+				args = append(args, interruptAfterCompletions(t, cancel, 5)...)
 			}
-			code, stdout, stderr := call(t, ctx, "run", "-quiet", "-out", out, tt.file)
+			code, stdout, stderr := call(t, ctx, args...)
 			if code != tt.code {
 				t.Fatalf("exit %d, want %d\n%s%s", code, tt.code, stdout, stderr)
 			}

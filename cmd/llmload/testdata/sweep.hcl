@@ -20,12 +20,13 @@ dataset "random" {
 scenario "sweep" {
   target  = target.sim
   dataset = dataset.random
+  # Steps end after a number of requests, not a duration, so that every
+  # step holds as many samples however busy the machine: a P90 on at least
+  # 5 of them (a P99 would need 1,000).
   sweep {
     users    = [1, 4, 8, 16]
-    duration = "500ms"
+    requests = 16
   }
-  # Half-second steps hold a few dozen requests: a P90 on at least 5 of
-  # them (a P99 would need 1,000).
   min_samples = 5
   sla {
     ttft_p90 = "40ms"
@@ -38,14 +39,14 @@ scenario "sweep" {
 scenario "capacity" {
   target  = target.sim
   dataset = dataset.random
+  # Each probe ends after 12 requests: its checks rest on as many samples
+  # however busy the machine.
   capacity {
     vary     = "users"
     min      = 1
     max      = 16
-    duration = "400ms"
+    requests = 12
   }
-  # Half-second steps hold a few dozen requests: a P90 on at least 5 of
-  # them (a P99 would need 1,000).
   min_samples = 5
   sla {
     ttft_p90 = "40ms"
@@ -63,7 +64,7 @@ scenario "repeats" {
     vary     = "users"
     min      = 2
     max      = 8
-    duration = "300ms"
+    requests = 8
   }
   min_samples = 5
   sla {
