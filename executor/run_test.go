@@ -516,26 +516,33 @@ func TestRunKeepText(t *testing.T) {
 }
 
 // A stage's mean users is what ran, not its target: a ramp from 4 to 20
-// users over the whole stage averages about 12.
+// users over the whole stage averages about 12. The users are sampled every
+// 100 ms; on the fake clock of a testing/synctest bubble each sample sees
+// exactly the users the ramp's steps had let in by then, so the means are
+// exact. The stages are laid out so that no step falls on a sample.
 func TestRunClosedLoopMeanUsers(t *testing.T) {
-	srv := executortest.New(executortest.Config{TTFT: 2 * time.Millisecond, ITL: time.Millisecond, Tokens: 3})
-	defer srv.Close()
-	stages := []Stage{
-		{Users: 4, Duration: 400 * time.Millisecond},
-		{Users: 20, Duration: 600 * time.Millisecond, Ramp: 600 * time.Millisecond},
-	}
-	out := mustRun(t, context.Background(), Plan{
-		Target:   Target{BaseURL: srv.URL},
-		Requests: requests(3, 8),
-		Closed:   &ClosedLoop{Stages: stages, ThinkMin: 5 * time.Millisecond, ThinkMax: 5 * time.Millisecond},
+	inBubble(t, executortest.Config{TTFT: 2 * time.Millisecond, ITL: time.Millisecond, Tokens: 3}, func(t *testing.T, srv *executortest.Server) {
+		stages := []Stage{
+			{Users: 4, Duration: 450 * time.Millisecond},
+			{Users: 20, Duration: 640 * time.Millisecond, Ramp: 640 * time.Millisecond},
+		}
+		out := mustRun(t, context.Background(), Plan{
+			Target:   Target{BaseURL: srv.URL},
+			Requests: requests(3, 8),
+			Closed:   &ClosedLoop{Stages: stages, ThinkMin: 5 * time.Millisecond, ThinkMax: 5 * time.Millisecond},
+		})
+		if len(out.Stages) != 2 {
+			t.Fatalf("%d stages, want 2", len(out.Stages))
+		}
+		// Stage 1 is sampled at 100 to 400 ms, 4 users each time.
+		if got := out.Stages[0].MeanUsers; got != 4 {
+			t.Errorf("stage 1 (4 users throughout): mean users %v, want 4", got)
+		}
+		// The ramp lets one more user in every 40 ms from 450 ms on (5 at
+		// 450, 6 at 490, ...); the samples at 500 to 1000 ms see 6, 8, 11,
+		// 13, 16 and 18 users: 12 on average, well under the 20 targeted.
+		if got := out.Stages[1].MeanUsers; got != 12 {
+			t.Errorf("stage 2 (ramp 4 -> 20 over the stage): mean users %v, want 12", got)
+		}
 	})
-	if len(out.Stages) != 2 {
-		t.Fatalf("%d stages, want 2", len(out.Stages))
-	}
-	if got := out.Stages[0].MeanUsers; got < 3.5 || got > 4 {
-		t.Errorf("stage 1 (4 users throughout): mean users %.2f, want 4 (3.5 allowing for the first sample)", got)
-	}
-	if got := out.Stages[1].MeanUsers; got < 9 || got > 15 {
-		t.Errorf("stage 2 (ramp 4 -> 20 over the stage): mean users %.2f, want about 12", got)
-	}
 }
