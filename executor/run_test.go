@@ -409,31 +409,34 @@ func TestRunQueuedRequestsAllSent(t *testing.T) {
 	}
 }
 
-// A request that never ends is cut off by its own timeout, and the run ends.
+// A request that never ends is cut off by its own timeout, and the run
+// ends. On the fake clock of a testing/synctest bubble the 100 ms requests
+// take exactly 100 ms, well inside the 250 ms timeout, and the hung one is
+// cut exactly at it: the run ends 450 ms in.
 func TestRunHungLastRequest(t *testing.T) {
-	srv := executortest.New(executortest.Config{TTFT: 100 * time.Millisecond, Tokens: 1, Vary: func(i int, c *executortest.Config) {
+	cfg := executortest.Config{TTFT: 100 * time.Millisecond, Tokens: 1, Vary: func(i int, c *executortest.Config) {
 		if i == 2 {
 			c.TTFT = time.Minute
 		}
-	}})
-	defer srv.Close()
-	began := time.Now()
-	out := mustRun(t, context.Background(), Plan{
-		Target:      Target{BaseURL: srv.URL, Timeout: 250 * time.Millisecond},
-		Requests:    requests(1, 1),
-		Open:        &OpenLoop{Rate: math.Inf(1), MaxConcurrency: 1},
-		MaxRequests: 3,
+	}}
+	inBubble(t, cfg, func(t *testing.T, srv *executortest.Server) {
+		out := mustRun(t, context.Background(), Plan{
+			Target:      Target{BaseURL: srv.URL, Timeout: 250 * time.Millisecond},
+			Requests:    requests(1, 1),
+			Open:        &OpenLoop{Rate: math.Inf(1), MaxConcurrency: 1},
+			MaxRequests: 3,
+		})
+		var kinds []metrics.ErrorKind
+		for _, r := range out.Results {
+			kinds = append(kinds, r.Error)
+		}
+		if diff := cmp.Diff([]metrics.ErrorKind{"", "", metrics.ErrTimeout}, kinds); diff != "" {
+			t.Errorf("outcomes (-want +got):\n%s", diff)
+		}
+		if last := out.Results[len(out.Results)-1]; last.End-last.Sent != 250*time.Millisecond || out.Elapsed != 450*time.Millisecond {
+			t.Errorf("hung request cut %v after it was sent, run ended at %v; want 250ms (its timeout), 450ms", last.End-last.Sent, out.Elapsed)
+		}
 	})
-	if took := time.Since(began); took > 10*time.Second {
-		t.Errorf("took %v to end", took)
-	}
-	var kinds []metrics.ErrorKind
-	for _, r := range out.Results {
-		kinds = append(kinds, r.Error)
-	}
-	if diff := cmp.Diff([]metrics.ErrorKind{"", "", metrics.ErrTimeout}, kinds); diff != "" {
-		t.Errorf("outcomes (-want +got):\n%s", diff)
-	}
 }
 
 func TestRunDuration(t *testing.T) {
