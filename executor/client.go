@@ -176,9 +176,13 @@ func (t Target) HTTPClient(conns int) (*http.Client, error) {
 	// connection); MaxConnsPerHost stays unlimited, so a request never
 	// waits for a connection slot: any wait shows as blocked.
 	conns = max(conns, t.PrewarmConnections, 1)
+	dial := stampDialer(&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second})
+	if testDial != nil {
+		dial = testDial
+	}
 	tr := &http.Transport{
 		Proxy:               http.ProxyFromEnvironment,
-		DialContext:         stampDialer(&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}),
+		DialContext:         dial,
 		TLSClientConfig:     tlsConf,
 		TLSHandshakeTimeout: 10 * time.Second,
 		MaxIdleConns:        conns,
@@ -199,6 +203,12 @@ func (t Target) HTTPClient(conns int) (*http.Client, error) {
 	}
 	return &http.Client{Transport: &headerTransport{base: tr, header: t.credentialHeader()}}, nil
 }
+
+// testDial, set by tests alone, dials the connections of every transport
+// HTTPClient builds in place of TCP: in-memory connections let a test run
+// the client under testing/synctest's fake clock, where time moves only
+// when every goroutine waits. Nil outside tests.
+var testDial func(ctx context.Context, network, addr string) (net.Conn, error)
 
 // headerTransport adds a target's headers to every request.
 type headerTransport struct {

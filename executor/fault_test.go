@@ -214,30 +214,35 @@ func TestRunClosedLoopBacksOff(t *testing.T) {
 }
 
 // A success resets the backoff: a user whose server recovers goes back to
-// its think time at once.
+// its think time at once. On the fake clock of a testing/synctest bubble
+// the gaps are exact: the user, with no think time, sends the next request
+// the instant a success ends, and waits out one backoff (50 to 100 ms)
+// after the failure.
 func TestRunBackoffResets(t *testing.T) {
-	srv := executortest.New(executortest.Config{Vary: func(i int, c *executortest.Config) {
+	cfg := executortest.Config{Vary: func(i int, c *executortest.Config) {
 		if i == 0 {
 			c.Status, c.Body = 503, "warming up"
 		}
-	}})
-	defer srv.Close()
-	out := mustRun(t, t.Context(), Plan{
-		Target:      Target{BaseURL: srv.URL, Model: "m"},
-		Requests:    requests(4, 2),
-		Closed:      &ClosedLoop{Stages: []Stage{{Users: 1}}, Backoff: Backoff{Min: 100 * time.Millisecond, Max: 5 * time.Second}},
-		MaxRequests: 12,
+	}}
+	inBubble(t, cfg, func(t *testing.T, srv *executortest.Server) {
+		out := mustRun(t, t.Context(), Plan{
+			Target:      Target{BaseURL: srv.URL, Model: "m"},
+			Requests:    requests(4, 2),
+			Closed:      &ClosedLoop{Stages: []Stage{{Users: 1}}, Backoff: Backoff{Min: 100 * time.Millisecond, Max: 5 * time.Second}},
+			MaxRequests: 12,
+		})
+		if s := out.Overall; s.Failed != 1 || s.Completed != 11 {
+			t.Fatalf("completed %d, failed %d; want 11 and 1", s.Completed, s.Failed)
+		}
+		if gap := out.Results[1].Sent - out.Results[0].End; gap < 50*time.Millisecond || gap > 100*time.Millisecond {
+			t.Errorf("%v after the failure: want one backoff, 50 to 100 ms", gap)
+		}
+		for i := 2; i < len(out.Results); i++ {
+			if gap := out.Results[i].Sent - out.Results[i-1].End; gap != 0 {
+				t.Errorf("%v between successful requests %d and %d: the backoff did not reset", gap, i-1, i)
+			}
+		}
 	})
-	if s := out.Overall; s.Failed != 1 || s.Completed != 11 {
-		t.Fatalf("completed %d, failed %d; want 11 and 1", s.Completed, s.Failed)
-	}
-	// One backoff (50-100 ms) after the failure, none after the successes.
-	if gap := out.Results[2].Sent - out.Results[1].End; gap > 40*time.Millisecond {
-		t.Errorf("%v between two successful requests: the backoff did not reset", gap)
-	}
-	if gap := out.Results[1].Sent - out.Results[0].End; gap < 50*time.Millisecond {
-		t.Errorf("%v after the failure: want a backoff of at least 50 ms", gap)
-	}
 }
 
 // abort_on stops a hopeless run early, open or closed, and says why.

@@ -155,29 +155,35 @@ func TestRunShardedClosedLoop(t *testing.T) {
 }
 
 // TestRunStartAt: time zero is StartAt, after warmup, and a StartAt already
-// past keeps its instant and reports how late the shard was.
+// past keeps its instant and reports how late the shard was. It runs on
+// the fake clock of a testing/synctest bubble, where setting up the run
+// and its warmup request take no time: a StartAt 300 ms ahead is met
+// exactly, whatever the machine is doing.
 func TestRunStartAt(t *testing.T) {
-	srv := executortest.New(executortest.Config{TTFT: time.Millisecond, ITL: time.Millisecond})
-	defer srv.Close()
-	plan := Plan{
-		Target:      Target{BaseURL: srv.URL, Timeout: 10 * time.Second},
-		Requests:    requests(3, 2),
-		Open:        &OpenLoop{Rate: 1000},
-		MaxRequests: 3,
-		Warmup:      1,
-	}
-	at := time.Now().Add(300 * time.Millisecond).Round(0)
-	plan.StartAt = at
-	out := mustRun(t, context.Background(), plan)
-	if d := out.Started.Sub(at); d != 0 || out.StartLate != 0 {
-		t.Errorf("time zero %v after StartAt, late %v; want exactly StartAt, not late", d, out.StartLate)
-	}
-	if first := out.Results[1]; first.Warmup || out.Started.Add(first.Dispatched).Before(at) {
-		t.Errorf("first measured request dispatched %v after time zero: before StartAt", first.Dispatched)
-	}
-	plan.StartAt = time.Now().Add(-time.Second)
-	out = mustRun(t, context.Background(), plan)
-	if out.StartLate < time.Second || !out.Started.Equal(plan.StartAt) {
-		t.Errorf("past StartAt: late %v, time zero %v; want >= 1s late, time zero at StartAt", out.StartLate, out.Started)
-	}
+	inBubble(t, executortest.Config{TTFT: time.Millisecond, ITL: time.Millisecond}, func(t *testing.T, srv *executortest.Server) {
+		plan := Plan{
+			Target:      Target{BaseURL: srv.URL, Timeout: 10 * time.Second},
+			Requests:    requests(3, 2),
+			Open:        &OpenLoop{Rate: 1000},
+			MaxRequests: 3,
+			Warmup:      1,
+		}
+		at := time.Now().Add(300 * time.Millisecond).Round(0)
+		plan.StartAt = at
+		out := mustRun(t, context.Background(), plan)
+		if d := out.Started.Sub(at); d != 0 || out.StartLate != 0 {
+			t.Errorf("time zero %v after StartAt, late %v; want exactly StartAt, not late", d, out.StartLate)
+		}
+		if first := out.Results[1]; first.Warmup || out.Started.Add(first.Dispatched).Before(at) {
+			t.Errorf("first measured request dispatched %v after time zero: before StartAt", first.Dispatched)
+		}
+		if w := out.Results[0]; !w.Warmup || w.End >= 0 {
+			t.Errorf("warmup %v, ended %v from time zero; want the warmup request done before it", w.Warmup, w.End)
+		}
+		plan.StartAt = time.Now().Add(-time.Second)
+		out = mustRun(t, context.Background(), plan)
+		if out.StartLate < time.Second || !out.Started.Equal(plan.StartAt) {
+			t.Errorf("past StartAt: late %v, time zero %v; want >= 1s late, time zero at StartAt", out.StartLate, out.Started)
+		}
+	})
 }

@@ -77,7 +77,8 @@ type Config struct {
 	Mode      Mode
 	ModeAfter int
 	// RecordSends keeps when each output chunk was flushed, by x-request-id
-	// (see Sends): the truth to compare a client's timestamps with.
+	// (see Sends): the truth to compare a client's timestamps with. It
+	// keeps when each write began too (see WriteStarts).
 	RecordSends bool
 	// Vary, when set, adjusts a copy of the config for request i (0-based,
 	// in arrival order): per-request delays, faults or lengths.
@@ -156,6 +157,7 @@ type Server struct {
 	mu       sync.Mutex
 	received []Received
 	sends    map[string][]time.Time
+	writes   map[string][]time.Time
 	recv     map[string]time.Time
 	crashed  sync.Once
 }
@@ -199,6 +201,18 @@ func (s *Server) Sends(requestID string) []time.Time {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.sends[requestID]
+}
+
+// WriteStarts returns when the server began writing each output chunk of
+// the request with this x-request-id (with Config.RecordSends). No client
+// can have received a chunk before its write began; its Sends time, read
+// once the write and the flush have returned, can come after a client on
+// the same machine already stamped it (the kernel stamps the bytes' arrival
+// during the write), by as long as the server waited for a CPU in between.
+func (s *Server) WriteStarts(requestID string) []time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.writes[requestID]
 }
 
 // AllSends returns Sends for every request recorded, by x-request-id.
@@ -329,7 +343,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		text = "tok "
 	}
 	chunks := (tokens + per - 1) / per
-	var sends []time.Time
+	var sends, writes []time.Time
 	var ev []byte // the last output event, reused while it does not change
 	var lastContent, lastFinish string
 	var held []byte // Buffered: the chunks not yet written
@@ -370,9 +384,14 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			held = append(held, ev...)
 			continue
 		}
+		var began time.Time
+		if cfg.RecordSends {
+			began = time.Now()
+		}
 		st.write(ev)
 		if cfg.RecordSends {
 			sends = append(sends, time.Now())
+			writes = append(writes, began)
 		}
 	}
 	if len(held) > 0 {
@@ -382,9 +401,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		id := r.Header.Get("X-Request-Id")
 		s.mu.Lock()
 		if s.sends == nil {
-			s.sends, s.recv = map[string][]time.Time{}, map[string]time.Time{}
+			s.sends, s.writes, s.recv = map[string][]time.Time{}, map[string][]time.Time{}, map[string]time.Time{}
 		}
-		s.sends[id], s.recv[id] = sends, received
+		s.sends[id], s.writes[id], s.recv[id] = sends, writes, received
 		s.mu.Unlock()
 	}
 	if cfg.Fault.Kind != NoFault && cfg.Fault.After >= chunks {
