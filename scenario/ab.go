@@ -142,6 +142,7 @@ func (l *loader) decodeArms(d dec, a hcl.Attributes, s *Scenario, b *hcl.Block) 
 		})
 	case targets != nil:
 		l.decodeTargets(targets, s)
+		s.targetsRange = targets.Range.Ptr()
 	case hasTarget:
 		if n := l.reference(target, "target", mapKeys(l.targets)); n != "" {
 			s.Target = l.targets[n]
@@ -170,6 +171,9 @@ func (l *loader) decodeArms(d dec, a hcl.Attributes, s *Scenario, b *hcl.Block) 
 // a sweep or a capacity search, repeat runs each step N times.
 func (l *loader) decodeRepeat(d dec, a hcl.Attributes, s *Scenario) {
 	repeat := d.integer(a, "repeat", &s.Repeat, 1)
+	if repeat != nil {
+		s.repeatRange = repeat.Range.Ptr()
+	}
 	cooldown := d.duration(a, "cooldown", &s.Cooldown, false)
 	if cooldown != nil && s.Repeats() < 2 {
 		d.invalid(cooldown, "cooldown is the pause between repeated runs; set repeat to 2 or more, or remove it.")

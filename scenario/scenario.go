@@ -466,8 +466,11 @@ type Scenario struct {
 	DeclRange hcl.Range       `json:"-"`
 	File      string          `json:"file"` // the file that declares it
 
-	resultRange *hcl.Range       // result_filename's value, when set
-	secrets     *secret.Scrubber // the configuration's, for Resolved
+	resultRange *hcl.Range // result_filename's value, when set
+	// Where repeat, targets and closed_loop were written, for refusals
+	// that depend on command-line flags (CheckRunFlags).
+	repeatRange, targetsRange, closedRange *hcl.Range
+	secrets                                *secret.Scrubber // the configuration's, for Resolved
 }
 
 // Verdict modes.

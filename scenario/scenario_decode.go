@@ -219,6 +219,7 @@ func (l *loader) decodeScenario(d dec, filename string, b *hcl.Block) {
 		s.OpenLoop = l.decodeOpenLoop(d, open, vary)
 	case closed != nil:
 		s.ClosedLoop = l.decodeClosedLoop(d, closed, vary)
+		s.closedRange = closed.DefRange.Ptr()
 		if cl := s.ClosedLoop; vary == "" && len(cl.Stages) > 0 && cl.Duration == 0 && s.Requests == 0 && s.Duration == 0 {
 			l.diags = append(l.diags, &hcl.Diagnostic{
 				Severity: hcl.DiagError,

@@ -25,6 +25,11 @@ import (
 	"github.com/llmload/llmload/tokenizer"
 )
 
+// runFlags are the flags that can make a scenario impossible to run.
+func (o runOptions) runFlags() scenario.RunFlags {
+	return o.shard.runFlags(o.gate != nil && o.gate.baseline != "")
+}
+
 type runOptions struct {
 	out         string
 	quiet       bool
@@ -105,6 +110,12 @@ func worse(a, b int) int {
 
 func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.Scenario, opts runOptions) int {
 	fmt.Fprintf(e.stderr, "llmload: scenario %q\n", s.Name)
+	// What the flags make impossible is refused before anything starts,
+	// at the line that makes it so (validate says the same).
+	if diags := s.CheckRunFlags(opts.runFlags()); diags.HasErrors() {
+		writeDiags(e, cfg, diags)
+		return exitInvalid
+	}
 	lt, diags := startTarget(s.Target, s.Seed)
 	if diags.HasErrors() {
 		writeDiags(e, cfg, diags)
@@ -139,15 +150,7 @@ func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.S
 	var base *assert.Baseline
 	var baseRes *report.Result
 	var arms [2]*abArm
-	if s.Repeats() > 1 && opts.shard.active() {
-		fmt.Fprintf(e.stderr, "llmload: scenario %q repeats itself (repeat = %d): a repeated run cannot be split (-shard, -start-at and -barrier do not apply)\n", s.Name, s.Repeats())
-		return exitInvalid
-	}
 	if s.AB() {
-		if opts.gate.baseline != "" || opts.shard.active() {
-			fmt.Fprintf(e.stderr, "llmload: scenario %q is an A/B run: its baseline is its baseline arm, and it cannot be split (-baseline and -shard do not apply)\n", s.Name)
-			return exitInvalid
-		}
 		b, code := startBaselineArm(ctx, e, cfg, s)
 		if b == nil {
 			return code

@@ -90,6 +90,12 @@ func (o *shardOptions) resolve(getenv func(string) string) error {
 	return nil
 }
 
+// runFlags are the shard options (and whether -baseline was given) as
+// scenario.CheckRunFlags reads them.
+func (o *shardOptions) runFlags(baseline bool) scenario.RunFlags {
+	return scenario.RunFlags{Shards: o.count, Baseline: baseline, StartAt: !o.start.IsZero(), Barrier: o.barrier != "", RunID: o.runID != ""}
+}
+
 // sharded reports whether this process runs one shard of several.
 func (o *shardOptions) sharded() bool { return o.count > 1 }
 

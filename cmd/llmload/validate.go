@@ -19,15 +19,35 @@ func cmdValidate(_ context.Context, e env, args []string) int {
 	var cf configFlags
 	cf.register(fs)
 	name := fs.String("scenario", "", "check only what the scenario with this `name` uses (the files are checked whole)")
+	// The run flags that can make a scenario impossible: validate refuses
+	// what run would refuse under them.
+	var shard shardOptions
+	shard.register(fs)
+	baseline := fs.String("baseline", "", "check the scenarios as run against this baseline result `file` (an A/B scenario takes none)")
 	cfg, code := parseAndLoad(e, fs, &cf, args)
 	if cfg == nil {
 		return code
+	}
+	if err := shard.resolve(os.Getenv); err != nil {
+		return fs.usageError(err.Error())
 	}
 	var scenarios []*scenario.Scenario
 	if *name != "" {
 		if scenarios, code = selectScenarios(e, cfg, *name); scenarios == nil {
 			return code
 		}
+	}
+	var diags hcl.Diagnostics
+	checked := scenarios
+	if len(checked) == 0 {
+		checked = cfg.Scenarios
+	}
+	for _, s := range checked {
+		diags = append(diags, s.CheckRunFlags(shard.runFlags(*baseline != ""))...)
+	}
+	if diags.HasErrors() {
+		writeDiags(e, cfg, diags)
+		return exitInvalid
 	}
 	if code := validateLoads(e, cfg, scenarios); code != exitOK {
 		return code

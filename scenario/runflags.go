@@ -1,0 +1,60 @@
+package scenario
+
+import (
+	"fmt"
+
+	"github.com/hashicorp/hcl/v2"
+)
+
+// RunFlags are the command-line options that change what a run of a
+// scenario is. Some scenarios cannot run under some of them; `llmload run`
+// refuses those before any traffic, and `llmload validate` takes the same
+// flags so that it refuses them too.
+type RunFlags struct {
+	// Shards is N of -shard i/N (0: the run is not split).
+	Shards int
+	// Baseline: -baseline names a baseline result.
+	Baseline bool
+	// StartAt, Barrier and RunID: -start-at, -barrier and -run-id, which
+	// line a run up with others.
+	StartAt, Barrier, RunID bool
+}
+
+// coordinated reports whether any flag lines the run up with others.
+func (f RunFlags) coordinated() bool { return f.Shards > 0 || f.StartAt || f.Barrier || f.RunID }
+
+// CheckRunFlags returns an error for each way the scenario cannot run
+// under f, at the block or attribute that makes it impossible:
+//   - a repeated scenario (repeat = N) cannot be split or lined up with
+//     other processes: its runs follow one another in one process;
+//   - an A/B scenario (targets = {...}) takes no -baseline (its baseline
+//     is its baseline arm) and cannot be split;
+//   - a closed loop cannot be split into more shards than its users.
+func (s *Scenario) CheckRunFlags(f RunFlags) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	refuse := func(rng *hcl.Range, summary, detail string) {
+		if rng == nil {
+			rng = &s.DeclRange
+		}
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: detail, Subject: rng})
+	}
+	if s.Repeats() > 1 && f.coordinated() {
+		refuse(s.repeatRange, "A repeated run cannot be split",
+			fmt.Sprintf("Scenario %q repeats itself (repeat = %d): its runs follow one another in one process, so -shard, -run-id, -start-at and -barrier do not apply. Remove repeat to split the run, or drop those flags.", s.Name, s.Repeats()))
+	}
+	if s.AB() {
+		if f.Baseline {
+			refuse(s.targetsRange, "An A/B run takes no -baseline",
+				fmt.Sprintf("Scenario %q is an A/B run: its baseline is its baseline arm, measured in the same run. Drop -baseline, or name one target to gate against a saved baseline.", s.Name))
+		}
+		if f.coordinated() {
+			refuse(s.targetsRange, "An A/B run cannot be split",
+				fmt.Sprintf("Scenario %q is an A/B run: its arms alternate in one process, so -shard, -run-id, -start-at and -barrier do not apply.", s.Name))
+		}
+	}
+	if cl := s.ClosedLoop; cl != nil && f.Shards > 1 && cl.Users < f.Shards {
+		refuse(s.closedRange, "More shards than users",
+			fmt.Sprintf("A closed loop of %d users cannot be split into %d shards: a shard would have no user. Use at most %d shards, or more users.", cl.Users, f.Shards, cl.Users))
+	}
+	return diags
+}
