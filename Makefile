@@ -79,7 +79,7 @@ bench:
 ## zero-delay fake server in its own process; fails when llmload's peak RSS
 ## passes 200 MiB or the requests file misses a line (REQUESTS=n to change).
 bench-memory: build
-	$(GO) build -o bin/fakeserver ./internal/fakeserver
+	$(GO) build -o bin/fakeserver ./tools/fakeserver
 	bash bench/memory.sh
 
 ## bench-streams: many concurrent streams against a fake server in its own
@@ -88,7 +88,7 @@ bench-memory: build
 ## STREAMS=1000 (three runs; RUNS=n) or STREAMS=10000 (ramped, rate inf, and
 ## rate inf prewarmed); PROFILE=DIR keeps CPU and allocation profiles.
 bench-streams: build
-	$(GO) build -o bin/fakeserver ./internal/fakeserver
+	$(GO) build -o bin/fakeserver ./tools/fakeserver
 	bash bench/streams.sh
 
 ## bench-python: the Python asyncio/aiohttp baselines against the same fake server
@@ -116,7 +116,7 @@ calibrate: build
 		echo "calibrate: llmload run failed with exit $$code (not a check: the calibration has no result to compare)" >&2; \
 		exit $$code; \
 	fi
-	$(GO) run ./internal/calibrate llmload-results/calibration
+	$(GO) run ./tools/calibrate llmload-results/calibration
 
 quickstart:
 	$(GO) run ./cmd/llmload run examples/quickstart.hcl

@@ -2,7 +2,7 @@
 # The stream-scale benchmark (make bench-streams): llmload against the fake
 # server in its own process (so that the client's CPU and memory are its
 # own), which records when it received each request and flushed each token;
-# internal/streamcheck compares both sides.
+# tools/streamcheck compares both sides.
 #
 #   STREAMS=1000   max_concurrency 1000, rate inf, 4,000 requests, TTFT 200 ms,
 #                  ITL 20 ms, 50 tokens; RUNS (default 3) runs, then RUNS more
@@ -51,7 +51,7 @@ one() {
   rss=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$out/time.txt")
   grep -E '^(gc:|memory peaks:|llmload: (raised|warning))' "$out/time.txt" || true
   grep -E '^(Connections|WARNING|Schedule)' "$out/report.txt" || true
-  go run ./internal/streamcheck -label "$label" -requests "$out/results/$scenario.requests.jsonl" -server "$out/server.jsonl" \
+  go run ./tools/streamcheck -label "$label" -requests "$out/results/$scenario.requests.jsonl" -server "$out/server.jsonl" \
     -cpu "$(echo "$user + $sys" | bc)" -rss "$rss" -streams "${PEAK:-0}"
   echo
 }

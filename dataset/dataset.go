@@ -1,5 +1,3 @@
-// Package dataset turns prompt sources (ShareGPT JSON, random prompts, JSONL)
-// into plain requests for the executor. It knows no HCL and no HTTP.
 package dataset
 
 import (

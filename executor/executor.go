@@ -1,15 +1,3 @@
-// Package executor generates load against an OpenAI-compatible streaming
-// endpoint and measures every response token by token.
-//
-// Run takes a Plan (a target, the requests, and one load model: an open loop
-// of scheduled arrivals or a closed loop of virtual users) and returns an
-// Outcome with one metrics.Request per request and the summaries of
-// metrics.Recorder. Results travel over a channel to a single recorder
-// goroutine, which owns every histogram. A failed request is data; Run
-// returns an error only when the run cannot start.
-//
-// The package knows HTTP and the OpenAI streaming formats; it knows nothing
-// of HCL (scenarios are turned into a Plan by the caller).
 package executor
 
 import (

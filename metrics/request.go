@@ -1,6 +1,3 @@
-// Package metrics holds per-request results, the recorder that turns them
-// into HDR histograms, the run summary, and the catalogue of metric names
-// that checks may refer to. It imports nothing else of llmload.
 package metrics
 
 import "time"

@@ -1,9 +1,3 @@
-// Package sim is a simulated LLM inference server: a continuous-batching
-// engine (vLLM-style iteration-level scheduling with chunked prefill, a
-// KV-cache bound and a max_num_seqs bound) behind an OpenAI-compatible HTTP
-// front with vLLM's Prometheus metrics and seeded fault injection. It lets
-// scenarios, examples and tests run without a GPU, and SimulateClosedLoop runs
-// the same engine in virtual time for calibration.
 package sim
 
 import (

@@ -1,7 +1,3 @@
-// Package tokenizer counts and produces token ids the way a model's
-// Hugging Face tokenizer does, offline, from tokenizer.json.
-//
-// It imports nothing else of llmload.
 package tokenizer
 
 // Tokenizer turns text into token ids and back.

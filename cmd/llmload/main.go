@@ -1,8 +1,3 @@
-// Command llmload load-tests LLM inference servers from declarative HCL
-// scenario files and gates releases on latency SLAs.
-//
-// main only wires the process (signals, exit code); everything else is in
-// run, which tests call in-process.
 package main
 
 import (

@@ -1,8 +1,3 @@
-// Package k8s_test checks the Kubernetes example: every manifest decodes
-// strictly into its Kubernetes API type (an unknown or misspelt field
-// fails), and the fields that make a sharded run work agree with each
-// other and with llmload's flags. It is a package of its own so that the
-// Kubernetes modules stay out of the llmload binary.
 package k8s_test
 
 import (

@@ -1,7 +1,3 @@
-// Package executortest is a fake OpenAI-compatible streaming server for
-// tests: it serves /v1/completions and /v1/chat/completions over SSE on
-// loopback with controlled timing (time to first token, inter-token gaps),
-// chunk shapes and faults.
 package executortest
 
 import (

@@ -1,12 +1,12 @@
-// Package arch holds the test that keeps imports flowing one way, as
-// the README's architecture section describes: only scenario and assert see
-// HCL, and no package imports one above it.
 package arch
 
 import (
 	"encoding/json"
+	"go/parser"
+	"go/token"
 	"io"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -36,6 +36,23 @@ var allowed = map[string][]string{
 	// Scrubbing credentials from text, for every package that prints or
 	// stores what a server said: a leaf.
 	"internal/secret": {},
+	// How tests find ../shared: a leaf.
+	"internal/testshared": {},
+	// A vLLM command line into a scenario file, checked by decoding it.
+	"internal/vllmimport": {"scenario", "metrics", "compare", "internal/secret"},
+	// Test-only packages: the import check itself, the executor against the
+	// simulator, and the fresh clone.
+	"internal/arch":       {},
+	"internal/e2e":        {"dataset", "executor", "metrics", "sim", "tokenizer", "internal/openaiwire", "internal/secret"},
+	"internal/freshclone": {"internal/testshared", "report", "metrics"},
+	// The binary: the top of the graph.
+	"cmd": {"metrics", "tokenizer", "dataset", "scenario", "assert", "compare", "executor", "sim", "report", "live", "scrape",
+		"internal/openaiwire", "internal/secret", "internal/testshared", "internal/vllmimport"},
+	// The examples' data generator and the Kubernetes example's test.
+	"examples": {"tokenizer", "internal/secret"},
+	// Benchmark and calibration commands: the fake server, the stream
+	// check and the simulator's calibration.
+	"tools": {"executor", "report", "metrics", "internal/openaiwire"},
 }
 
 // hclFree are the packages that must not depend on HCL or cty.
@@ -78,6 +95,7 @@ func TestImportDirection(t *testing.T) {
 		top := unit(p.ImportPath)
 		rules, ok := allowed[top]
 		if !ok {
+			t.Errorf("%s is not in the architecture table: add it to allowed with what it may import", p.ImportPath)
 			continue
 		}
 		seen++
@@ -95,5 +113,32 @@ func TestImportDirection(t *testing.T) {
 	}
 	if seen < len(allowed) {
 		t.Errorf("checked %d packages, want at least %d: has a package moved?", seen, len(allowed))
+	}
+}
+
+// TestDocFiles: every package has a doc.go whose package comment says what
+// the package owns and what it imports or what imports it.
+func TestDocFiles(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skipf("the go command is not on PATH: %v", err)
+	}
+	out, err := exec.Command("go", "list", "-e", "-f", "{{.ImportPath}} {{.Dir}}", "github.com/llmload/llmload/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		path, dir, _ := strings.Cut(line, " ")
+		f, err := parser.ParseFile(token.NewFileSet(), filepath.Join(dir, "doc.go"), nil, parser.ParseComments|parser.PackageClauseOnly)
+		if err != nil {
+			t.Errorf("%s: no doc.go saying what the package owns: %v", path, err)
+			continue
+		}
+		doc := f.Doc.Text()
+		if !strings.HasPrefix(doc, "Package ") && !strings.HasPrefix(doc, "Command ") {
+			t.Errorf("%s: doc.go's comment does not begin with \"Package\" or \"Command\": %q", path, doc)
+		}
+		if !strings.Contains(doc, "import") {
+			t.Errorf("%s: doc.go does not say what the package imports or what imports it", path)
+		}
 	}
 }

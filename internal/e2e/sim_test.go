@@ -1,6 +1,3 @@
-// Package e2e drives the built-in simulator through the real load client
-// (executor), end to end over loopback HTTP, and checks the engine model's
-// invariants as a user of llmload would observe them.
 package e2e
 
 import (

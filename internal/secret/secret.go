@@ -1,6 +1,3 @@
-// Package secret scrubs credentials from text: API keys, sensitive header
-// values, sensitive variables' values and URL passwords. It is a leaf that
-// every package that prints or stores what a server said may use.
 package secret
 
 import (

@@ -1,10 +1,3 @@
-// Command streamcheck compares what llmload measured with what the fake
-// server delivered (internal/fakeserver -record), request by request, for
-// bench/streams.sh: TTFT and ITL percentiles on both sides and their
-// differences, the first token's stamp lag, the connection phases, and
-// the client's CPU per thousand events.
-//
-//	go run ./internal/streamcheck -requests R.requests.jsonl -server S.jsonl [-cpu SECONDS] [-rss KB] [-label NAME]
 package main
 
 import (

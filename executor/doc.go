@@ -1,0 +1,17 @@
+// Package executor generates load against an OpenAI-compatible streaming
+// endpoint and measures every response token by token.
+//
+// Run takes a Plan (a target, the requests, and one load model: an open loop
+// of scheduled arrivals or a closed loop of virtual users) and returns an
+// Outcome with one metrics.Request per request and the summaries of
+// metrics.Recorder. Results travel over a channel to a single recorder
+// goroutine, which owns every histogram. A failed request is data; Run
+// returns an error only when the run cannot start.
+//
+// The package knows HTTP and the OpenAI streaming formats; it knows nothing
+// of HCL (scenarios are turned into a Plan by the caller).
+//
+// It imports dataset, metrics, tokenizer, internal/openaiwire and
+// internal/secret. The run's wiring (cmd/llmload) and the end-to-end tests
+// (internal/e2e) import it. It never sees HCL or the simulator.
+package executor
