@@ -10,6 +10,8 @@ import (
 	"io"
 	"time"
 
+	"github.com/hashicorp/hcl/v2"
+
 	"github.com/llmload/llmload/assert"
 	"github.com/llmload/llmload/compare"
 	"github.com/llmload/llmload/dataset"
@@ -100,7 +102,7 @@ type abOutcome struct {
 
 // runAB runs the scenario's blocks on both arms and returns the candidate
 // arm's outcome (the run's figures) and both arms.
-func runAB(ctx context.Context, e env, s *scenario.Scenario, plan executor.Plan, arms [2]*abArm) (*executor.Outcome, *abOutcome, error) {
+func runAB(ctx context.Context, log io.Writer, s *scenario.Scenario, plan executor.Plan, arms [2]*abArm) (*executor.Outcome, *abOutcome, error) {
 	offs := executor.Arrivals(plan)
 	if len(offs) == 0 {
 		return nil, nil, fmt.Errorf("the schedule has no arrival to interleave")
@@ -112,7 +114,7 @@ func runAB(ctx context.Context, e env, s *scenario.Scenario, plan executor.Plan,
 	var first *executor.Outcome
 	var all []*metrics.Summary
 	interrupted, aborted := false, ""
-	fmt.Fprintf(e.stderr, "llmload: A/B: %d blocks of %s, baseline %s and candidate %s in turn\n", len(blocks), s.Interleave, arms[0].target.Name, arms[1].target.Name)
+	fmt.Fprintf(log, "llmload: A/B: %d blocks of %s, baseline %s and candidate %s in turn\n", len(blocks), s.Interleave, arms[0].target.Name, arms[1].target.Name)
 run:
 	for k, b := range blocks {
 		order := arms
@@ -176,18 +178,17 @@ run:
 
 // startBaselineArm starts the baseline arm's target (a simulator for
 // sim://) and asks it its version.
-func startBaselineArm(ctx context.Context, e env, cfg *scenario.Config, s *scenario.Scenario) (*abArm, int) {
+func startBaselineArm(ctx context.Context, log io.Writer, s *scenario.Scenario, secrets []string) (*abArm, hcl.Diagnostics) {
 	lt, diags := startTarget(s.BaselineTarget, s.Seed)
 	if diags.HasErrors() {
-		writeDiags(e, cfg, diags)
-		return nil, exitInvalid
+		return nil, diags
 	}
 	lt.ctx = ctx
-	lt.target.Secrets = e.secrets.Secrets()
+	lt.target.Secrets = secrets
 	if lt.profile != "" {
-		fmt.Fprintf(e.stderr, "llmload: baseline arm: simulator %q listening on %s\n", lt.profile, lt.target.BaseURL)
+		fmt.Fprintf(log, "llmload: baseline arm: simulator %q listening on %s\n", lt.profile, lt.target.BaseURL)
 	}
-	return &abArm{name: report.ArmBaseline, lt: lt, target: s.BaselineTarget, version: probeVersion(ctx, e, lt)}, exitOK
+	return &abArm{name: report.ArmBaseline, lt: lt, target: s.BaselineTarget, version: probeVersion(ctx, log, lt)}, nil
 }
 
 // armsBaseline is the baseline arm as the checks' baseline: baseline.*

@@ -46,7 +46,7 @@ func cmdCompare(_ context.Context, e env, args []string) int {
 	if tols == nil {
 		return code
 	}
-	forced, ok := checkWorkloads(e, "compare", base.Workload, cand.Workload, *force)
+	forced, ok := checkWorkloads(e.stderr, "compare", base.Workload, cand.Workload, *force)
 	if !ok {
 		return exitInvalid
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/llmload/llmload/assert"
 	"github.com/llmload/llmload/report"
+	"github.com/llmload/llmload/runner"
 	"github.com/llmload/llmload/scenario"
 )
 
@@ -55,43 +57,43 @@ func (g *gateOptions) validate(fs *flagSet) int {
 }
 
 // baselineFor loads the baseline a scenario's checks compare with: the
-// -baseline flag's, else the scenario's. It returns nil (and exitOK) when
+// -baseline flag's, else the scenario's. It returns nil (and runner.StatusOK) when
 // the scenario has none and needs none. A missing file is exit 2 unless
 // baseline_optional, which skips the checks that need it.
-func (g *gateOptions) baselineFor(e env, s *scenario.Scenario) (*assert.Baseline, *report.Result, int) {
+func (g *gateOptions) baselineFor(log io.Writer, s *scenario.Scenario) (*assert.Baseline, *report.Result, runner.Status) {
 	if g.baseline != "" {
 		s.Baseline = g.baseline
 	}
 	if s.Baseline == "" {
 		if s.UsesBaseline() && !s.BaselineOptional {
-			fmt.Fprintf(e.stderr, "llmload: scenario %q: its checks read a baseline (baseline.* or a regression block) but it names none: set baseline = \"FILE\" or run with -baseline FILE\n", s.Name)
-			return nil, nil, exitInvalid
+			fmt.Fprintf(log, "llmload: scenario %q: its checks read a baseline (baseline.* or a regression block) but it names none: set baseline = \"FILE\" or run with -baseline FILE\n", s.Name)
+			return nil, nil, runner.StatusInvalid
 		}
 		if s.UsesBaseline() {
-			fmt.Fprintf(e.stderr, "llmload: scenario %q: no baseline; its baseline checks are skipped (baseline_optional)\n", s.Name)
-			return &assert.Baseline{}, nil, exitOK
+			fmt.Fprintf(log, "llmload: scenario %q: no baseline; its baseline checks are skipped (baseline_optional)\n", s.Name)
+			return &assert.Baseline{}, nil, runner.StatusOK
 		}
-		return nil, nil, exitOK
+		return nil, nil, runner.StatusOK
 	}
 	res, err := report.ReadResult(s.Baseline)
 	switch {
 	case err == nil && res.Verdict() == report.VerdictInvalid || err == nil && res.Verdict() == report.VerdictNoResult:
-		fmt.Fprintf(e.stderr, "llmload: scenario %q: baseline %s is a run with no valid result (%s): it cannot judge another; refresh it\n", s.Name, s.Baseline, res.Verdict())
-		return nil, nil, exitInvalid
+		fmt.Fprintf(log, "llmload: scenario %q: baseline %s is a run with no valid result (%s): it cannot judge another; refresh it\n", s.Name, s.Baseline, res.Verdict())
+		return nil, nil, runner.StatusInvalid
 	case err == nil:
-		fmt.Fprintf(e.stderr, "llmload: baseline %s (run %s, %s)\n", s.Baseline, res.RunID, res.StartedAt.Format(time.RFC3339))
+		fmt.Fprintf(log, "llmload: baseline %s (run %s, %s)\n", s.Baseline, res.RunID, res.StartedAt.Format(time.RFC3339))
 		// A baseline with repeats, against a run with repeats, is judged
 		// by the run-to-run spread (the run sets NewRuns).
-		return &assert.Baseline{Path: s.Baseline, Summary: res.Summary, Runs: res.Repeat.Summaries()}, res, exitOK
+		return &assert.Baseline{Path: s.Baseline, Summary: res.Summary, Runs: res.Repeat.Summaries()}, res, runner.StatusOK
 	case errors.Is(err, fs.ErrNotExist) && s.BaselineOptional:
-		fmt.Fprintf(e.stderr, "llmload: no baseline at %s; its checks are skipped (baseline_optional)\n", s.Baseline)
-		return &assert.Baseline{Path: s.Baseline}, nil, exitOK
+		fmt.Fprintf(log, "llmload: no baseline at %s; its checks are skipped (baseline_optional)\n", s.Baseline)
+		return &assert.Baseline{Path: s.Baseline}, nil, runner.StatusOK
 	case errors.Is(err, fs.ErrNotExist):
-		fmt.Fprintf(e.stderr, "llmload: scenario %q: baseline %s does not exist (baseline_optional = true runs without it; -save-baseline DIR writes one)\n", s.Name, s.Baseline)
-		return nil, nil, exitInvalid
+		fmt.Fprintf(log, "llmload: scenario %q: baseline %s does not exist (baseline_optional = true runs without it; -save-baseline DIR writes one)\n", s.Name, s.Baseline)
+		return nil, nil, runner.StatusInvalid
 	}
-	fmt.Fprintf(e.stderr, "llmload: baseline: %v\n", err)
-	return nil, nil, exitInvalid
+	fmt.Fprintf(log, "llmload: baseline: %v\n", err)
+	return nil, nil, runner.StatusInvalid
 }
 
 // comparison compares the run with its baseline result by the scenario's
@@ -275,12 +277,12 @@ func writeFile(path string, data []byte) error {
 }
 
 // probeVersion asks the target for its version before the run; never fatal.
-func probeVersion(ctx context.Context, e env, lt *liveTarget) string {
+func probeVersion(ctx context.Context, log io.Writer, lt *liveTarget) string {
 	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	v := probeServerVersion(pctx, lt)
 	if v != "" {
-		fmt.Fprintf(e.stderr, "llmload: target server: %s\n", v)
+		fmt.Fprintf(log, "llmload: target server: %s\n", v)
 	}
 	return v
 }

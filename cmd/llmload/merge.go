@@ -8,6 +8,7 @@ import (
 
 	"github.com/llmload/llmload/assert"
 	"github.com/llmload/llmload/report"
+	"github.com/llmload/llmload/runner"
 	"github.com/llmload/llmload/scenario"
 )
 
@@ -51,9 +52,9 @@ func cmdMerge(_ context.Context, e env, args []string) int {
 	if sc.UsesBaseline() || sc.Baseline != "" {
 		// The baseline the runs named, judged against the merged figures.
 		g := &gateOptions{}
-		base, baseRes, code := g.baselineFor(e, sc)
-		if code != exitOK {
-			return code
+		base, baseRes, st := g.baselineFor(e.stderr, sc)
+		if st != runner.StatusOK {
+			return exitCode(st)
 		}
 		if base != nil {
 			outs = assert.EvaluateWith(sc, res.Summary, base)
@@ -72,7 +73,7 @@ func cmdMerge(_ context.Context, e env, args []string) int {
 			fmt.Fprintf(e.stderr, "llmload merge: writing the report: %v\n", err)
 		}
 	}
-	code = verdict(e, res.Interrupted, res.Summary, outs, res.Validity, sc.AllowInconclusive)
+	code = exitCode(Judge(e.stderr, res.Interrupted, res.Summary, outs, res.Validity, sc.AllowInconclusive))
 	if n := len(res.MissingShards); n > 0 {
 		fmt.Fprintf(e.stderr, "llmload merge: %d of %d shards of run %s missing (%s)", n, res.ShardCount, res.RunID, joinInts(res.MissingShards))
 		if *partial {

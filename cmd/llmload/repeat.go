@@ -6,6 +6,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/llmload/llmload/compare"
@@ -99,7 +100,7 @@ func pause(ctx context.Context, d time.Duration) bool {
 // runRepeats runs the plan s.Repeats() times, s.Cooldown apart (each run
 // with its warmup, only the first with the preflight probe), and returns
 // the pooled outcome and the runs.
-func runRepeats(ctx context.Context, e env, s *scenario.Scenario, plan executor.Plan) (*executor.Outcome, *report.Repeats, error) {
+func runRepeats(ctx context.Context, log io.Writer, s *scenario.Scenario, plan executor.Plan) (*executor.Outcome, *report.Repeats, error) {
 	po := &partObservers{obs: plan.Observers}
 	plan.Observers = []executor.Observer{po}
 	n := s.Repeats()
@@ -108,14 +109,14 @@ func runRepeats(ctx context.Context, e env, s *scenario.Scenario, plan executor.
 	interrupted := false
 	for i := range n {
 		if i > 0 {
-			fmt.Fprintf(e.stderr, "llmload: cooldown %v\n", s.Cooldown)
+			fmt.Fprintf(log, "llmload: cooldown %v\n", s.Cooldown)
 			if !pause(ctx, s.Cooldown) {
 				interrupted = true
 				break
 			}
 			plan.Preflight = false
 		}
-		fmt.Fprintf(e.stderr, "llmload: run %d of %d\n", i+1, n)
+		fmt.Fprintf(log, "llmload: run %d of %d\n", i+1, n)
 		run := i + 1
 		po.next(nil, func(r *metrics.Request) { r.Repeat = run })
 		started := time.Now()

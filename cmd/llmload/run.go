@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -21,6 +22,7 @@ import (
 	"github.com/llmload/llmload/executor"
 	"github.com/llmload/llmload/metrics"
 	"github.com/llmload/llmload/report"
+	"github.com/llmload/llmload/runner"
 	"github.com/llmload/llmload/scenario"
 	"github.com/llmload/llmload/tokenizer"
 )
@@ -99,6 +101,21 @@ func flagGiven(fs *flagSet, names ...string) bool {
 	return set
 }
 
+// exitCode is the exit code of a run's status.
+func exitCode(st runner.Status) int {
+	switch st {
+	case runner.StatusOK:
+		return exitOK
+	case runner.StatusFailed:
+		return exitCheckFailed
+	case runner.StatusNoResult:
+		return exitNoResult
+	case runner.StatusInterrupted:
+		return exitInterrupted
+	}
+	return exitInvalid
+}
+
 // worse returns the more severe of two exit codes.
 func worse(a, b int) int {
 	rank := map[int]int{exitOK: 0, exitCheckFailed: 1, exitNoResult: 2, exitInvalid: 3, exitInterrupted: 4}
@@ -151,36 +168,37 @@ func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.S
 	var baseRes *report.Result
 	var arms [2]*abArm
 	if s.AB() {
-		b, code := startBaselineArm(ctx, e, cfg, s)
+		b, diags := startBaselineArm(ctx, e.stderr, s, e.secrets.Secrets())
 		if b == nil {
-			return code
+			writeDiags(e, cfg, diags)
+			return exitInvalid
 		}
 		defer b.lt.Close()
 		arms = [2]*abArm{b, {name: report.ArmCandidate, lt: lt, target: s.Target}}
 	} else {
-		var code int
-		if base, baseRes, code = opts.gate.baselineFor(e, s); code != exitOK {
-			return code
+		var st runner.Status
+		if base, baseRes, st = opts.gate.baselineFor(e.stderr, s); st != runner.StatusOK {
+			return exitCode(st)
 		}
 	}
 	workload := workloadOf(s, ds, tok)
 	var forced []string
 	if baseRes != nil {
 		var ok bool
-		if forced, ok = checkWorkloads(e, "baseline "+s.Baseline, baseRes.Workload, workload, opts.gate.force); !ok {
+		if forced, ok = checkWorkloads(e.stderr, "baseline "+s.Baseline, baseRes.Workload, workload, opts.gate.force); !ok {
 			return exitInvalid
 		}
 	}
-	serverVersion := probeVersion(ctx, e, lt)
+	serverVersion := probeVersion(ctx, e.stderr, lt)
 	if arms[1] != nil {
 		arms[1].version = serverVersion
 	}
 
 	plan := executorPlan(s, lt, ds, tok)
 	fp := fingerprint(s, ds)
-	co, code := coordinate(ctx, e, s, lt, &plan, fp, opts.shard)
+	co, st := coordinate(ctx, e.stderr, s, lt, &plan, fp, opts.shard)
 	if co == nil {
-		return code
+		return exitCode(st)
 	}
 	defer co.close()
 	dest := opts.gate.destinationFor(opts.out, s, time.Now())
@@ -210,7 +228,7 @@ func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.S
 	if addr == "" {
 		addr = s.MetricsAddr
 	}
-	lx, err := startLive(e, s, &plan, addr)
+	lx, err := startLive(e.stderr, s, &plan, addr)
 	if err != nil {
 		if reqs != nil {
 			reqs.Close()
@@ -246,17 +264,17 @@ func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.S
 	var abo *abOutcome
 	switch {
 	case s.Varies() != "":
-		outcome, sweep, err = runSteps(ctx, e, s, plan)
+		outcome, sweep, err = runSteps(ctx, e.stderr, s, plan)
 	case s.AB():
-		outcome, abo, err = runAB(ctx, e, s, plan, arms)
+		outcome, abo, err = runAB(ctx, e.stderr, s, plan, arms)
 	case s.Repeats() > 1:
-		outcome, repeats, err = runRepeats(ctx, e, s, plan)
+		outcome, repeats, err = runRepeats(ctx, e.stderr, s, plan)
 	default:
 		outcome, err = executor.Run(ctx, plan)
 	}
 	ended := time.Now()
 	if err == nil {
-		scr.finish(e, outcome)
+		scr.finish(e.stderr, outcome)
 		outcome.Overall.ClientCPU = cpu.Fraction()
 	} else if scr != nil {
 		scr.s.Stop()
@@ -343,7 +361,7 @@ func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.S
 			writeDiags(e, cfg, hcl.Diagnostics{o.Diagnostic})
 		}
 	}
-	code = verdict(e, outcome.Interrupted, outcome.Overall, outs, rep.Validity, s.AllowInconclusive)
+	code := exitCode(Judge(e.stderr, outcome.Interrupted, outcome.Overall, outs, rep.Validity, s.AllowInconclusive))
 	if outcome.Aborted != "" && !outcome.Interrupted {
 		// abort_on is a check the run failed, whatever the others say.
 		fmt.Fprintf(e.stderr, "llmload: %s; the run was stopped early\n", outcome.Aborted)
@@ -432,35 +450,36 @@ func evaluateRun(s *scenario.Scenario, overall *metrics.Summary, sweep *report.S
 	return outs
 }
 
-// verdict is the exit code of a finished (or merged) run: 130 when it was
-// interrupted; 3 when no request completed, when the run was invalid, or
-// when a check was inconclusive (unless allowInconclusive); 1 when a check
-// failed; 0 when every check passed on a valid run.
-func verdict(e env, interrupted bool, overall *metrics.Summary, outs []assert.Outcome, validity *report.Validity, allowInconclusive bool) int {
+// Judge is the status of a finished (or merged) run, said on log:
+// interrupted when it was; no result when no request completed, when the
+// run was invalid, or when a check was inconclusive (unless
+// allowInconclusive); failed when a check failed; OK when every check
+// passed on a valid run.
+func Judge(log io.Writer, interrupted bool, overall *metrics.Summary, outs []assert.Outcome, validity *report.Validity, allowInconclusive bool) runner.Status {
 	_, failed, inconclusive := assert.Tally(outs)
 	switch {
 	case interrupted:
-		fmt.Fprintln(e.stderr, "llmload: interrupted; partial results above")
-		return exitInterrupted
+		fmt.Fprintln(log, "llmload: interrupted; partial results above")
+		return runner.StatusInterrupted
 	case overall.Completed == 0:
-		fmt.Fprintln(e.stderr, "llmload: no request completed: no valid result")
-		return exitNoResult
+		fmt.Fprintln(log, "llmload: no request completed: no valid result")
+		return runner.StatusNoResult
 	case validity != nil && !validity.Valid:
 		var reasons []string
 		for _, r := range validity.Broken() {
 			reasons = append(reasons, fmt.Sprintf("%s %s over its bound of %s", r.Name, ruleValue(r, r.Value), ruleValue(r, r.Bound)))
 		}
-		fmt.Fprintf(e.stderr, "llmload: invalid run (%s): the load was not what the scenario said, so its checks prove nothing\n", strings.Join(reasons, "; "))
-		return exitNoResult
+		fmt.Fprintf(log, "llmload: invalid run (%s): the load was not what the scenario said, so its checks prove nothing\n", strings.Join(reasons, "; "))
+		return runner.StatusNoResult
 	case failed > 0:
-		return exitCheckFailed
+		return runner.StatusFailed
 	case inconclusive > 0 && !allowInconclusive:
-		fmt.Fprintf(e.stderr, "llmload: %s inconclusive: no valid verdict (allow_inconclusive = true accepts them)\n", count(inconclusive, "check", "checks"))
-		return exitNoResult
+		fmt.Fprintf(log, "llmload: %s inconclusive: no valid verdict (allow_inconclusive = true accepts them)\n", count(inconclusive, "check", "checks"))
+		return runner.StatusNoResult
 	case inconclusive > 0:
-		fmt.Fprintf(e.stderr, "llmload: %s inconclusive, accepted by allow_inconclusive\n", count(inconclusive, "check", "checks"))
+		fmt.Fprintf(log, "llmload: %s inconclusive, accepted by allow_inconclusive\n", count(inconclusive, "check", "checks"))
 	}
-	return exitOK
+	return runner.StatusOK
 }
 
 // ruleValue renders a validity figure in its unit.

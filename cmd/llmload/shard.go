@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"path/filepath"
 	"strconv"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/llmload/llmload/executor"
 	"github.com/llmload/llmload/report"
+	"github.com/llmload/llmload/runner"
 	"github.com/llmload/llmload/scenario"
 )
 
@@ -123,14 +125,14 @@ type coordination struct {
 // coordinate settles the run id and the common start of one scenario's
 // run: from -start-at or the scenario's start_at, or from shard 0's
 // barrier; and it measures this machine's clock against the target's
-// (and shard 0's). It returns an exit code when the run must not start.
-func coordinate(ctx context.Context, e env, s *scenario.Scenario, lt *liveTarget, plan *executor.Plan, fp string, o shardOptions) (*coordination, int) {
+// (and shard 0's). It returns a status when the run must not start.
+func coordinate(ctx context.Context, log io.Writer, s *scenario.Scenario, lt *liveTarget, plan *executor.Plan, fp string, o shardOptions) (*coordination, runner.Status) {
 	c := &coordination{runID: o.runID, close: func() {}}
 	plan.Shard, plan.Shards = o.index, o.count
 	if o.sharded() {
 		if n := len(executor.Arrivals(*plan)); plan.Open != nil && n == 0 {
-			fmt.Fprintf(e.stderr, "llmload: shard %d of %d has no arrival: the run has fewer requests than shards\n", o.index, o.count)
-			return nil, exitInvalid
+			fmt.Fprintf(log, "llmload: shard %d of %d has no arrival: the run has fewer requests than shards\n", o.index, o.count)
+			return nil, runner.StatusInvalid
 		}
 		if cl := plan.Closed; cl != nil {
 			users := 0
@@ -138,8 +140,8 @@ func coordinate(ctx context.Context, e env, s *scenario.Scenario, lt *liveTarget
 				users = max(users, st.Users)
 			}
 			if users < o.count {
-				fmt.Fprintf(e.stderr, "llmload: a closed loop of %d users cannot be split into %d shards (a shard would have no user)\n", users, o.count)
-				return nil, exitInvalid
+				fmt.Fprintf(log, "llmload: a closed loop of %d users cannot be split into %d shards (a shard would have no user)\n", users, o.count)
+				return nil, runner.StatusInvalid
 			}
 		}
 	}
@@ -149,27 +151,27 @@ func coordinate(ctx context.Context, e env, s *scenario.Scenario, lt *liveTarget
 	}
 	if start.IsZero() && o.barrier == "" {
 		if o.sharded() && c.runID == "" {
-			fmt.Fprintf(e.stderr, "llmload: shard %d of %d needs a run id every shard shares: give -run-id (or $%s), -start-at or -barrier\n", o.index, o.count, envRunID)
-			return nil, exitInvalid
+			fmt.Fprintf(log, "llmload: shard %d of %d needs a run id every shard shares: give -run-id (or $%s), -start-at or -barrier\n", o.index, o.count, envRunID)
+			return nil, runner.StatusInvalid
 		}
 		if c.runID == "" {
 			c.runID = newRunID()
 		}
-		return c, exitOK
+		return c, runner.StatusOK
 	}
 	if !start.IsZero() && !time.Now().Before(start) {
-		fmt.Fprintf(e.stderr, "llmload: the start time %s has passed\n", start.UTC().Format(time.RFC3339Nano))
-		return nil, exitInvalid
+		fmt.Fprintf(log, "llmload: the start time %s has passed\n", start.UTC().Format(time.RFC3339Nano))
+		return nil, runner.StatusInvalid
 	}
 	client, err := lt.target.HTTPClient(2)
 	if err != nil {
-		fmt.Fprintf(e.stderr, "llmload: %v\n", err)
-		return nil, exitInvalid
+		fmt.Fprintf(log, "llmload: %v\n", err)
+		return nil, runner.StatusInvalid
 	}
 	sy := &report.Sync{StartAt: start, Barrier: o.barrier}
 	if o.clockProbes > 0 {
 		sy.TargetClock = probeDate(ctx, client, lt.target.BaseURL, o.clockProbes)
-		fmt.Fprintf(e.stderr, "llmload: target clock minus ours: %s\n", sy.TargetClock)
+		fmt.Fprintf(log, "llmload: target clock minus ours: %s\n", sy.TargetClock)
 	}
 
 	if o.barrier != "" {
@@ -179,38 +181,38 @@ func coordinate(ctx context.Context, e env, s *scenario.Scenario, lt *liveTarget
 		if o.index == 0 {
 			b, err := startBarrier(o.barrier, s.Name, fp, c.runID, o.count, o.barrierLead)
 			if err != nil {
-				fmt.Fprintf(e.stderr, "llmload: %v\n", err)
-				return nil, exitInvalid
+				fmt.Fprintf(log, "llmload: %v\n", err)
+				return nil, runner.StatusInvalid
 			}
 			c.close = b.Close // /time answers for the whole run
-			fmt.Fprintf(e.stderr, "llmload: barrier serving on %s; waiting for %d shards\n", b.ln.Addr(), o.count-1)
+			fmt.Fprintf(log, "llmload: barrier serving on %s; waiting for %d shards\n", b.ln.Addr(), o.count-1)
 			if sy.StartAt, err = b.wait(ctx, o.barrierTimeout); err != nil {
 				b.Close()
-				fmt.Fprintf(e.stderr, "llmload: %v\n", err)
-				return nil, exitNoResult
+				fmt.Fprintf(log, "llmload: %v\n", err)
+				return nil, runner.StatusNoResult
 			}
 		} else {
 			bc := &http.Client{} // a long poll: no timeout but the barrier's
 			a, err := joinBarrier(ctx, bc, strings.TrimSuffix(o.barrier, "/"), s.Name, fp, c.runID, o.index, o.count, o.barrierTimeout)
 			if err != nil {
-				fmt.Fprintf(e.stderr, "llmload: %v\n", err)
+				fmt.Fprintf(log, "llmload: %v\n", err)
 				if errors.Is(err, context.Canceled) {
-					return nil, exitInterrupted
+					return nil, runner.StatusInterrupted
 				}
-				return nil, exitNoResult
+				return nil, runner.StatusNoResult
 			}
 			sy.StartAt, c.runID = a.StartAt, a.RunID
 			sy.LeaderClock = probeLeader(ctx, bc, strings.TrimSuffix(o.barrier, "/"))
-			fmt.Fprintf(e.stderr, "llmload: shard 0's clock minus ours: %s\n", sy.LeaderClock)
+			fmt.Fprintf(log, "llmload: shard 0's clock minus ours: %s\n", sy.LeaderClock)
 		}
 	}
 	if c.runID == "" {
 		c.runID = startRunID(s.Name, sy.StartAt)
 	}
-	fmt.Fprintf(e.stderr, "llmload: run %s starts at %s (in %v)\n", c.runID, sy.StartAt.UTC().Format(time.RFC3339Nano), time.Until(sy.StartAt).Round(time.Millisecond))
+	fmt.Fprintf(log, "llmload: run %s starts at %s (in %v)\n", c.runID, sy.StartAt.UTC().Format(time.RFC3339Nano), time.Until(sy.StartAt).Round(time.Millisecond))
 	plan.StartAt = sy.StartAt
 	c.sync = sy
-	return c, exitOK
+	return c, runner.StatusOK
 }
 
 // startRunID derives a run id from the scenario and its start time, so
