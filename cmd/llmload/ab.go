@@ -45,6 +45,11 @@ func abBlocks(offs []time.Duration, il scenario.Interleave) []abBlock {
 	return out
 }
 
+// ABBlocks is how many blocks an A/B run cuts a schedule's arrivals into.
+func ABBlocks(arrivals []time.Duration, il scenario.Interleave) int {
+	return len(abBlocks(arrivals, il))
+}
+
 // blockPlan is the plan of one block for one arm: the block's arrivals
 // replayed from 0 with the run's prompts in their places (warmup and the
 // preflight probe only with the arm's first block), and the map from the
@@ -160,7 +165,7 @@ run:
 		return nil, nil, err
 	}
 	for _, a := range arms {
-		arm := report.Arm{Target: a.target.Name, TargetURL: redactURL(a.target.BaseURL), ServerVersion: a.version}
+		arm := report.Arm{Target: a.target.Name, TargetURL: RedactURL(a.target.BaseURL), ServerVersion: a.version}
 		if a.name == report.ArmBaseline {
 			own := *o.baseline
 			arm.Summary = &own
@@ -212,21 +217,4 @@ func abComparison(s *scenario.Scenario, o *abOutcome, rep *report.Run) *report.C
 		c.Verdict = ""
 	}
 	return c
-}
-
-// writeRepeatPlan says how plan's schedule is repeated or interleaved.
-func writeRepeatPlan(w io.Writer, s *scenario.Scenario, arrivals []time.Duration) {
-	switch {
-	case s.Repeats() > 1 && s.Varies() != "":
-		fmt.Fprintf(w, "  Repeat:  %d runs of each step, %v apart; checks judge each step's runs pooled, and each run alone for the spread\n", s.Repeats(), s.Cooldown)
-	case s.Repeats() > 1:
-		fmt.Fprintf(w, "  Repeat:  %d runs, %v apart; checks judge them pooled, compare uses their spread\n", s.Repeats(), s.Cooldown)
-	}
-	if !s.AB() {
-		return
-	}
-	b := s.BaselineTarget
-	fmt.Fprintf(w, "  A/B:     baseline arm %s at %s; candidate arm %s (the target above)\n", b.Name, redactURL(b.BaseURL), s.Target.Name)
-	fmt.Fprintf(w, "           %d blocks of %s of the schedule, each sent to both arms, alternating which goes first; baseline.* and the regression block read the baseline arm\n",
-		len(abBlocks(arrivals, s.Interleave)), s.Interleave)
 }

@@ -78,7 +78,7 @@ func loadConfig(e env, paths []string, cf *configFlags) (*scenario.Config, int) 
 		// simulator profiles and overrides that sim:// targets name. Files
 		// are checked once the command knows which scenarios it runs
 		// (checkFiles), so that one scenario does not need another's data.
-		diags = append(diags, checkSimTargets(cfg)...)
+		diags = append(diags, CheckSimTargets(cfg)...)
 	}
 	if len(diags) > 0 {
 		writeDiags(e, cfg, diags)

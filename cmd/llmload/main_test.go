@@ -344,14 +344,14 @@ func TestReferenceFixtureSimTargets(t *testing.T) {
 	}
 	sims := 0
 	for _, tg := range cfg.Targets {
-		if strings.HasPrefix(tg.BaseURL, simScheme) {
+		if strings.HasPrefix(tg.BaseURL, SimScheme) {
 			sims++
 		}
 	}
 	if sims == 0 {
 		t.Fatal("the fixture has no sim:// target to check")
 	}
-	if d := checkSimTargets(cfg); len(d) > 0 {
+	if d := CheckSimTargets(cfg); len(d) > 0 {
 		t.Errorf("sim targets in full.hcl: %s", d.Error())
 	}
 }

@@ -86,7 +86,7 @@ func startScrape(ctx context.Context, s *scenario.Scenario, lt *liveTarget) *ser
 		// The same server as the API: the same credentials.
 		cfg.Headers = map[string]string{"Authorization": "Bearer " + lt.target.APIKey}
 	}
-	return &serverScrape{cfg: cfg, url: redactURL(u), implicit: implicit, s: scrape.Start(ctx, cfg),
+	return &serverScrape{cfg: cfg, url: RedactURL(u), implicit: implicit, s: scrape.Start(ctx, cfg),
 		ctx: ctx, cooldown: s.Target.ScrapeCooldown}
 }
 

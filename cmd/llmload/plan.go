@@ -44,7 +44,7 @@ func cmdPlan(_ context.Context, e env, args []string) int {
 		ds, ok := loaded[s.Dataset]
 		if !ok {
 			var err error
-			ds, _, err = loadDataset(s.Dataset, nil, true)
+			ds, _, err = LoadDatasetOffline(s.Dataset)
 			if err != nil {
 				fmt.Fprintf(e.stderr, "llmload: dataset %q: %v\n", s.Dataset.Name, err)
 				return exitInvalid
@@ -67,12 +67,12 @@ func cmdPlan(_ context.Context, e env, args []string) int {
 // the code the run uses, with every credential redacted.
 func writeRequestPlan(w io.Writer, s *scenario.Scenario, ds *dataset.Dataset) error {
 	t := s.Target
-	p, err := executor.PreviewRequest(executorTarget(t), ds.Requests[0])
+	p, err := executor.PreviewRequest(ExecutorTarget(t), ds.Requests[0])
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "  Request: the first one, as it will be sent (credentials redacted; the body indented)\n")
-	fmt.Fprintf(w, "           %s %s\n", p.Method, redactURL(p.URL))
+	fmt.Fprintf(w, "           %s %s\n", p.Method, RedactURL(p.URL))
 	for _, k := range sortedKeys(p.Header) {
 		for _, v := range p.Header[k] {
 			switch {
@@ -101,8 +101,8 @@ func writeRequestPlan(w io.Writer, s *scenario.Scenario, ds *dataset.Dataset) er
 func writePlan(w io.Writer, cfg *scenario.Config, s *scenario.Scenario, ds *dataset.Dataset) {
 	fmt.Fprintf(w, "Scenario %q (%s:%d)\n", s.Name, s.DeclRange.Filename, s.DeclRange.Start.Line)
 	t := s.Target
-	fmt.Fprintf(w, "  Target:  %s at %s, api %s, model %q\n", t.Name, redactURL(t.BaseURL), t.API, t.Model)
-	if strings.HasPrefix(t.BaseURL, simScheme) {
+	fmt.Fprintf(w, "  Target:  %s at %s, api %s, model %q\n", t.Name, RedactURL(t.BaseURL), t.API, t.Model)
+	if strings.HasPrefix(t.BaseURL, SimScheme) {
 		fmt.Fprintln(w, "           (the built-in simulator, started in-process on a free loopback port)")
 	}
 	fmt.Fprintf(w, "           timeout %v, stall timeout %v, ignore_eos %v (%s)\n", t.Timeout, t.StallTimeout, t.IgnoreEOS, ignoreEOSMeaning(t.IgnoreEOS))
@@ -116,7 +116,7 @@ func writePlan(w io.Writer, cfg *scenario.Config, s *scenario.Scenario, ds *data
 	}
 	// The arrivals come from the function the run dispatches from, so plan
 	// and run agree on every request.
-	arrivals := executor.Arrivals(executorPlan(s, &liveTarget{target: executorTarget(t)}, ds, nil))
+	arrivals := executor.Arrivals(OfflinePlan(s, ds))
 	writeLoadPlan(w, s, len(ds.Requests), arrivals)
 	writeRepeatPlan(w, s, arrivals)
 	if s.Dataset.MultiTurn() {
@@ -503,4 +503,21 @@ func writeSweepPlan(w io.Writer, s *scenario.Scenario) {
 		fmt.Fprintf(w, "; at most %d probes", c.MaxProbes)
 	}
 	fmt.Fprintln(w)
+}
+
+// writeRepeatPlan says how plan's schedule is repeated or interleaved.
+func writeRepeatPlan(w io.Writer, s *scenario.Scenario, arrivals []time.Duration) {
+	switch {
+	case s.Repeats() > 1 && s.Varies() != "":
+		fmt.Fprintf(w, "  Repeat:  %d runs of each step, %v apart; checks judge each step's runs pooled, and each run alone for the spread\n", s.Repeats(), s.Cooldown)
+	case s.Repeats() > 1:
+		fmt.Fprintf(w, "  Repeat:  %d runs, %v apart; checks judge them pooled, compare uses their spread\n", s.Repeats(), s.Cooldown)
+	}
+	if !s.AB() {
+		return
+	}
+	b := s.BaselineTarget
+	fmt.Fprintf(w, "  A/B:     baseline arm %s at %s; candidate arm %s (the target above)\n", b.Name, RedactURL(b.BaseURL), s.Target.Name)
+	fmt.Fprintf(w, "           %d blocks of %s of the schedule, each sent to both arms, alternating which goes first; baseline.* and the regression block read the baseline arm\n",
+		ABBlocks(arrivals, s.Interleave), s.Interleave)
 }

@@ -100,7 +100,7 @@ func pause(ctx context.Context, d time.Duration) bool {
 // runRepeats runs the plan s.Repeats() times, s.Cooldown apart (each run
 // with its warmup, only the first with the preflight probe), and returns
 // the pooled outcome and the runs.
-func runRepeats(ctx context.Context, log io.Writer, s *scenario.Scenario, plan executor.Plan) (*executor.Outcome, *report.Repeats, error) {
+func runRepeats(ctx context.Context, log io.Writer, s *scenario.Scenario, plan executor.Plan, bounds scenario.Validity) (*executor.Outcome, *report.Repeats, error) {
 	po := &partObservers{obs: plan.Observers}
 	plan.Observers = []executor.Observer{po}
 	n := s.Repeats()
@@ -133,7 +133,7 @@ func runRepeats(ctx context.Context, log io.Writer, s *scenario.Scenario, plan e
 		own.Series = nil
 		reps.Runs = append(reps.Runs, report.RepeatRun{
 			Run: run, StartedAt: started, EndedAt: time.Now(), TimeZero: out.Started.Round(0).UTC(),
-			Valid: reportValidity(s, &own).Valid, Summary: &own,
+			Valid: ReportValidity(bounds, &own).Valid, Summary: &own,
 		})
 		if out.Interrupted || out.Aborted != "" {
 			break
@@ -203,8 +203,8 @@ func spreads(runs []*metrics.Summary, pooled *metrics.Summary) []report.Spread {
 
 // repeatsValidity is the pooled run's validity, made invalid when a run
 // was invalid on its own (a stall in one run hides in the pool).
-func repeatsValidity(s *scenario.Scenario, pooled *metrics.Summary, reps *report.Repeats) *report.Validity {
-	v := reportValidity(s, pooled)
+func repeatsValidity(bounds scenario.Validity, pooled *metrics.Summary, reps *report.Repeats) *report.Validity {
+	v := ReportValidity(bounds, pooled)
 	if reps == nil || len(reps.Runs) == 0 {
 		return v
 	}

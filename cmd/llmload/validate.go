@@ -79,16 +79,16 @@ func validateLoads(e env, cfg *scenario.Config, scenarios []*scenario.Scenario) 
 	}
 	bad := false
 	for _, t := range targets {
-		if strings.HasPrefix(t.BaseURL, simScheme) {
+		if strings.HasPrefix(t.BaseURL, SimScheme) {
 			continue
 		}
-		if _, err := executorTarget(t).HTTPClient(1); err != nil {
+		if _, err := ExecutorTarget(t).HTTPClient(1); err != nil {
 			fmt.Fprintf(e.stderr, "llmload: target %q: %v\n", t.Name, err)
 			bad = true
 		}
 	}
 	for _, d := range datasets {
-		if _, _, err := loadDataset(d, nil, true); err != nil {
+		if _, _, err := LoadDatasetOffline(d); err != nil {
 			fmt.Fprintf(e.stderr, "llmload: dataset %q: %v\n", d.Name, err)
 			bad = true
 		}
@@ -103,19 +103,6 @@ func validateLoads(e env, cfg *scenario.Config, scenarios []*scenario.Scenario) 
 		return exitInvalid
 	}
 	return exitOK
-}
-
-// checkSimTargets checks sim:// profiles and sim { } overrides without
-// starting anything.
-func checkSimTargets(cfg *scenario.Config) hcl.Diagnostics {
-	var diags hcl.Diagnostics
-	for _, t := range cfg.Targets {
-		if strings.HasPrefix(t.BaseURL, simScheme) {
-			_, d := simProfile(t)
-			diags = append(diags, d...)
-		}
-	}
-	return diags
 }
 
 func cmdFmt(_ context.Context, e env, args []string) int {

@@ -88,7 +88,7 @@ func TestValidityExitCodes(t *testing.T) {
 			}
 			outs := []assert.Outcome{{Check: check}}
 			var stderr bytes.Buffer
-			code := exitCode(Judge(&stderr, false, sum, outs, reportValidity(s, sum), false))
+			code := exitCode(Judge(&stderr, false, sum, outs, ReportValidity(validityBounds(s.Validity), sum), false))
 			if code != tt.code {
 				t.Errorf("exit %d, want %d (%s)", code, tt.code, stderr.String())
 			}

@@ -24,7 +24,7 @@ import (
 // seed, sampling rules, the sampled requests' hash and length statistics),
 // the tokenizer and llmload's version. compare refuses two runs whose
 // workloads differ, and a baseline must share the run's.
-func workloadOf(s *scenario.Scenario, ds *dataset.Dataset, tok tokenizer.Tokenizer) *report.Workload {
+func workloadOf(s *scenario.Scenario, ds *dataset.Dataset, tok tokenizer.Tokenizer, version string) *report.Workload {
 	var resolved map[string]json.RawMessage
 	raw, _ := json.Marshal(s.Resolved())
 	_ = json.Unmarshal(raw, &resolved)
@@ -172,10 +172,10 @@ func probeServerVersion(ctx context.Context, lt *liveTarget) string {
 	return strings.Join(parts, "; ")
 }
 
-// checkWorkloads refuses results of different workloads unless forced; a
+// CheckWorkloads refuses results of different workloads unless forced; a
 // forced comparison prints every difference loudly. It returns the
 // differences (nil when the workloads are equal) and false when refused.
-func checkWorkloads(log io.Writer, what string, base, cand *report.Workload, force bool) ([]string, bool) {
+func CheckWorkloads(log io.Writer, what string, base, cand *report.Workload, force bool) ([]string, bool) {
 	diffs := base.Differences(cand)
 	if len(diffs) == 0 {
 		return nil, true
