@@ -9,6 +9,7 @@ import (
 	"github.com/llmload/llmload/compare"
 	"github.com/llmload/llmload/metrics"
 	"github.com/llmload/llmload/report"
+	"github.com/llmload/llmload/runner"
 	"github.com/llmload/llmload/scenario"
 )
 
@@ -45,11 +46,11 @@ func cmdCompare(_ context.Context, e env, args []string) int {
 	if tols == nil {
 		return code
 	}
-	forced, ok := CheckWorkloads(e.stderr, "compare", base.Workload, cand.Workload, *force)
+	forced, ok := runner.CheckWorkloads(e.stderr, "compare", base.Workload, cand.Workload, *force)
 	if !ok {
 		return exitInvalid
 	}
-	c := CompareResults(paths[0], base, cand, tols)
+	c := runner.CompareResults(paths[0], base, cand, tols)
 	c.Forced = forced
 	if *format == "json" {
 		enc := json.NewEncoder(e.stdout)

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
 
+	"github.com/llmload/llmload/runner"
 	"github.com/llmload/llmload/scenario"
 )
 
@@ -78,7 +79,7 @@ func loadConfig(e env, paths []string, cf *configFlags) (*scenario.Config, int) 
 		// simulator profiles and overrides that sim:// targets name. Files
 		// are checked once the command knows which scenarios it runs
 		// (checkFiles), so that one scenario does not need another's data.
-		diags = append(diags, CheckSimTargets(cfg)...)
+		diags = append(diags, runner.CheckSimTargets(cfg)...)
 	}
 	if len(diags) > 0 {
 		writeDiags(e, cfg, diags)

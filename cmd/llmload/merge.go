@@ -41,7 +41,7 @@ func cmdMerge(_ context.Context, e env, args []string) int {
 	}
 	// The checks are the scenario's own, as the result files recorded them,
 	// evaluated once on the merged figures.
-	sc, outs, st, diags := JudgeMerged(res, paths[0], Options{Log: e.stderr, ValidityBounds: validityBounds})
+	sc, outs, st, diags := runner.JudgeMerged(res, paths[0], runner.Options{Log: e.stderr, ValidityBounds: validityBounds})
 	if diags.HasErrors() {
 		writeDiags(e, nil, diags)
 	}
@@ -54,7 +54,7 @@ func cmdMerge(_ context.Context, e env, args []string) int {
 			fmt.Fprintf(e.stderr, "llmload merge: writing the report: %v\n", err)
 		}
 	}
-	code = exitCode(Judge(e.stderr, res.Interrupted, res.Summary, outs, res.Validity, sc.AllowInconclusive))
+	code = exitCode(runner.Judge(e.stderr, res.Interrupted, res.Summary, outs, res.Validity, sc.AllowInconclusive))
 	if n := len(res.MissingShards); n > 0 {
 		fmt.Fprintf(e.stderr, "llmload merge: %d of %d shards of run %s missing (%s)", n, res.ShardCount, res.RunID, joinInts(res.MissingShards))
 		if *partial {

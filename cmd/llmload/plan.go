@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/llmload/llmload/dataset"
 	"github.com/llmload/llmload/executor"
 	"github.com/llmload/llmload/metrics"
+	"github.com/llmload/llmload/runner"
 	"github.com/llmload/llmload/scenario"
 )
 
@@ -44,7 +46,7 @@ func cmdPlan(_ context.Context, e env, args []string) int {
 		ds, ok := loaded[s.Dataset]
 		if !ok {
 			var err error
-			ds, _, err = LoadDatasetOffline(s.Dataset)
+			ds, _, err = runner.LoadDatasetOffline(s.Dataset)
 			if err != nil {
 				fmt.Fprintf(e.stderr, "llmload: dataset %q: %v\n", s.Dataset.Name, err)
 				return exitInvalid
@@ -67,12 +69,12 @@ func cmdPlan(_ context.Context, e env, args []string) int {
 // the code the run uses, with every credential redacted.
 func writeRequestPlan(w io.Writer, s *scenario.Scenario, ds *dataset.Dataset) error {
 	t := s.Target
-	p, err := executor.PreviewRequest(ExecutorTarget(t), ds.Requests[0])
+	p, err := executor.PreviewRequest(runner.ExecutorTarget(t), ds.Requests[0])
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "  Request: the first one, as it will be sent (credentials redacted; the body indented)\n")
-	fmt.Fprintf(w, "           %s %s\n", p.Method, RedactURL(p.URL))
+	fmt.Fprintf(w, "           %s %s\n", p.Method, runner.RedactURL(p.URL))
 	for _, k := range sortedKeys(p.Header) {
 		for _, v := range p.Header[k] {
 			switch {
@@ -101,8 +103,8 @@ func writeRequestPlan(w io.Writer, s *scenario.Scenario, ds *dataset.Dataset) er
 func writePlan(w io.Writer, cfg *scenario.Config, s *scenario.Scenario, ds *dataset.Dataset) {
 	fmt.Fprintf(w, "Scenario %q (%s:%d)\n", s.Name, s.DeclRange.Filename, s.DeclRange.Start.Line)
 	t := s.Target
-	fmt.Fprintf(w, "  Target:  %s at %s, api %s, model %q\n", t.Name, RedactURL(t.BaseURL), t.API, t.Model)
-	if strings.HasPrefix(t.BaseURL, SimScheme) {
+	fmt.Fprintf(w, "  Target:  %s at %s, api %s, model %q\n", t.Name, runner.RedactURL(t.BaseURL), t.API, t.Model)
+	if strings.HasPrefix(t.BaseURL, runner.SimScheme) {
 		fmt.Fprintln(w, "           (the built-in simulator, started in-process on a free loopback port)")
 	}
 	fmt.Fprintf(w, "           timeout %v, stall timeout %v, ignore_eos %v (%s)\n", t.Timeout, t.StallTimeout, t.IgnoreEOS, ignoreEOSMeaning(t.IgnoreEOS))
@@ -116,7 +118,7 @@ func writePlan(w io.Writer, cfg *scenario.Config, s *scenario.Scenario, ds *data
 	}
 	// The arrivals come from the function the run dispatches from, so plan
 	// and run agree on every request.
-	arrivals := executor.Arrivals(OfflinePlan(s, ds))
+	arrivals := executor.Arrivals(runner.OfflinePlan(s, ds))
 	writeLoadPlan(w, s, len(ds.Requests), arrivals)
 	writeRepeatPlan(w, s, arrivals)
 	if s.Dataset.MultiTurn() {
@@ -517,7 +519,16 @@ func writeRepeatPlan(w io.Writer, s *scenario.Scenario, arrivals []time.Duration
 		return
 	}
 	b := s.BaselineTarget
-	fmt.Fprintf(w, "  A/B:     baseline arm %s at %s; candidate arm %s (the target above)\n", b.Name, RedactURL(b.BaseURL), s.Target.Name)
+	fmt.Fprintf(w, "  A/B:     baseline arm %s at %s; candidate arm %s (the target above)\n", b.Name, runner.RedactURL(b.BaseURL), s.Target.Name)
 	fmt.Fprintf(w, "           %d blocks of %s of the schedule, each sent to both arms, alternating which goes first; baseline.* and the regression block read the baseline arm\n",
-		ABBlocks(arrivals, s.Interleave), s.Interleave)
+		runner.ABBlocks(arrivals, s.Interleave), s.Interleave)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }

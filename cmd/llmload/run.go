@@ -110,7 +110,7 @@ func worse(a, b int) int {
 }
 
 func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.Scenario, opts runOptions) int {
-	r, st, diags := RunScenario(ctx, s, opts.runner(e))
+	r, st, diags := runner.RunScenario(ctx, s, opts.runner(e))
 	if r == nil {
 		if diags.HasErrors() {
 			writeDiags(e, cfg, diags)
@@ -157,8 +157,8 @@ func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.S
 }
 
 // runner is the options as the runner takes them.
-func (o runOptions) runner(e env) Options {
-	return Options{
+func (o runOptions) runner(e env) runner.Options {
+	return runner.Options{
 		Log:            e.stderr,
 		Terminal:       isTerminal(e.stderr),
 		Quiet:          o.quiet,

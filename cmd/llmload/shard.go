@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/llmload/llmload/runner"
 	"github.com/llmload/llmload/scenario"
 )
 
@@ -37,7 +38,7 @@ func (o *shardOptions) register(fs *flagSet) {
 	fs.StringVar(&o.barrier, "barrier", "", "shard 0 serves a start barrier at this http://host:port `URL`; the other shards wait on it and start together")
 	fs.DurationVar(&o.barrierTimeout, "barrier-timeout", 10*time.Minute, "how long to wait for every shard at the barrier")
 	fs.DurationVar(&o.barrierLead, "barrier-lead", 5*time.Second, "how far ahead of the last join shard 0 sets the start")
-	fs.IntVar(&o.clockProbes, "clock-probes", DateProbes, "how many HTTP Date probes measure the target's clock before a common start (about 0.5 s each; 0: none)")
+	fs.IntVar(&o.clockProbes, "clock-probes", runner.DateProbes, "how many HTTP Date probes measure the target's clock before a common start (about 0.5 s each; 0: none)")
 }
 
 // resolve reads -shard and the environment and checks the combination.
@@ -89,7 +90,7 @@ func (o *shardOptions) runFlags(baseline bool) scenario.RunFlags {
 }
 
 // value is the resolved options as the runner takes them.
-func (o *shardOptions) value() Shard {
-	return Shard{Index: o.index, Count: o.count, RunID: o.runID, Start: o.start, Barrier: o.barrier,
+func (o *shardOptions) value() runner.Shard {
+	return runner.Shard{Index: o.index, Count: o.count, RunID: o.runID, Start: o.start, Barrier: o.barrier,
 		BarrierTimeout: o.barrierTimeout, BarrierLead: o.barrierLead, ClockProbes: o.clockProbes}
 }

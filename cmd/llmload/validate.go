@@ -11,6 +11,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 
+	"github.com/llmload/llmload/runner"
 	"github.com/llmload/llmload/scenario"
 )
 
@@ -79,16 +80,16 @@ func validateLoads(e env, cfg *scenario.Config, scenarios []*scenario.Scenario) 
 	}
 	bad := false
 	for _, t := range targets {
-		if strings.HasPrefix(t.BaseURL, SimScheme) {
+		if strings.HasPrefix(t.BaseURL, runner.SimScheme) {
 			continue
 		}
-		if _, err := ExecutorTarget(t).HTTPClient(1); err != nil {
+		if _, err := runner.ExecutorTarget(t).HTTPClient(1); err != nil {
 			fmt.Fprintf(e.stderr, "llmload: target %q: %v\n", t.Name, err)
 			bad = true
 		}
 	}
 	for _, d := range datasets {
-		if _, _, err := LoadDatasetOffline(d); err != nil {
+		if _, _, err := runner.LoadDatasetOffline(d); err != nil {
 			fmt.Fprintf(e.stderr, "llmload: dataset %q: %v\n", d.Name, err)
 			bad = true
 		}

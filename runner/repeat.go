@@ -1,4 +1,4 @@
-package main
+package runner
 
 // Repeated runs (repeat = N): the scenario's plan run N times, a cooldown
 // apart, every run observed as parts of one run, and pooled.

@@ -1,4 +1,4 @@
-package main
+package runner
 
 import (
 	"cmp"
@@ -19,7 +19,6 @@ import (
 	"github.com/llmload/llmload/executor"
 	"github.com/llmload/llmload/metrics"
 	"github.com/llmload/llmload/report"
-	"github.com/llmload/llmload/runner"
 	"github.com/llmload/llmload/scenario"
 	"github.com/llmload/llmload/tokenizer"
 )
@@ -120,27 +119,27 @@ func (r *Run) Close() {
 // progress to opts.Log. When the run produced no result it returns a nil
 // Run, the status, and the diagnostics (if any) that say why, for the
 // command to render; everything it started is stopped.
-func RunScenario(ctx context.Context, s *scenario.Scenario, opts Options) (*Run, runner.Status, hcl.Diagnostics) {
+func RunScenario(ctx context.Context, s *scenario.Scenario, opts Options) (*Run, Status, hcl.Diagnostics) {
 	r := &Run{Scenario: s, opts: opts}
 	st, diags := r.run(ctx)
-	if st != runner.StatusOK || diags.HasErrors() {
+	if st != StatusOK || diags.HasErrors() {
 		r.Close()
 		return nil, st, diags
 	}
-	return r, runner.StatusOK, nil
+	return r, StatusOK, nil
 }
 
-func (r *Run) run(ctx context.Context) (runner.Status, hcl.Diagnostics) {
+func (r *Run) run(ctx context.Context) (Status, hcl.Diagnostics) {
 	s, opts, log := r.Scenario, r.opts, r.opts.log()
 	fmt.Fprintf(log, "llmload: scenario %q\n", s.Name)
 	// What the flags make impossible is refused before anything starts,
 	// at the line that makes it so (validate says the same).
 	if diags := s.CheckRunFlags(opts.RunFlags()); diags.HasErrors() {
-		return runner.StatusInvalid, diags
+		return StatusInvalid, diags
 	}
 	lt, diags := startTarget(s.Target, s.Seed)
 	if diags.HasErrors() {
-		return runner.StatusInvalid, diags
+		return StatusInvalid, diags
 	}
 	r.closers = append(r.closers, lt.Close)
 	lt.ctx = ctx
@@ -152,20 +151,20 @@ func (r *Run) run(ctx context.Context) (runner.Status, hcl.Diagnostics) {
 	ds, tok, err := loadDatasetCtx(ctx, s.Dataset, lt)
 	if ctx.Err() != nil {
 		fmt.Fprintln(log, "llmload: interrupted while loading the dataset; nothing was sent")
-		return runner.StatusInterrupted, nil
+		return StatusInterrupted, nil
 	}
 	if err != nil {
 		fmt.Fprintf(log, "llmload: dataset %q: %v\n", s.Dataset.Name, err)
 		if srv, ok := tok.(*tokenizer.Server); ok && srv.Err() != nil {
 			// The target did not answer /tokenize: no valid result, as for
 			// a target that does not answer the load.
-			return runner.StatusNoResult, nil
+			return StatusNoResult, nil
 		}
-		return runner.StatusInvalid, nil
+		return StatusInvalid, nil
 	}
 	if len(ds.Requests) == 0 {
 		fmt.Fprintf(log, "llmload: dataset %q produced no request\n", s.Dataset.Name)
-		return runner.StatusInvalid, nil
+		return StatusInvalid, nil
 	}
 
 	var base *assert.Baseline
@@ -174,13 +173,13 @@ func (r *Run) run(ctx context.Context) (runner.Status, hcl.Diagnostics) {
 	if s.AB() {
 		b, diags := startBaselineArm(ctx, log, s, opts.Secrets)
 		if b == nil {
-			return runner.StatusInvalid, diags
+			return StatusInvalid, diags
 		}
 		r.closers = append(r.closers, b.lt.Close)
 		arms = [2]*abArm{b, {name: report.ArmCandidate, lt: lt, target: s.Target}}
 	} else {
-		var st runner.Status
-		if base, baseRes, st = baselineFor(log, s, opts.Baseline); st != runner.StatusOK {
+		var st Status
+		if base, baseRes, st = baselineFor(log, s, opts.Baseline); st != StatusOK {
 			return st, nil
 		}
 	}
@@ -189,7 +188,7 @@ func (r *Run) run(ctx context.Context) (runner.Status, hcl.Diagnostics) {
 	if baseRes != nil {
 		var ok bool
 		if forced, ok = CheckWorkloads(log, "baseline "+s.Baseline, baseRes.Workload, workload, opts.Force); !ok {
-			return runner.StatusInvalid, nil
+			return StatusInvalid, nil
 		}
 	}
 	serverVersion := probeVersion(ctx, log, lt)
@@ -213,7 +212,7 @@ func (r *Run) run(ctx context.Context) (runner.Status, hcl.Diagnostics) {
 		// A sweep's requests carry their step as their stage.
 		if reqs, err = report.CreateRequests(out, strings.TrimSuffix(dest.name, ".json"), plan.Closed != nil || s.Varies() != ""); err != nil {
 			fmt.Fprintf(log, "llmload: cannot write results to %s: %v\n", out, err)
-			return runner.StatusInvalid, nil
+			return StatusInvalid, nil
 		}
 		plan.Observers = append(plan.Observers, reqs)
 	}
@@ -238,7 +237,7 @@ func (r *Run) run(ctx context.Context) (runner.Status, hcl.Diagnostics) {
 			os.Remove(reqs.Path())
 		}
 		fmt.Fprintf(log, "llmload: %v\n", err)
-		return runner.StatusInvalid, nil
+		return StatusInvalid, nil
 	}
 	if lx != nil {
 		r.closers = append(r.closers, func() { lx.Close() })
@@ -292,16 +291,16 @@ func (r *Run) run(ctx context.Context) (runner.Status, hcl.Diagnostics) {
 		switch {
 		case ctx.Err() != nil:
 			fmt.Fprintln(log, "llmload: interrupted before the load; nothing was measured")
-			return runner.StatusInterrupted, nil
+			return StatusInterrupted, nil
 		case errors.As(err, &pe):
 			// The target is down or refuses the requests: no load was sent,
 			// and no valid result can come of it.
 			fmt.Fprintf(log, "llmload: %v\n", err)
 			fmt.Fprintln(log, "llmload: no load was sent (set preflight = false to skip the probe, or ready_timeout to wait for the target)")
-			return runner.StatusNoResult, nil
+			return StatusNoResult, nil
 		}
 		fmt.Fprintf(log, "llmload: %v\n", err)
-		return runner.StatusInvalid, nil
+		return StatusInvalid, nil
 	}
 
 	if abo != nil {
@@ -345,30 +344,30 @@ func (r *Run) run(ctx context.Context) (runner.Status, hcl.Diagnostics) {
 	res, err := report.NewResult(rep)
 	if err != nil {
 		fmt.Fprintf(log, "llmload: %v\n", err)
-		return runner.StatusNoResult, nil
+		return StatusNoResult, nil
 	}
 	r.Result, r.Outcomes = res, outs
 	r.outcome, r.reqs, r.out, r.dest = outcome, reqs, out, dest
-	return runner.StatusOK, nil
+	return StatusOK, nil
 }
 
 // Verdict judges the run (see Judge), and says so on the log: an abort_on
 // that stopped the run fails it; a shard's failed checks do not (the
 // merge's verdict is the run's).
-func (r *Run) Verdict() runner.Status {
+func (r *Run) Verdict() Status {
 	log, o, res := r.opts.log(), r.outcome, r.Result
 	st := Judge(log, o.Interrupted, o.Overall, r.Outcomes, res.Validity, r.Scenario.AllowInconclusive)
 	if o.Aborted != "" && !o.Interrupted {
 		// abort_on is a check the run failed, whatever the others say.
 		fmt.Fprintf(log, "llmload: %s; the run was stopped early\n", o.Aborted)
-		st = runner.StatusFailed
+		st = StatusFailed
 	}
-	if sh := r.opts.Shard; st == runner.StatusFailed && sh.Sharded() {
+	if sh := r.opts.Shard; st == StatusFailed && sh.Sharded() {
 		// A shard's checks see a slice of the run; the verdict is the
 		// merge's. A shard that produced a result succeeded (a failed pod
 		// would be retried by its Job).
 		fmt.Fprintf(log, "llmload: shard %d of %d: the checks above judge this shard alone; the verdict is llmload merge's (exit 0)\n", sh.Index, sh.Count)
-		st = runner.StatusOK
+		st = StatusOK
 	}
 	return st
 }
@@ -376,10 +375,10 @@ func (r *Run) Verdict() runner.Status {
 // Save writes the result file and closes the requests file under the
 // output directory (nothing without one), and points the default
 // directory's "latest" at the run's folder. Files it could not write are
-// runner.StatusNoResult; the verdict stands otherwise.
-func (r *Run) Save() runner.Status {
+// StatusNoResult; the verdict stands otherwise.
+func (r *Run) Save() Status {
 	if r.out == "" {
-		return runner.StatusOK
+		return StatusOK
 	}
 	log := r.opts.log()
 	var paths []string
@@ -396,10 +395,10 @@ func (r *Run) Save() runner.Status {
 			}
 		}
 	}
-	st := runner.StatusOK
+	st := StatusOK
 	if werr != nil {
 		fmt.Fprintf(log, "llmload: writing results: %v\n", werr)
-		st = runner.StatusNoResult
+		st = StatusNoResult
 	}
 	for _, p := range paths {
 		fmt.Fprintf(log, "llmload: wrote %s\n", p)
@@ -448,31 +447,31 @@ func evaluateRun(s *scenario.Scenario, overall *metrics.Summary, sweep *report.S
 // run was invalid, or when a check was inconclusive (unless
 // allowInconclusive); failed when a check failed; OK when every check
 // passed on a valid run.
-func Judge(log io.Writer, interrupted bool, overall *metrics.Summary, outs []assert.Outcome, validity *report.Validity, allowInconclusive bool) runner.Status {
+func Judge(log io.Writer, interrupted bool, overall *metrics.Summary, outs []assert.Outcome, validity *report.Validity, allowInconclusive bool) Status {
 	_, failed, inconclusive := assert.Tally(outs)
 	switch {
 	case interrupted:
 		fmt.Fprintln(log, "llmload: interrupted; partial results above")
-		return runner.StatusInterrupted
+		return StatusInterrupted
 	case overall.Completed == 0:
 		fmt.Fprintln(log, "llmload: no request completed: no valid result")
-		return runner.StatusNoResult
+		return StatusNoResult
 	case validity != nil && !validity.Valid:
 		var reasons []string
 		for _, r := range validity.Broken() {
 			reasons = append(reasons, fmt.Sprintf("%s %s over its bound of %s", r.Name, ruleValue(r, r.Value), ruleValue(r, r.Bound)))
 		}
 		fmt.Fprintf(log, "llmload: invalid run (%s): the load was not what the scenario said, so its checks prove nothing\n", strings.Join(reasons, "; "))
-		return runner.StatusNoResult
+		return StatusNoResult
 	case failed > 0:
-		return runner.StatusFailed
+		return StatusFailed
 	case inconclusive > 0 && !allowInconclusive:
 		fmt.Fprintf(log, "llmload: %s inconclusive: no valid verdict (allow_inconclusive = true accepts them)\n", count(inconclusive, "check", "checks"))
-		return runner.StatusNoResult
+		return StatusNoResult
 	case inconclusive > 0:
 		fmt.Fprintf(log, "llmload: %s inconclusive, accepted by allow_inconclusive\n", count(inconclusive, "check", "checks"))
 	}
-	return runner.StatusOK
+	return StatusOK
 }
 
 // ruleValue renders a validity figure in its unit.

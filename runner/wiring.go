@@ -1,4 +1,4 @@
-package main
+package runner
 
 // Conversions from the decoded scenario (plain values) to what the
 // packages below take. Each package owns its own types; cmd maps them.

@@ -1,4 +1,4 @@
-package main
+package runner
 
 import (
 	"context"
@@ -15,7 +15,6 @@ import (
 
 	"github.com/llmload/llmload/executor"
 	"github.com/llmload/llmload/report"
-	"github.com/llmload/llmload/runner"
 	"github.com/llmload/llmload/scenario"
 )
 
@@ -66,13 +65,13 @@ type coordination struct {
 // run: from -start-at or the scenario's start_at, or from shard 0's
 // barrier; and it measures this machine's clock against the target's
 // (and shard 0's). It returns a status when the run must not start.
-func coordinate(ctx context.Context, log io.Writer, s *scenario.Scenario, lt *liveTarget, plan *executor.Plan, fp string, o Shard) (*coordination, runner.Status) {
+func coordinate(ctx context.Context, log io.Writer, s *scenario.Scenario, lt *liveTarget, plan *executor.Plan, fp string, o Shard) (*coordination, Status) {
 	c := &coordination{runID: o.RunID, close: func() {}}
 	plan.Shard, plan.Shards = o.Index, o.Count
 	if o.Sharded() {
 		if n := len(executor.Arrivals(*plan)); plan.Open != nil && n == 0 {
 			fmt.Fprintf(log, "llmload: shard %d of %d has no arrival: the run has fewer requests than shards\n", o.Index, o.Count)
-			return nil, runner.StatusInvalid
+			return nil, StatusInvalid
 		}
 		if cl := plan.Closed; cl != nil {
 			users := 0
@@ -81,7 +80,7 @@ func coordinate(ctx context.Context, log io.Writer, s *scenario.Scenario, lt *li
 			}
 			if users < o.Count {
 				fmt.Fprintf(log, "llmload: a closed loop of %d users cannot be split into %d shards (a shard would have no user)\n", users, o.Count)
-				return nil, runner.StatusInvalid
+				return nil, StatusInvalid
 			}
 		}
 	}
@@ -92,21 +91,21 @@ func coordinate(ctx context.Context, log io.Writer, s *scenario.Scenario, lt *li
 	if start.IsZero() && o.Barrier == "" {
 		if o.Sharded() && c.runID == "" {
 			fmt.Fprintf(log, "llmload: shard %d of %d needs a run id every shard shares: give -run-id (or $%s), -start-at or -barrier\n", o.Index, o.Count, "LLMLOAD_RUN_ID")
-			return nil, runner.StatusInvalid
+			return nil, StatusInvalid
 		}
 		if c.runID == "" {
 			c.runID = newRunID()
 		}
-		return c, runner.StatusOK
+		return c, StatusOK
 	}
 	if !start.IsZero() && !time.Now().Before(start) {
 		fmt.Fprintf(log, "llmload: the start time %s has passed\n", start.UTC().Format(time.RFC3339Nano))
-		return nil, runner.StatusInvalid
+		return nil, StatusInvalid
 	}
 	client, err := lt.target.HTTPClient(2)
 	if err != nil {
 		fmt.Fprintf(log, "llmload: %v\n", err)
-		return nil, runner.StatusInvalid
+		return nil, StatusInvalid
 	}
 	sy := &report.Sync{StartAt: start, Barrier: o.Barrier}
 	if o.ClockProbes > 0 {
@@ -122,14 +121,14 @@ func coordinate(ctx context.Context, log io.Writer, s *scenario.Scenario, lt *li
 			b, err := startBarrier(o.Barrier, s.Name, fp, c.runID, o.Count, o.BarrierLead)
 			if err != nil {
 				fmt.Fprintf(log, "llmload: %v\n", err)
-				return nil, runner.StatusInvalid
+				return nil, StatusInvalid
 			}
 			c.close = b.Close // /time answers for the whole run
 			fmt.Fprintf(log, "llmload: barrier serving on %s; waiting for %d shards\n", b.ln.Addr(), o.Count-1)
 			if sy.StartAt, err = b.wait(ctx, o.BarrierTimeout); err != nil {
 				b.Close()
 				fmt.Fprintf(log, "llmload: %v\n", err)
-				return nil, runner.StatusNoResult
+				return nil, StatusNoResult
 			}
 		} else {
 			bc := &http.Client{} // a long poll: no timeout but the barrier's
@@ -137,9 +136,9 @@ func coordinate(ctx context.Context, log io.Writer, s *scenario.Scenario, lt *li
 			if err != nil {
 				fmt.Fprintf(log, "llmload: %v\n", err)
 				if errors.Is(err, context.Canceled) {
-					return nil, runner.StatusInterrupted
+					return nil, StatusInterrupted
 				}
-				return nil, runner.StatusNoResult
+				return nil, StatusNoResult
 			}
 			sy.StartAt, c.runID = a.StartAt, a.RunID
 			sy.LeaderClock = probeLeader(ctx, bc, strings.TrimSuffix(o.Barrier, "/"))
@@ -152,7 +151,7 @@ func coordinate(ctx context.Context, log io.Writer, s *scenario.Scenario, lt *li
 	fmt.Fprintf(log, "llmload: run %s starts at %s (in %v)\n", c.runID, sy.StartAt.UTC().Format(time.RFC3339Nano), time.Until(sy.StartAt).Round(time.Millisecond))
 	plan.StartAt = sy.StartAt
 	c.sync = sy
-	return c, runner.StatusOK
+	return c, StatusOK
 }
 
 // startRunID derives a run id from the scenario and its start time, so

@@ -1,4 +1,4 @@
-package main
+package runner
 
 // Sweeps and capacity searches: one executor.Run per load value, with the
 // value applied to the plan; the requests file and the progress line

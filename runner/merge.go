@@ -1,4 +1,4 @@
-package main
+package runner
 
 import (
 	"strings"
@@ -7,7 +7,6 @@ import (
 
 	"github.com/llmload/llmload/assert"
 	"github.com/llmload/llmload/report"
-	"github.com/llmload/llmload/runner"
 	"github.com/llmload/llmload/scenario"
 )
 
@@ -17,18 +16,18 @@ import (
 // stages, capacity, validity and baseline comparison, and returns the
 // scenario of the checks and their outcomes, for Judge. A baseline it
 // names is loaded as a run would (messages to opts.Log); opts.Baseline is
-// not read. A status other than runner.StatusOK, or diagnostics, mean it could
+// not read. A status other than StatusOK, or diagnostics, mean it could
 // not judge.
-func JudgeMerged(res *report.Result, path string, opts Options) (*scenario.Scenario, []assert.Outcome, runner.Status, hcl.Diagnostics) {
+func JudgeMerged(res *report.Result, path string, opts Options) (*scenario.Scenario, []assert.Outcome, Status, hcl.Diagnostics) {
 	sc, diags := scenario.ChecksFromResolved(path, res.Config)
 	if diags.HasErrors() {
-		return nil, nil, runner.StatusInvalid, diags
+		return nil, nil, StatusInvalid, diags
 	}
 	outs := assert.Evaluate(sc, res.Summary)
 	if sc.UsesBaseline() || sc.Baseline != "" {
 		// The baseline the runs named, judged against the merged figures.
 		base, baseRes, st := baselineFor(opts.log(), sc, "")
-		if st != runner.StatusOK {
+		if st != StatusOK {
 			return nil, nil, st, nil
 		}
 		if base != nil {
@@ -42,7 +41,7 @@ func JudgeMerged(res *report.Result, path string, opts Options) (*scenario.Scena
 	}
 	res.Capacity = report.CapacityOf(res.Stages)
 	res.Validity = ReportValidity(opts.validity(sc), res.Summary)
-	return sc, outs, runner.StatusOK, nil
+	return sc, outs, StatusOK, nil
 }
 
 // CheckSimTargets checks the configuration's sim:// profiles and sim { }

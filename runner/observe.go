@@ -1,4 +1,4 @@
-package main
+package runner
 
 // Watching a run: the live Prometheus metrics of the load generator
 // (-metrics-addr, metrics_addr) and the scraping of the server's own

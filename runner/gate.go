@@ -1,4 +1,4 @@
-package main
+package runner
 
 import (
 	"context"
@@ -13,48 +13,47 @@ import (
 
 	"github.com/llmload/llmload/assert"
 	"github.com/llmload/llmload/report"
-	"github.com/llmload/llmload/runner"
 	"github.com/llmload/llmload/scenario"
 )
 
 // baselineFor loads the baseline a scenario's checks compare with: the
-// -baseline flag's, else the scenario's. It returns nil (and runner.StatusOK) when
+// -baseline flag's, else the scenario's. It returns nil (and StatusOK) when
 // the scenario has none and needs none. A missing file is exit 2 unless
 // baseline_optional, which skips the checks that need it.
-func baselineFor(log io.Writer, s *scenario.Scenario, override string) (*assert.Baseline, *report.Result, runner.Status) {
+func baselineFor(log io.Writer, s *scenario.Scenario, override string) (*assert.Baseline, *report.Result, Status) {
 	if override != "" {
 		s.Baseline = override
 	}
 	if s.Baseline == "" {
 		if s.UsesBaseline() && !s.BaselineOptional {
 			fmt.Fprintf(log, "llmload: scenario %q: its checks read a baseline (baseline.* or a regression block) but it names none: set baseline = \"FILE\" or run with -baseline FILE\n", s.Name)
-			return nil, nil, runner.StatusInvalid
+			return nil, nil, StatusInvalid
 		}
 		if s.UsesBaseline() {
 			fmt.Fprintf(log, "llmload: scenario %q: no baseline; its baseline checks are skipped (baseline_optional)\n", s.Name)
-			return &assert.Baseline{}, nil, runner.StatusOK
+			return &assert.Baseline{}, nil, StatusOK
 		}
-		return nil, nil, runner.StatusOK
+		return nil, nil, StatusOK
 	}
 	res, err := report.ReadResult(s.Baseline)
 	switch {
 	case err == nil && res.Verdict() == report.VerdictInvalid || err == nil && res.Verdict() == report.VerdictNoResult:
 		fmt.Fprintf(log, "llmload: scenario %q: baseline %s is a run with no valid result (%s): it cannot judge another; refresh it\n", s.Name, s.Baseline, res.Verdict())
-		return nil, nil, runner.StatusInvalid
+		return nil, nil, StatusInvalid
 	case err == nil:
 		fmt.Fprintf(log, "llmload: baseline %s (run %s, %s)\n", s.Baseline, res.RunID, res.StartedAt.Format(time.RFC3339))
 		// A baseline with repeats, against a run with repeats, is judged
 		// by the run-to-run spread (the run sets NewRuns).
-		return &assert.Baseline{Path: s.Baseline, Summary: res.Summary, Runs: res.Repeat.Summaries()}, res, runner.StatusOK
+		return &assert.Baseline{Path: s.Baseline, Summary: res.Summary, Runs: res.Repeat.Summaries()}, res, StatusOK
 	case errors.Is(err, fs.ErrNotExist) && s.BaselineOptional:
 		fmt.Fprintf(log, "llmload: no baseline at %s; its checks are skipped (baseline_optional)\n", s.Baseline)
-		return &assert.Baseline{Path: s.Baseline}, nil, runner.StatusOK
+		return &assert.Baseline{Path: s.Baseline}, nil, StatusOK
 	case errors.Is(err, fs.ErrNotExist):
 		fmt.Fprintf(log, "llmload: scenario %q: baseline %s does not exist (baseline_optional = true runs without it; -save-baseline DIR writes one)\n", s.Name, s.Baseline)
-		return nil, nil, runner.StatusInvalid
+		return nil, nil, StatusInvalid
 	}
 	fmt.Fprintf(log, "llmload: baseline: %v\n", err)
-	return nil, nil, runner.StatusInvalid
+	return nil, nil, StatusInvalid
 }
 
 // comparison compares the run with its baseline result by the scenario's

@@ -1,4 +1,4 @@
-package main
+package runner
 
 // Interleaved A/B runs: one schedule cut into blocks, each block sent to
 // both arms in turn (the arm that goes first alternating), so that drift in
