@@ -17,9 +17,10 @@ import (
 )
 
 // baselineFor loads the baseline a scenario's checks compare with: the
-// -baseline flag's, else the scenario's. It returns nil (and StatusOK) when
-// the scenario has none and needs none. A missing file is exit 2 unless
-// baseline_optional, which skips the checks that need it.
+// override's (the -baseline flag), else the scenario's. It returns nil (and
+// StatusOK) when the scenario has none and needs none. A missing file is
+// StatusInvalid unless baseline_optional, which skips the checks that need
+// it.
 func baselineFor(log io.Writer, s *scenario.Scenario, override string) (*assert.Baseline, *report.Result, Status) {
 	if override != "" {
 		s.Baseline = override
@@ -82,9 +83,9 @@ type destination struct {
 }
 
 // destinationFor applies the output rule: -out FILE.json writes that file
-// (the requests file beside it); an explicit -out DIR writes DIR/<result>;
-// the default directory gets a folder per run, <UTC time>-<scenario>, and a
-// "latest" pointer to it, unless -overwrite.
+// (the requests file beside it); an explicit -out DIR (outExplicit) writes
+// DIR/<result>; the default directory gets a folder per run, <UTC
+// time>-<scenario>, and a "latest" pointer to it, unless -overwrite.
 func destinationFor(out string, outExplicit, overwrite bool, s *scenario.Scenario, now time.Time) destination {
 	switch {
 	case out == "":

@@ -1,7 +1,7 @@
 package runner
 
-// Status is how a run (or a merge) ended, in increasing severity: a run of
-// several scenarios, or a run with outputs that failed, ends with the
+// Status is how a run (or a merge) ended, declared in increasing severity:
+// a run of several scenarios, or a run whose outputs failed, ends with the
 // worst. cmd/llmload maps each to its exit code.
 type Status int
 
@@ -12,6 +12,3 @@ const (
 	StatusInvalid                   // invalid configuration or input: the run could not be what was asked
 	StatusInterrupted               // interrupted (Ctrl-C); partial results were written
 )
-
-// Worse returns the more severe of two statuses.
-func Worse(a, b Status) Status { return max(a, b) }

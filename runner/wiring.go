@@ -1,7 +1,7 @@
 package runner
 
 // Conversions from the decoded scenario (plain values) to what the
-// packages below take. Each package owns its own types; cmd maps them.
+// packages below take. Each package owns its own types; runner maps them.
 
 import (
 	"context"
@@ -28,6 +28,8 @@ import (
 	"github.com/llmload/llmload/tokenizer"
 )
 
+// SimScheme begins a target URL that names a built-in simulator profile
+// (sim://<profile>): the run starts it in-process.
 const SimScheme = "sim://"
 
 // liveTarget is a target ready for load; for sim:// it owns the running
@@ -160,6 +162,7 @@ func openLoopRequests(s *scenario.Scenario, nPrompts int) int {
 	}
 }
 
+// ExecutorTarget is a scenario target as the executor takes it.
 func ExecutorTarget(t *scenario.Target) executor.Target {
 	return executor.Target{
 		BaseURL:            t.BaseURL,
