@@ -14,6 +14,6 @@
 // the command renders the report between them.
 //
 // It imports scenario, assert, compare, dataset, executor, metrics,
-// report, live, scrape, sim, tokenizer and internal/secret (and, through
-// them, internal/openaiwire). cmd/llmload imports it.
+// report, live, scrape, sim and tokenizer (and, through them,
+// internal/secret and internal/openaiwire). cmd/llmload imports it.
 package runner
