@@ -306,4 +306,3 @@ func (l *loader) duplicate(b *hcl.Block, first hcl.Range) {
 		Subject:  b.DefRange.Ptr(),
 	})
 }
-
