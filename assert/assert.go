@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -335,7 +334,7 @@ func involved(expr hcl.Expression, ctx *hcl.EvalContext) (refs []Ref, values str
 	var parts []string
 	seen := map[string]bool{}
 	for _, tr := range expr.Variables() {
-		name := traversalString(tr)
+		name := scenario.TraversalString(tr)
 		if seen[name] {
 			continue
 		}
@@ -344,7 +343,7 @@ func involved(expr hcl.Expression, ctx *hcl.EvalContext) (refs []Ref, values str
 		if diags.HasErrors() {
 			continue
 		}
-		parts = append(parts, name+" = "+valueString(v))
+		parts = append(parts, name+" = "+scenario.ValueString(v))
 		ref := Ref{Ref: name}
 		if v.IsKnown() && !v.IsNull() && v.Type() == cty.Number {
 			f, _ := v.AsBigFloat().Float64()
@@ -356,42 +355,6 @@ func involved(expr hcl.Expression, ctx *hcl.EvalContext) (refs []Ref, values str
 		}
 	}
 	return refs, strings.Join(parts, ", "), nulls
-}
-
-func traversalString(tr hcl.Traversal) string {
-	var b strings.Builder
-	for _, step := range tr {
-		switch s := step.(type) {
-		case hcl.TraverseRoot:
-			b.WriteString(s.Name)
-		case hcl.TraverseAttr:
-			b.WriteString("." + s.Name)
-		case hcl.TraverseIndex:
-			if s.Key.Type() == cty.String && s.Key.IsKnown() && !s.Key.IsNull() {
-				b.WriteString("[" + strconv.Quote(s.Key.AsString()) + "]")
-			} else {
-				b.WriteString("[" + valueString(s.Key) + "]")
-			}
-		}
-	}
-	return b.String()
-}
-
-func valueString(v cty.Value) string {
-	switch {
-	case v.IsNull():
-		return "null (no samples)"
-	case !v.IsKnown():
-		return "unknown"
-	case v.Type() == cty.Number:
-		// Six significant digits: enough to compare with a threshold,
-		// short enough to read.
-		f, _ := v.AsBigFloat().Float64()
-		return strconv.FormatFloat(f, 'g', 6, 64)
-	case v.Type().IsObjectType():
-		return "an object"
-	}
-	return v.GoString()
 }
 
 // EvalContext returns the context conditions are evaluated in: the

@@ -21,7 +21,7 @@ func loadChecks(t *testing.T) (*scenario.Config, *scenario.Scenario) {
 	cfg, diags := scenario.Load([]string{"testdata/checks.hcl"}, scenario.LoadOptions{})
 	if diags.HasErrors() {
 		var buf bytes.Buffer
-		cfg.WriteDiagnostics(&buf, diags, false)
+		cfg.WriteDiagnostics(&buf, diags, scenario.Verbose)
 		t.Fatalf("testdata/checks.hcl:\n%s", buf.String())
 	}
 	return cfg, cfg.Scenario("s")
@@ -124,7 +124,7 @@ func TestFailureRendering(t *testing.T) {
 		diags = append(diags, o.Diagnostic)
 	}
 	var buf bytes.Buffer
-	if err := cfg.WriteDiagnostics(&buf, diags, false); err != nil {
+	if err := cfg.WriteDiagnostics(&buf, diags, scenario.Verbose); err != nil {
 		t.Fatal(err)
 	}
 	got := buf.String()

@@ -172,7 +172,7 @@ func baselineDeltas(refs []Ref) string {
 		} else if v != b {
 			change = "against"
 		}
-		parts = append(parts, fmt.Sprintf("metrics.%s = %s is %s baseline.%s = %s", rest, valueString(cty.NumberFloatVal(v)), change, rest, valueString(cty.NumberFloatVal(b))))
+		parts = append(parts, fmt.Sprintf("metrics.%s = %s is %s baseline.%s = %s", rest, scenario.ValueString(cty.NumberFloatVal(v)), change, rest, scenario.ValueString(cty.NumberFloatVal(b))))
 	}
 	if len(parts) == 0 {
 		return ""

@@ -84,7 +84,7 @@ scenario "s" {
 				t.Errorf("diagnostics (-want +got):\n%s\n%v", diff, diags)
 			}
 			var out bytes.Buffer
-			if err := cfg.WriteDiagnostics(&out, diags, false); err != nil {
+			if err := cfg.WriteDiagnostics(&out, diags, Verbose); err != nil {
 				t.Fatal(err)
 			}
 			for _, s := range cfg.Scenarios {

@@ -29,7 +29,7 @@ func FuzzParse(f *testing.F) {
 		if cfg == nil {
 			t.Fatal("nil config")
 		}
-		if err := cfg.WriteDiagnostics(io.Discard, diags, false); err != nil {
+		if err := cfg.WriteDiagnostics(io.Discard, diags, Verbose); err != nil {
 			t.Fatal(err)
 		}
 		if diags.HasErrors() {

@@ -2,7 +2,6 @@ package scenario
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -306,32 +305,4 @@ func (l *loader) duplicate(b *hcl.Block, first hcl.Range) {
 		Detail:   fmt.Sprintf("A %s named %q was already declared at %s. Names must be unique.", b.Type, b.Labels[0], first),
 		Subject:  b.DefRange.Ptr(),
 	})
-}
-
-// WriteDiagnostics renders diagnostics as HCL does: file:line:col, the
-// source snippet and, for expression errors, the values involved. c may be
-// nil (no snippets then).
-func (c *Config) WriteDiagnostics(w io.Writer, diags hcl.Diagnostics, color bool) error {
-	var files map[string]*hcl.File
-	if c != nil {
-		files = c.Files
-	}
-	wr := hcl.NewDiagnosticTextWriter(w, files, 78, color)
-	for _, d := range diags {
-		// A file:line:col line first, the form editors and CI annotations
-		// jump to; then HCL's own rendering with the source snippet.
-		if d.Subject != nil {
-			sev := "error"
-			if d.Severity == hcl.DiagWarning {
-				sev = "warning"
-			}
-			if _, err := fmt.Fprintf(w, "%s:%d:%d: %s: %s\n", d.Subject.Filename, d.Subject.Start.Line, d.Subject.Start.Column, sev, d.Summary); err != nil {
-				return err
-			}
-		}
-		if err := wr.WriteDiagnostic(d); err != nil {
-			return err
-		}
-	}
-	return nil
 }

@@ -28,7 +28,7 @@ func TestValidFixtures(t *testing.T) {
 			cfg, diags := Load([]string{f}, LoadOptions{})
 			if len(diags) > 0 {
 				var buf bytes.Buffer
-				cfg.WriteDiagnostics(&buf, diags, false)
+				cfg.WriteDiagnostics(&buf, diags, Verbose)
 				t.Fatalf("unexpected diagnostics:\n%s", buf.String())
 			}
 			if len(cfg.Scenarios) == 0 {
@@ -74,7 +74,7 @@ func TestInvalidFixtures(t *testing.T) {
 			}
 
 			var buf bytes.Buffer
-			if err := cfg.WriteDiagnostics(&buf, diags, false); err != nil {
+			if err := cfg.WriteDiagnostics(&buf, diags, Verbose); err != nil {
 				t.Fatal(err)
 			}
 			golden := filepath.Join("testdata", "golden", strings.TrimSuffix(filepath.Base(f), ".hcl")+".golden")

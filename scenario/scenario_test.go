@@ -27,7 +27,7 @@ func loadFull(t *testing.T) *Config {
 	cfg, diags := Load([]string{"testdata/valid/full.hcl"}, LoadOptions{Environ: []string{"OPENAI_API_KEY=sk-secret"}})
 	if diags.HasErrors() {
 		var buf bytes.Buffer
-		cfg.WriteDiagnostics(&buf, diags, false)
+		cfg.WriteDiagnostics(&buf, diags, Verbose)
 		t.Fatalf("full.hcl:\n%s", buf.String())
 	}
 	return cfg
@@ -448,7 +448,7 @@ func TestDocsExample(t *testing.T) {
 	cfg, diags := Load([]string{p}, LoadOptions{})
 	if len(diags) > 0 {
 		var buf bytes.Buffer
-		cfg.WriteDiagnostics(&buf, diags, false)
+		cfg.WriteDiagnostics(&buf, diags, Verbose)
 		t.Fatalf("docs example:\n%s", buf.String())
 	}
 	if s := cfg.Scenario("poisson_10rps"); s == nil || len(s.SLA) != 3 || len(s.Asserts) != 1 {

@@ -110,7 +110,7 @@ dataset "d" {
 			cfg, diags := Load([]string{p}, LoadOptions{})
 			if diags.HasErrors() {
 				var buf bytes.Buffer
-				cfg.WriteDiagnostics(&buf, diags, false)
+				cfg.WriteDiagnostics(&buf, diags, Verbose)
 				t.Fatalf("%s", buf.String())
 			}
 			s := cfg.Scenario("s")

@@ -3,11 +3,8 @@ package main
 import (
 	"fmt"
 	"os"
-	"strconv"
-	"strings"
 
 	"github.com/hashicorp/hcl/v2"
-	"github.com/zclconf/go-cty/cty"
 
 	"github.com/llmload/llmload/runner"
 	"github.com/llmload/llmload/scenario"
@@ -90,89 +87,13 @@ func loadConfig(e env, paths []string, cf *configFlags) (*scenario.Config, int) 
 	return cfg, exitOK
 }
 
-// writeDiags renders diagnostics as -compact and -verbose say: one
-// file:line:col line each (summary and detail, for CI annotations and
-// editors), the full block with its source snippet (for people), or both.
+// writeDiags renders diagnostics as -compact and -verbose say, with
+// scenario's one renderer.
 func writeDiags(e env, cfg *scenario.Config, diags hcl.Diagnostics) {
 	line, block := e.diag.modes()
-	var files map[string]*hcl.File
-	if cfg != nil {
-		files = cfg.Files
+	if err := cfg.WriteDiagnostics(e.stderr, diags, scenario.DiagStyle{Line: line, Block: block}); err != nil {
+		fmt.Fprintln(e.stderr, diags.Error())
 	}
-	wr := hcl.NewDiagnosticTextWriter(e.stderr, files, 78, false)
-	for _, d := range diags {
-		if line {
-			fmt.Fprintln(e.stderr, compactDiag(d))
-		}
-		if block {
-			if err := wr.WriteDiagnostic(d); err != nil {
-				fmt.Fprintln(e.stderr, d.Error())
-			}
-		}
-	}
-}
-
-// compactDiag is a diagnostic on one line: file:line:col: error: Summary;
-// Detail.
-func compactDiag(d *hcl.Diagnostic) string {
-	sev := "error"
-	if d.Severity == hcl.DiagWarning {
-		sev = "warning"
-	}
-	s := sev + ": " + d.Summary
-	if d.Subject != nil {
-		s = fmt.Sprintf("%s:%d:%d: %s", d.Subject.Filename, d.Subject.Start.Line, d.Subject.Start.Column, s)
-	}
-	if detail := strings.Join(strings.Fields(d.Detail), " "); detail != "" {
-		s += "; " + detail
-	}
-	// The values a failed condition saw, as the full block shows them.
-	if d.Expression != nil && d.EvalContext != nil {
-		var with []string
-		seen := map[string]bool{}
-		for _, tr := range d.Expression.Variables() {
-			v, diags := tr.TraverseAbs(d.EvalContext)
-			name := traversalString(tr)
-			if diags.HasErrors() || seen[name] || !v.IsWhollyKnown() {
-				continue
-			}
-			seen[name] = true
-			with = append(with, name+" = "+valueString(v))
-		}
-		if len(with) > 0 {
-			s += " (with " + strings.Join(with, ", ") + ")"
-		}
-	}
-	return s
-}
-
-func traversalString(tr hcl.Traversal) string {
-	var b strings.Builder
-	for _, step := range tr {
-		switch st := step.(type) {
-		case hcl.TraverseRoot:
-			b.WriteString(st.Name)
-		case hcl.TraverseAttr:
-			b.WriteString("." + st.Name)
-		case hcl.TraverseIndex:
-			b.WriteString("[" + valueString(st.Key) + "]")
-		}
-	}
-	return b.String()
-}
-
-func valueString(v cty.Value) string {
-	switch {
-	case v.IsNull():
-		return "null"
-	case v.Type() == cty.Number:
-		return v.AsBigFloat().Text('g', 6)
-	case v.Type() == cty.String:
-		return strconv.Quote(v.AsString())
-	case v.Type() == cty.Bool:
-		return strconv.FormatBool(v.True())
-	}
-	return v.Type().FriendlyName()
 }
 
 // selectScenarios returns the scenario called name, or all when name is empty.

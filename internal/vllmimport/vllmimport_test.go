@@ -209,7 +209,7 @@ func loads(t *testing.T, src []byte) {
 	cfg, diags := scenario.Load([]string{f}, scenario.LoadOptions{})
 	if diags.HasErrors() {
 		var b strings.Builder
-		cfg.WriteDiagnostics(&b, diags, false)
+		cfg.WriteDiagnostics(&b, diags, scenario.Verbose)
 		t.Fatalf("the scenario does not load:\n%s\n%s", b.String(), src)
 	}
 	if len(cfg.Scenarios) != 1 {
