@@ -170,19 +170,18 @@ func Compare(base, cand *metrics.Summary, rows []Row, tols []Tolerance, opts Opt
 	return out
 }
 
-// Verdict is the comparison's verdict: Fail when any figure failed, else
+// Verdict is the comparison's verdict from the one judge (metrics.Judge)
+// over its figures' verdicts: Fail when any figure failed, else
 // Inconclusive when any was inconclusive, else Pass.
 func Verdict(ds []Delta) string {
-	v := Pass
+	checks := make([]metrics.Check, 0, len(ds))
 	for _, d := range ds {
-		switch d.Verdict {
-		case Fail:
-			return Fail
-		case Inconclusive:
-			v = Inconclusive
+		if d.Verdict != "" {
+			checks = append(checks, metrics.Check{Name: d.Key, Verdict: d.Verdict})
 		}
 	}
-	return v
+	// A comparison has no requests of its own: Completed -1 skips that rule.
+	return metrics.Judge(metrics.Judging{Completed: -1, Checks: checks}).Verdict
 }
 
 // Judge measures the tolerance's figure and judges it.

@@ -442,34 +442,38 @@ func evaluateRun(s *scenario.Scenario, overall *metrics.Summary, sweep *report.S
 	return outs
 }
 
-// Judge is the status of a finished (or merged) run, said on log:
-// interrupted when it was; no result when no request completed, when the
-// run was invalid, or when a check was inconclusive (unless
-// allowInconclusive); failed when a check failed; OK when every check
-// passed on a valid run.
+// Judge is the status of a finished (or merged) run: the verdict of the
+// one judge (metrics.Judge) over how the run ended, what completed, its
+// validity and its checks, said on log when it is not a clean pass or
+// fail, and mapped to a Status (StatusOf).
 func Judge(log io.Writer, interrupted bool, overall *metrics.Summary, outs []assert.Outcome, validity *report.Validity, allowInconclusive bool) Status {
-	_, failed, inconclusive := assert.Tally(outs)
-	switch {
-	case interrupted:
-		fmt.Fprintln(log, "llmload: interrupted; partial results above")
-		return StatusInterrupted
-	case overall.Completed == 0:
-		fmt.Fprintln(log, "llmload: no request completed: no valid result")
-		return StatusNoResult
-	case validity != nil && !validity.Valid:
-		var reasons []string
+	j := metrics.Judging{Interrupted: interrupted, Completed: overall.Completed, AllowInconclusive: allowInconclusive}
+	if validity != nil && !validity.Valid {
 		for _, r := range validity.Broken() {
-			reasons = append(reasons, fmt.Sprintf("%s %s over its bound of %s", r.Name, ruleValue(r, r.Value), ruleValue(r, r.Bound)))
+			j.Broken = append(j.Broken, fmt.Sprintf("%s %s over its bound of %s", r.Name, ruleValue(r, r.Value), ruleValue(r, r.Bound)))
 		}
-		fmt.Fprintf(log, "llmload: invalid run (%s): the load was not what the scenario said, so its checks prove nothing\n", strings.Join(reasons, "; "))
-		return StatusNoResult
-	case failed > 0:
+	}
+	for _, o := range outs {
+		j.Checks = append(j.Checks, o.Check)
+	}
+	out := metrics.Judge(j)
+	if out.Reason != "" && out.Verdict != metrics.Skipped {
+		fmt.Fprintln(log, "llmload: "+out.Reason)
+	}
+	return StatusOf(out.Verdict)
+}
+
+// StatusOf is the Status of a verdict of metrics.Judge: a pass, or every
+// check skipped, is OK; a failed check is Failed; an inconclusive or
+// invalid run has no result; an interrupted one is Interrupted.
+func StatusOf(verdict string) Status {
+	switch verdict {
+	case metrics.Fail:
 		return StatusFailed
-	case inconclusive > 0 && !allowInconclusive:
-		fmt.Fprintf(log, "llmload: %s inconclusive: no valid verdict (allow_inconclusive = true accepts them)\n", count(inconclusive, "check", "checks"))
+	case metrics.Inconclusive, metrics.Invalid:
 		return StatusNoResult
-	case inconclusive > 0:
-		fmt.Fprintf(log, "llmload: %s inconclusive, accepted by allow_inconclusive\n", count(inconclusive, "check", "checks"))
+	case metrics.Interrupted:
+		return StatusInterrupted
 	}
 	return StatusOK
 }

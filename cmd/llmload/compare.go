@@ -70,14 +70,10 @@ func cmdCompare(_ context.Context, e env, args []string) int {
 			return exitNoResult
 		}
 	}
-	switch c.Verdict {
-	case compare.Fail:
-		return exitCheckFailed
-	case compare.Inconclusive:
+	if c.Verdict == compare.Inconclusive {
 		fmt.Fprintln(e.stderr, "llmload compare: inconclusive: the evidence cannot tell whether a tolerance is crossed (longer runs, or repeats, would)")
-		return exitNoResult
 	}
-	return exitOK
+	return exitCode(runner.StatusOf(c.Verdict))
 }
 
 func tolerancesString(ts []compare.Tolerance) string {
