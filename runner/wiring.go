@@ -9,6 +9,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"net/url"
@@ -380,4 +381,42 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// CheckLoads goes beyond the language: it loads what a run of the given
+// scenarios would load (every target and dataset when scenarios is
+// empty), sending nothing, and returns what fails, so that validate is a
+// CI gate a run cannot fail later on bad input. A configuration with no
+// scenario fails too: run would refuse it.
+func CheckLoads(cfg *scenario.Config, scenarios []*scenario.Scenario) []error {
+	targets, datasets := cfg.Targets, cfg.Datasets
+	if len(scenarios) > 0 {
+		targets, datasets = nil, nil
+		for _, s := range scenarios {
+			if !slices.Contains(targets, s.Target) {
+				targets = append(targets, s.Target)
+			}
+			if !slices.Contains(datasets, s.Dataset) {
+				datasets = append(datasets, s.Dataset)
+			}
+		}
+	}
+	var errs []error
+	for _, t := range targets {
+		if t.IsSim() {
+			continue
+		}
+		if _, err := ExecutorTarget(t).HTTPClient(1); err != nil {
+			errs = append(errs, fmt.Errorf("target %q: %w", t.Name, err))
+		}
+	}
+	for _, d := range datasets {
+		if _, _, err := LoadDatasetOffline(d); err != nil {
+			errs = append(errs, fmt.Errorf("dataset %q: %w", d.Name, err))
+		}
+	}
+	if len(cfg.Scenarios) == 0 {
+		errs = append(errs, errors.New("the configuration has no scenario block: there is nothing to run"))
+	}
+	return errs
 }
