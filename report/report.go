@@ -86,7 +86,7 @@ type Capacity struct {
 func CapacityOf(stages []Stage) *Capacity {
 	var best *Capacity
 	for _, st := range stages {
-		if !st.SLAChecked || len(st.SLAFailed) > 0 || len(st.SLAInconclusive) > 0 {
+		if !slaMet(st.SLAChecked, st.Summary, st.SLAFailed, st.SLAInconclusive) {
 			continue
 		}
 		if best == nil || st.Users > best.Users {

@@ -93,7 +93,25 @@ func (s *Step) SpreadOf(key string) *Spread {
 // Passed reports whether the step ran and met every sla check: an
 // inconclusive check (too few samples, say) shows nothing held.
 func (s *Step) Passed() bool {
-	return s.SLAChecked && len(s.SLAFailed) == 0 && len(s.SLAInconclusive) == 0 && s.Summary != nil && s.Summary.Completed > 0
+	return slaMet(s.SLAChecked, s.Summary, s.SLAFailed, s.SLAInconclusive)
+}
+
+// slaMet is a step's or stage's verdict from the one judge
+// (metrics.Judge), over the sla checks it recorded as failed and
+// inconclusive: they ran and the verdict is a pass; a failed or
+// inconclusive check, or nothing completed, is not.
+func slaMet(checked bool, sum *metrics.Summary, failed, inconclusive []string) bool {
+	if !checked || sum == nil {
+		return false
+	}
+	var checks []Check
+	for _, n := range failed {
+		checks = append(checks, Check{Name: n, Verdict: metrics.Fail})
+	}
+	for _, n := range inconclusive {
+		checks = append(checks, Check{Name: n, Verdict: metrics.Inconclusive})
+	}
+	return metrics.Judge(metrics.Judging{Completed: sum.Completed, Checks: checks}).Verdict == metrics.Pass
 }
 
 // PerUnit is the step's output throughput per unit of load: per user for a

@@ -6,6 +6,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 
+	"github.com/llmload/llmload/runner"
 	"github.com/llmload/llmload/scenario"
 )
 
@@ -75,7 +76,7 @@ func loadConfig(e env, paths []string, cf *configFlags) (*scenario.Config, int) 
 		// simulator profiles and overrides that sim:// targets name. Files
 		// are checked once the command knows which scenarios it runs
 		// (checkFiles), so that one scenario does not need another's data.
-		diags = append(diags, checkSimTargets(cfg)...)
+		diags = append(diags, runner.CheckSimTargets(cfg)...)
 	}
 	if len(diags) > 0 {
 		writeDiags(e, cfg, diags)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/llmload/llmload/runner"
 	"github.com/llmload/llmload/scenario"
 )
 
@@ -344,14 +345,14 @@ func TestReferenceFixtureSimTargets(t *testing.T) {
 	}
 	sims := 0
 	for _, tg := range cfg.Targets {
-		if strings.HasPrefix(tg.BaseURL, simScheme) {
+		if strings.HasPrefix(tg.BaseURL, runner.SimScheme) {
 			sims++
 		}
 	}
 	if sims == 0 {
 		t.Fatal("the fixture has no sim:// target to check")
 	}
-	if d := checkSimTargets(cfg); len(d) > 0 {
+	if d := runner.CheckSimTargets(cfg); len(d) > 0 {
 		t.Errorf("sim targets in full.hcl: %s", d.Error())
 	}
 }

@@ -6,9 +6,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/llmload/llmload/assert"
 	"github.com/llmload/llmload/report"
-	"github.com/llmload/llmload/scenario"
+	"github.com/llmload/llmload/runner"
 )
 
 // cmdMerge combines result files of one scenario into one result and
@@ -42,37 +41,20 @@ func cmdMerge(_ context.Context, e env, args []string) int {
 	}
 	// The checks are the scenario's own, as the result files recorded them,
 	// evaluated once on the merged figures.
-	sc, diags := scenario.ChecksFromResolved(paths[0], res.Config)
+	sc, outs, st, diags := runner.JudgeMerged(res, paths[0], runner.Options{Log: e.stderr, ValidityBounds: validityBounds})
 	if diags.HasErrors() {
 		writeDiags(e, nil, diags)
-		return exitInvalid
 	}
-	outs := assert.Evaluate(sc, res.Summary)
-	if sc.UsesBaseline() || sc.Baseline != "" {
-		// The baseline the runs named, judged against the merged figures.
-		g := &gateOptions{}
-		base, baseRes, code := g.baselineFor(e, sc)
-		if code != exitOK {
-			return code
-		}
-		if base != nil {
-			outs = assert.EvaluateWith(sc, res.Summary, base)
-		}
-		res.Comparison = comparison(sc, baseRes, &report.Run{Overall: res.Summary, RunID: res.RunID, ServerVersion: res.ServerVersion}, nil)
+	if st != runner.StatusOK || diags.HasErrors() {
+		return exitCode(st)
 	}
-	res.Checks = reportChecks(outs)
-	for i := range res.Stages {
-		res.Stages[i] = judgeStage(sc, res.Stages[i])
-	}
-	res.Capacity = report.CapacityOf(res.Stages)
-	res.Validity = reportValidity(sc, res.Summary)
 	if !*quiet {
 		fmt.Fprintf(e.stdout, "Merged %s of scenario %q\n", plural(len(paths), "result", "results"), res.Scenario)
 		if err := report.WriteConsole(e.stdout, res); err != nil {
 			fmt.Fprintf(e.stderr, "llmload merge: writing the report: %v\n", err)
 		}
 	}
-	code = verdict(e, res.Interrupted, res.Summary, outs, res.Validity, sc.AllowInconclusive)
+	code = exitCode(runner.Judge(e.stderr, res.Interrupted, res.Summary, outs, res.Validity, sc.AllowInconclusive))
 	if n := len(res.MissingShards); n > 0 {
 		fmt.Fprintf(e.stderr, "llmload merge: %d of %d shards of run %s missing (%s)", n, res.ShardCount, res.RunID, joinInts(res.MissingShards))
 		if *partial {

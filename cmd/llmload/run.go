@@ -1,34 +1,20 @@
 package main
 
 import (
-	"cmp"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/hashicorp/hcl/v2"
 	"golang.org/x/term"
 
-	"github.com/llmload/llmload/assert"
-	"github.com/llmload/llmload/dataset"
-	"github.com/llmload/llmload/executor"
-	"github.com/llmload/llmload/metrics"
 	"github.com/llmload/llmload/report"
+	"github.com/llmload/llmload/runner"
 	"github.com/llmload/llmload/scenario"
-	"github.com/llmload/llmload/tokenizer"
 )
-
-// runFlags are the flags that can make a scenario impossible to run.
-func (o runOptions) runFlags() scenario.RunFlags {
-	return o.shard.runFlags(o.gate != nil && o.gate.baseline != "")
-}
 
 type runOptions struct {
 	out         string
@@ -72,7 +58,7 @@ func cmdRun(ctx context.Context, e env, args []string) int {
 	if code := checkFiles(e, cfg, scenarios); code != exitOK {
 		return code
 	}
-	if len(scenarios) > 1 && opts.shard.active() {
+	if len(scenarios) > 1 && opts.shard.value().Active() {
 		fmt.Fprintf(e.stderr, "llmload: -shard, -run-id, -start-at and -barrier apply to one scenario: choose it with -scenario (the configuration has %d)\n", len(scenarios))
 		return exitInvalid
 	}
@@ -99,6 +85,21 @@ func flagGiven(fs *flagSet, names ...string) bool {
 	return set
 }
 
+// exitCode is the exit code of a run's status.
+func exitCode(st runner.Status) int {
+	switch st {
+	case runner.StatusOK:
+		return exitOK
+	case runner.StatusFailed:
+		return exitCheckFailed
+	case runner.StatusNoResult:
+		return exitNoResult
+	case runner.StatusInterrupted:
+		return exitInterrupted
+	}
+	return exitInvalid
+}
+
 // worse returns the more severe of two exit codes.
 func worse(a, b int) int {
 	rank := map[int]int{exitOK: 0, exitCheckFailed: 1, exitNoResult: 2, exitInvalid: 3, exitInterrupted: 4}
@@ -109,222 +110,15 @@ func worse(a, b int) int {
 }
 
 func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.Scenario, opts runOptions) int {
-	fmt.Fprintf(e.stderr, "llmload: scenario %q\n", s.Name)
-	// What the flags make impossible is refused before anything starts,
-	// at the line that makes it so (validate says the same).
-	if diags := s.CheckRunFlags(opts.runFlags()); diags.HasErrors() {
-		writeDiags(e, cfg, diags)
-		return exitInvalid
-	}
-	lt, diags := startTarget(s.Target, s.Seed)
-	if diags.HasErrors() {
-		writeDiags(e, cfg, diags)
-		return exitInvalid
-	}
-	defer lt.Close()
-	lt.ctx = ctx
-	lt.target.Secrets = e.secrets.Secrets()
-	if lt.profile != "" {
-		fmt.Fprintf(e.stderr, "llmload: simulator %q listening on %s\n", lt.profile, lt.target.BaseURL)
-	}
-
-	ds, tok, err := loadDatasetCtx(ctx, s.Dataset, lt)
-	if ctx.Err() != nil {
-		fmt.Fprintln(e.stderr, "llmload: interrupted while loading the dataset; nothing was sent")
-		return exitInterrupted
-	}
-	if err != nil {
-		fmt.Fprintf(e.stderr, "llmload: dataset %q: %v\n", s.Dataset.Name, err)
-		if srv, ok := tok.(*tokenizer.Server); ok && srv.Err() != nil {
-			// The target did not answer /tokenize: no valid result, as for
-			// a target that does not answer the load.
-			return exitNoResult
+	r, st, diags := runner.RunScenario(ctx, s, opts.runner(e))
+	if r == nil {
+		if diags.HasErrors() {
+			writeDiags(e, cfg, diags)
 		}
-		return exitInvalid
+		return exitCode(st)
 	}
-	if len(ds.Requests) == 0 {
-		fmt.Fprintf(e.stderr, "llmload: dataset %q produced no request\n", s.Dataset.Name)
-		return exitInvalid
-	}
-
-	var base *assert.Baseline
-	var baseRes *report.Result
-	var arms [2]*abArm
-	if s.AB() {
-		b, code := startBaselineArm(ctx, e, cfg, s)
-		if b == nil {
-			return code
-		}
-		defer b.lt.Close()
-		arms = [2]*abArm{b, {name: report.ArmCandidate, lt: lt, target: s.Target}}
-	} else {
-		var code int
-		if base, baseRes, code = opts.gate.baselineFor(e, s); code != exitOK {
-			return code
-		}
-	}
-	workload := workloadOf(s, ds, tok)
-	var forced []string
-	if baseRes != nil {
-		var ok bool
-		if forced, ok = checkWorkloads(e, "baseline "+s.Baseline, baseRes.Workload, workload, opts.gate.force); !ok {
-			return exitInvalid
-		}
-	}
-	serverVersion := probeVersion(ctx, e, lt)
-	if arms[1] != nil {
-		arms[1].version = serverVersion
-	}
-
-	plan := executorPlan(s, lt, ds, tok)
-	fp := fingerprint(s, ds)
-	co, code := coordinate(ctx, e, s, lt, &plan, fp, opts.shard)
-	if co == nil {
-		return code
-	}
-	defer co.close()
-	dest := opts.gate.destinationFor(opts.out, s, time.Now())
-	opts.out = opts.shard.shardDir(dest.dir)
-	// The requests file is opened before any load is sent: an unwritable
-	// output directory fails now, not after the run.
-	var reqs *report.RequestWriter
-	if opts.out != "" {
-		// A sweep's requests carry their step as their stage.
-		if reqs, err = report.CreateRequests(opts.out, strings.TrimSuffix(dest.name, ".json"), plan.Closed != nil || s.Varies() != ""); err != nil {
-			fmt.Fprintf(e.stderr, "llmload: cannot write results to %s: %v\n", opts.out, err)
-			return exitInvalid
-		}
-		plan.Observers = append(plan.Observers, reqs)
-	}
-	var detailed *report.DetailedCollector
-	if s.SaveDetailed {
-		// vLLM's per-request arrays: kept in memory until the run ends.
-		detailed = report.NewDetailedCollector()
-		plan.Observers = append(plan.Observers, detailed)
-		plan.KeepText = true
-	}
-	if !opts.quiet {
-		plan.Observers = append(plan.Observers, report.NewProgress(e.stderr, isTerminal(e.stderr)))
-	}
-	addr := opts.metricsAddr
-	if addr == "" {
-		addr = s.MetricsAddr
-	}
-	lx, err := startLive(e, s, &plan, addr)
-	if err != nil {
-		if reqs != nil {
-			reqs.Close()
-			os.Remove(reqs.Path())
-		}
-		fmt.Fprintf(e.stderr, "llmload: %v\n", err)
-		return exitInvalid
-	}
-	if lx != nil {
-		defer lx.Close()
-	}
-	// Every open stream is a file descriptor (two with the in-process
-	// simulator): raise the soft limit now rather than fail mid-run.
-	conns := executor.PlannedConcurrency(plan)
-	if s.Target.IsSim() {
-		conns *= 2
-	}
-	if msg, err := executor.EnsureFileLimit(conns); err != nil || msg != "" {
-		fmt.Fprintf(e.stderr, "llmload: %s\n", cmp.Or(msg, fmt.Sprint(err)))
-	}
-	var scr *serverScrape
-	if !s.AB() {
-		// An A/B run's blocks alternate between two servers: a scrape of
-		// one would mix its load with its idle time.
-		scr = startScrape(ctx, s, lt)
-	}
-	cpu := &cpuMeter{}
-	plan.Observers = append(plan.Observers, cpu)
-	started := time.Now()
-	var outcome *executor.Outcome
-	var sweep *report.Sweep
-	var repeats *report.Repeats
-	var abo *abOutcome
-	switch {
-	case s.Varies() != "":
-		outcome, sweep, err = runSteps(ctx, e, s, plan)
-	case s.AB():
-		outcome, abo, err = runAB(ctx, e, s, plan, arms)
-	case s.Repeats() > 1:
-		outcome, repeats, err = runRepeats(ctx, e, s, plan)
-	default:
-		outcome, err = executor.Run(ctx, plan)
-	}
-	ended := time.Now()
-	if err == nil {
-		scr.finish(e, outcome)
-		outcome.Overall.ClientCPU = cpu.Fraction()
-	} else if scr != nil {
-		scr.s.Stop()
-	}
-	if err != nil {
-		if reqs != nil {
-			reqs.Close()
-			os.Remove(reqs.Path())
-		}
-		var pe *executor.PreflightError
-		switch {
-		case ctx.Err() != nil:
-			fmt.Fprintln(e.stderr, "llmload: interrupted before the load; nothing was measured")
-			return exitInterrupted
-		case errors.As(err, &pe):
-			// The target is down or refuses the requests: no load was sent,
-			// and no valid result can come of it.
-			fmt.Fprintf(e.stderr, "llmload: %v\n", err)
-			fmt.Fprintln(e.stderr, "llmload: no load was sent (set preflight = false to skip the probe, or ready_timeout to wait for the target)")
-			return exitNoResult
-		}
-		fmt.Fprintf(e.stderr, "llmload: %v\n", err)
-		return exitInvalid
-	}
-
-	if abo != nil {
-		base = armsBaseline(s, abo)
-	}
-	if base != nil && repeats != nil {
-		base.NewRuns = repeats.Summaries()
-	}
-	outs := evaluateRun(s, outcome.Overall, sweep, base)
-	rep := buildReport(s, lt, ds, tok, outcome, outs, started, ended)
-	rep.Workload, rep.ServerVersion = workload, serverVersion
-	rep.Repeat = repeats
-	rep.Comparison = comparison(s, baseRes, rep, forced)
-	if detailed != nil {
-		rep.Detailed = detailed.Detailed()
-	}
-	switch {
-	case abo != nil:
-		rep.AB = abo.ab
-		rep.Comparison = abComparison(s, abo, rep)
-		// The load generator's validity covers both arms' blocks.
-		abo.all.ClientCPU = outcome.Overall.ClientCPU
-		rep.Validity = reportValidity(s, abo.all)
-	case repeats != nil:
-		rep.Validity = repeatsValidity(s, outcome.Overall, repeats)
-	default:
-		rep.Validity = reportValidity(s, outcome.Overall)
-	}
-	rep.RunID, rep.Fingerprint = co.runID, fp
-	if opts.shard.count > 0 {
-		rep.Shard = &report.Shard{Index: opts.shard.index, Count: opts.shard.count}
-	}
-	if sy := co.sync; sy != nil {
-		sy.StartLateMs = ms(outcome.StartLate)
-		rep.Sync = sy
-		if outcome.StartLate > 0 {
-			fmt.Fprintf(e.stderr, "llmload: warning: the schedule began %v after the common start (warmup ran past it)\n", outcome.StartLate.Round(time.Millisecond))
-		}
-	}
-	rep.Sweep = sweep
-	res, err := report.NewResult(rep)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "llmload: %v\n", err)
-		return exitNoResult
-	}
+	defer r.Close()
+	res := r.Result
 	console := e.stdout
 	if opts.gate.format == "json" {
 		console = e.stderr
@@ -338,24 +132,12 @@ func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.S
 			fmt.Fprintf(e.stderr, "llmload: writing the comparison: %v\n", err)
 		}
 	}
-	for _, o := range outs {
+	for _, o := range r.Outcomes {
 		if !o.Passed && o.Diagnostic != nil {
 			writeDiags(e, cfg, hcl.Diagnostics{o.Diagnostic})
 		}
 	}
-	code = verdict(e, outcome.Interrupted, outcome.Overall, outs, rep.Validity, s.AllowInconclusive)
-	if outcome.Aborted != "" && !outcome.Interrupted {
-		// abort_on is a check the run failed, whatever the others say.
-		fmt.Fprintf(e.stderr, "llmload: %s; the run was stopped early\n", outcome.Aborted)
-		code = exitCheckFailed
-	}
-	if code == exitCheckFailed && opts.shard.sharded() {
-		// A shard's checks see a slice of the run; the verdict is the
-		// merge's. A shard that produced a result succeeded (a failed pod
-		// would be retried by its Job).
-		fmt.Fprintf(e.stderr, "llmload: shard %d of %d: the checks above judge this shard alone; the verdict is llmload merge's (exit 0)\n", opts.shard.index, opts.shard.count)
-		code = exitOK
-	}
+	code := exitCode(r.Verdict())
 	if opts.html != "" {
 		path := opts.html
 		if opts.multi {
@@ -368,234 +150,36 @@ func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.S
 			fmt.Fprintf(e.stderr, "llmload: wrote %s\n", path)
 		}
 	}
-	if opts.out != "" {
-		var paths []string
-		werr := reqs.Close()
-		if werr == nil {
-			paths = append(paths, reqs.Path())
-			p := filepath.Join(opts.out, dest.name)
-			if werr = report.WriteResultFile(p, res); werr == nil {
-				paths = append([]string{p}, paths...)
-				if dest.latest != "" {
-					if err := updateLatest(dest.latest, opts.out); err != nil {
-						fmt.Fprintf(e.stderr, "llmload: updating %s/latest: %v\n", dest.latest, err)
-					}
-				}
-			}
-		}
-		if werr != nil {
-			// The verdict above stands; losing the files is worth a code
-			// only when there was none worse.
-			fmt.Fprintf(e.stderr, "llmload: writing results: %v\n", werr)
-			code = worse(code, exitNoResult)
-		}
-		for _, p := range paths {
-			fmt.Fprintf(e.stderr, "llmload: wrote %s\n", p)
-		}
-	}
-	return worse(code, opts.gate.finishScenario(e, s, res, outs))
+	// The verdict above stands; losing the files is worth a code only
+	// when there was none worse.
+	code = worse(code, exitCode(r.Save()))
+	return worse(code, opts.gate.finishScenario(e, s, res, r.Outcomes))
 }
 
-// evaluateRun evaluates a run's checks. A sweep's or search's sla checks
-// judge each step (they define its capacity); the whole run keeps its
-// asserts, which may read metrics.capacity, and fails when no load met
-// the sla checks.
-func evaluateRun(s *scenario.Scenario, overall *metrics.Summary, sweep *report.Sweep, base *assert.Baseline) []assert.Outcome {
-	evaluate := func(s *scenario.Scenario) []assert.Outcome {
-		if base != nil {
-			return assert.EvaluateWith(s, overall, base)
-		}
-		return assert.Evaluate(s, overall)
-	}
-	if sweep == nil {
-		return evaluate(s)
-	}
-	asserts := *s
-	asserts.SLA = nil
-	outs := evaluate(&asserts)
-	if len(s.SLA) > 0 {
-		o := assert.Outcome{Check: metrics.Check{
-			Name: "capacity", Kind: "sla", Metric: "capacity",
-			Description: "some load meets every sla check",
-			Passed:      sweep.Capacity != nil,
-		}}
-		o.Verdict = assert.Fail
-		if sweep.Capacity != nil {
-			v := sweep.Capacity.Value
-			o.Value = &v
-			o.Verdict = assert.Pass
-		} else {
-			o.Message = fmt.Sprintf("no %s of the %s met every sla check", sweep.Vary, sweep.Mode)
-		}
-		outs = append([]assert.Outcome{o}, outs...)
-	}
-	return outs
-}
-
-// verdict is the exit code of a finished (or merged) run: 130 when it was
-// interrupted; 3 when no request completed, when the run was invalid, or
-// when a check was inconclusive (unless allowInconclusive); 1 when a check
-// failed; 0 when every check passed on a valid run.
-func verdict(e env, interrupted bool, overall *metrics.Summary, outs []assert.Outcome, validity *report.Validity, allowInconclusive bool) int {
-	_, failed, inconclusive := assert.Tally(outs)
-	switch {
-	case interrupted:
-		fmt.Fprintln(e.stderr, "llmload: interrupted; partial results above")
-		return exitInterrupted
-	case overall.Completed == 0:
-		fmt.Fprintln(e.stderr, "llmload: no request completed: no valid result")
-		return exitNoResult
-	case validity != nil && !validity.Valid:
-		var reasons []string
-		for _, r := range validity.Broken() {
-			reasons = append(reasons, fmt.Sprintf("%s %s over its bound of %s", r.Name, ruleValue(r, r.Value), ruleValue(r, r.Bound)))
-		}
-		fmt.Fprintf(e.stderr, "llmload: invalid run (%s): the load was not what the scenario said, so its checks prove nothing\n", strings.Join(reasons, "; "))
-		return exitNoResult
-	case failed > 0:
-		return exitCheckFailed
-	case inconclusive > 0 && !allowInconclusive:
-		fmt.Fprintf(e.stderr, "llmload: %s inconclusive: no valid verdict (allow_inconclusive = true accepts them)\n", count(inconclusive, "check", "checks"))
-		return exitNoResult
-	case inconclusive > 0:
-		fmt.Fprintf(e.stderr, "llmload: %s inconclusive, accepted by allow_inconclusive\n", count(inconclusive, "check", "checks"))
-	}
-	return exitOK
-}
-
-// ruleValue renders a validity figure in its unit.
-func ruleValue(r report.Rule, v float64) string {
-	if r.Unit == "ms" {
-		return strconv.FormatFloat(v, 'f', 3, 64) + " ms"
-	}
-	return strconv.FormatFloat(100*v, 'f', 2, 64) + "%"
-}
-
-// count writes n with the singular or plural noun.
-func count(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}
-
-func buildReport(s *scenario.Scenario, lt *liveTarget, ds *dataset.Dataset, tok tokenizer.Tokenizer, o *executor.Outcome, outs []assert.Outcome, started, ended time.Time) *report.Run {
-	r := &report.Run{
-		Scenario:             s.Name,
-		ToolVersion:          version,
-		RunID:                newRunID(),
-		Fingerprint:          fingerprint(s, ds),
-		StartedAt:            started,
-		EndedAt:              ended,
-		TimeZero:             o.Started.Round(0).UTC(),
-		TargetURL:            redactURL(s.Target.BaseURL),
-		API:                  s.Target.API,
-		Model:                s.Target.Model,
-		Config:               s.Resolved(),
-		Dataset:              ds.Stats,
-		Simulator:            lt.simStats(),
-		Tokenizer:            tok.Name(),
-		TokenizerApproximate: !tok.Exact(),
-		Goodput:              metrics.SLO(s.Goodput),
-		Overall:              o.Overall,
-		Checks:               reportChecks(outs),
-		Interrupted:          o.Interrupted,
-		Percentiles:          s.Percentiles,
-		PercentileMetrics:    s.PercentileMetrics,
-		Aborted:              o.Aborted,
-	}
-	if o.Aborted != "" && s.AbortOn != nil {
-		r.Checks = append(r.Checks, abortCheck(s.AbortOn, o))
-	}
-	if ol := s.OpenLoop; ol != nil {
-		r.RequestRate = ol.Rate
-		r.Burstiness = ol.Burstiness
-		r.MaxConcurrency = ol.MaxConcurrency
-	}
-	if rp := s.Replay; rp != nil {
-		// The replay's mean rate: what the schedule is judged against.
-		r.RequestRate = o.ConfiguredRate
-		r.MaxConcurrency = rp.MaxConcurrency
-	}
-	r.Stages = stageReports(s, o.Stages)
-	return r
-}
-
-// stageReports judges each closed-loop stage by the sla checks alone
-// (asserts may speak of the whole run), so the report can name the most
-// users that still meet them: the knee.
-func stageReports(s *scenario.Scenario, stages []executor.StageOutcome) []report.Stage {
-	var out []report.Stage
-	for _, st := range stages {
-		out = append(out, judgeStage(s, report.Stage{Stage: st.Index + 1, Users: st.Users, Duration: st.Duration.Seconds(), Summary: st.Summary}))
-	}
-	return out
-}
-
-// judgeStage evaluates the scenario's sla checks on one stage.
-func judgeStage(s *scenario.Scenario, rs report.Stage) report.Stage {
-	rs.SLAChecked, rs.SLAFailed, rs.SLAInconclusive, rs.Checks = false, nil, nil, nil
-	if len(s.SLA) == 0 || rs.Summary == nil || rs.Summary.Completed+rs.Summary.Failed == 0 {
-		return rs
-	}
-	slaOnly := *s
-	slaOnly.Asserts, slaOnly.Regression = nil, nil
-	rs.SLAChecked = true
-	outs := assert.Evaluate(&slaOnly, rs.Summary)
-	rs.Checks = reportChecks(outs)
-	for _, c := range outs {
-		switch c.Verdict {
-		case assert.Fail:
-			rs.SLAFailed = append(rs.SLAFailed, c.Name)
-		case assert.Inconclusive:
-			rs.SLAInconclusive = append(rs.SLAInconclusive, c.Name)
-		}
-	}
-	return rs
-}
-
-// abortCheck is the failed check an aborted run reports: abort_on, with the
-// error rate it saw.
-func abortCheck(a *scenario.AbortOn, o *executor.Outcome) report.Check {
-	s := o.Overall
-	bound, rate := a.ErrorRate, s.ErrorRate()
-	return report.Check{
-		Name:        "abort_on",
-		Kind:        "abort_on",
-		Description: fmt.Sprintf("error_rate <= %g once %d requests finished", a.ErrorRate, a.MinRequests),
-		Metric:      "error_rate",
-		Op:          "<=",
-		Threshold:   &bound,
-		Unit:        "fraction",
-		Value:       &rate,
-		Samples:     int64(s.Completed + s.Failed),
-		Verdict:     report.Fail,
-		Message:     o.Aborted,
+// runner is the options as the runner takes them.
+func (o runOptions) runner(e env) runner.Options {
+	return runner.Options{
+		Log:            e.stderr,
+		Terminal:       isTerminal(e.stderr),
+		Quiet:          o.quiet,
+		Out:            o.out,
+		OutExplicit:    o.gate.outExplicit,
+		Overwrite:      o.gate.overwrite,
+		MetricsAddr:    o.metricsAddr,
+		Baseline:       o.gate.baseline,
+		Force:          o.gate.force,
+		Shard:          o.shard.value(),
+		Secrets:        e.secrets.Secrets(),
+		ToolVersion:    version,
+		ValidityBounds: validityBounds,
 	}
 }
 
-// loadDatasetCtx loads the dataset as loadDataset does, but returns as
-// soon as ctx ends (Ctrl-C): a large file or a slow /tokenize must not hold
-// the process. The loading goroutine is left to finish (a server
-// tokenizer's calls stop with ctx too).
-func loadDatasetCtx(ctx context.Context, d *scenario.Dataset, lt *liveTarget) (*dataset.Dataset, tokenizer.Tokenizer, error) {
-	type loaded struct {
-		ds  *dataset.Dataset
-		tok tokenizer.Tokenizer
-		err error
-	}
-	done := make(chan loaded, 1)
-	go func() {
-		ds, tok, err := loadDataset(d, lt, false)
-		done <- loaded{ds, tok, err}
-	}()
-	select {
-	case l := <-done:
-		return l.ds, l.tok, l.err
-	case <-ctx.Done():
-		return nil, nil, ctx.Err()
-	}
-}
+// validityBounds gives the bounds a run is judged valid by: its scenario's.
+// Only tests replace it (TestMain), so that a test about faults, capacity or
+// merging is judged by what it is about, not by how busy the machine running
+// it is; the tests of the validity gate itself restore it.
+var validityBounds = func(v scenario.Validity) scenario.Validity { return v }
 
 // isTerminal reports whether w is a terminal (for the progress line).
 func isTerminal(w any) bool {

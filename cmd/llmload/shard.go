@@ -1,19 +1,12 @@
 package main
 
 import (
-	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"errors"
 	"fmt"
-	"net/http"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/llmload/llmload/executor"
-	"github.com/llmload/llmload/report"
+	"github.com/llmload/llmload/runner"
 	"github.com/llmload/llmload/scenario"
 )
 
@@ -45,7 +38,7 @@ func (o *shardOptions) register(fs *flagSet) {
 	fs.StringVar(&o.barrier, "barrier", "", "shard 0 serves a start barrier at this http://host:port `URL`; the other shards wait on it and start together")
 	fs.DurationVar(&o.barrierTimeout, "barrier-timeout", 10*time.Minute, "how long to wait for every shard at the barrier")
 	fs.DurationVar(&o.barrierLead, "barrier-lead", 5*time.Second, "how far ahead of the last join shard 0 sets the start")
-	fs.IntVar(&o.clockProbes, "clock-probes", dateProbes, "how many HTTP Date probes measure the target's clock before a common start (about 0.5 s each; 0: none)")
+	fs.IntVar(&o.clockProbes, "clock-probes", runner.DateProbes, "how many HTTP Date probes measure the target's clock before a common start (about 0.5 s each; 0: none)")
 }
 
 // resolve reads -shard and the environment and checks the combination.
@@ -93,129 +86,11 @@ func (o *shardOptions) resolve(getenv func(string) string) error {
 // runFlags are the shard options (and whether -baseline was given) as
 // scenario.CheckRunFlags reads them.
 func (o *shardOptions) runFlags(baseline bool) scenario.RunFlags {
-	return scenario.RunFlags{Shards: o.count, Baseline: baseline, StartAt: !o.start.IsZero(), Barrier: o.barrier != "", RunID: o.runID != ""}
+	return o.value().RunFlags(baseline)
 }
 
-// sharded reports whether this process runs one shard of several.
-func (o *shardOptions) sharded() bool { return o.count > 1 }
-
-// active reports whether any option asks for coordination.
-func (o *shardOptions) active() bool {
-	return o.count > 0 || o.barrier != "" || o.runID != "" || !o.start.IsZero()
-}
-
-// shardDir is where a shard writes its files under -out: shard-<i>, so
-// that shards sharing a volume do not overwrite each other.
-func (o *shardOptions) shardDir(out string) string {
-	if !o.sharded() || out == "" {
-		return out
-	}
-	return filepath.Join(out, "shard-"+strconv.Itoa(o.index))
-}
-
-// coordination is what a shard settled with the others before its run.
-type coordination struct {
-	runID string
-	sync  *report.Sync // nil without a common start
-	close func()
-}
-
-// coordinate settles the run id and the common start of one scenario's
-// run: from -start-at or the scenario's start_at, or from shard 0's
-// barrier; and it measures this machine's clock against the target's
-// (and shard 0's). It returns an exit code when the run must not start.
-func coordinate(ctx context.Context, e env, s *scenario.Scenario, lt *liveTarget, plan *executor.Plan, fp string, o shardOptions) (*coordination, int) {
-	c := &coordination{runID: o.runID, close: func() {}}
-	plan.Shard, plan.Shards = o.index, o.count
-	if o.sharded() {
-		if n := len(executor.Arrivals(*plan)); plan.Open != nil && n == 0 {
-			fmt.Fprintf(e.stderr, "llmload: shard %d of %d has no arrival: the run has fewer requests than shards\n", o.index, o.count)
-			return nil, exitInvalid
-		}
-		if cl := plan.Closed; cl != nil {
-			users := 0
-			for _, st := range cl.Stages {
-				users = max(users, st.Users)
-			}
-			if users < o.count {
-				fmt.Fprintf(e.stderr, "llmload: a closed loop of %d users cannot be split into %d shards (a shard would have no user)\n", users, o.count)
-				return nil, exitInvalid
-			}
-		}
-	}
-	start := o.start
-	if start.IsZero() {
-		start = s.StartAt
-	}
-	if start.IsZero() && o.barrier == "" {
-		if o.sharded() && c.runID == "" {
-			fmt.Fprintf(e.stderr, "llmload: shard %d of %d needs a run id every shard shares: give -run-id (or $%s), -start-at or -barrier\n", o.index, o.count, envRunID)
-			return nil, exitInvalid
-		}
-		if c.runID == "" {
-			c.runID = newRunID()
-		}
-		return c, exitOK
-	}
-	if !start.IsZero() && !time.Now().Before(start) {
-		fmt.Fprintf(e.stderr, "llmload: the start time %s has passed\n", start.UTC().Format(time.RFC3339Nano))
-		return nil, exitInvalid
-	}
-	client, err := lt.target.HTTPClient(2)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "llmload: %v\n", err)
-		return nil, exitInvalid
-	}
-	sy := &report.Sync{StartAt: start, Barrier: o.barrier}
-	if o.clockProbes > 0 {
-		sy.TargetClock = probeDate(ctx, client, lt.target.BaseURL, o.clockProbes)
-		fmt.Fprintf(e.stderr, "llmload: target clock minus ours: %s\n", sy.TargetClock)
-	}
-
-	if o.barrier != "" {
-		if c.runID == "" && o.index == 0 {
-			c.runID = newRunID()
-		}
-		if o.index == 0 {
-			b, err := startBarrier(o.barrier, s.Name, fp, c.runID, o.count, o.barrierLead)
-			if err != nil {
-				fmt.Fprintf(e.stderr, "llmload: %v\n", err)
-				return nil, exitInvalid
-			}
-			c.close = b.Close // /time answers for the whole run
-			fmt.Fprintf(e.stderr, "llmload: barrier serving on %s; waiting for %d shards\n", b.ln.Addr(), o.count-1)
-			if sy.StartAt, err = b.wait(ctx, o.barrierTimeout); err != nil {
-				b.Close()
-				fmt.Fprintf(e.stderr, "llmload: %v\n", err)
-				return nil, exitNoResult
-			}
-		} else {
-			bc := &http.Client{} // a long poll: no timeout but the barrier's
-			a, err := joinBarrier(ctx, bc, strings.TrimSuffix(o.barrier, "/"), s.Name, fp, c.runID, o.index, o.count, o.barrierTimeout)
-			if err != nil {
-				fmt.Fprintf(e.stderr, "llmload: %v\n", err)
-				if errors.Is(err, context.Canceled) {
-					return nil, exitInterrupted
-				}
-				return nil, exitNoResult
-			}
-			sy.StartAt, c.runID = a.StartAt, a.RunID
-			sy.LeaderClock = probeLeader(ctx, bc, strings.TrimSuffix(o.barrier, "/"))
-			fmt.Fprintf(e.stderr, "llmload: shard 0's clock minus ours: %s\n", sy.LeaderClock)
-		}
-	}
-	if c.runID == "" {
-		c.runID = startRunID(s.Name, sy.StartAt)
-	}
-	fmt.Fprintf(e.stderr, "llmload: run %s starts at %s (in %v)\n", c.runID, sy.StartAt.UTC().Format(time.RFC3339Nano), time.Until(sy.StartAt).Round(time.Millisecond))
-	plan.StartAt = sy.StartAt
-	c.sync = sy
-	return c, exitOK
-}
-
-// startRunID derives a run id from the scenario and its start time, so
-// that shards given the same -start-at agree on it without talking.
-func startRunID(name string, start time.Time) string {
-	h := sha256.Sum256([]byte(name + "@" + start.UTC().Format(time.RFC3339Nano)))
-	return hex.EncodeToString(h[:8])
+// value is the resolved options as the runner takes them.
+func (o *shardOptions) value() runner.Shard {
+	return runner.Shard{Index: o.index, Count: o.count, RunID: o.runID, Start: o.start, Barrier: o.barrier,
+		BarrierTimeout: o.barrierTimeout, BarrierLead: o.barrierLead, ClockProbes: o.clockProbes}
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/llmload/llmload/dataset"
+	"github.com/llmload/llmload/runner"
 	"github.com/llmload/llmload/scenario"
 	"github.com/llmload/llmload/sim"
 	"github.com/llmload/llmload/tokenizer"
@@ -165,7 +166,7 @@ func cmdDataset(_ context.Context, e env, args []string) int {
 	if d[0].Tokenizer == "server" {
 		fmt.Fprintln(e.stderr, `llmload dataset dump: note: tokenizer = "server" is not called here (dump sends nothing); token counts use the approximation, so filtering may differ from a run`)
 	}
-	ds, _, err := loadDataset(d[0], nil, true)
+	ds, _, err := runner.LoadDatasetOffline(d[0])
 	if err != nil {
 		fmt.Fprintf(e.stderr, "llmload dataset dump: %v\n", err)
 		return exitInvalid

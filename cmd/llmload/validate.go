@@ -7,10 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 
+	"github.com/llmload/llmload/runner"
 	"github.com/llmload/llmload/scenario"
 )
 
@@ -57,65 +57,20 @@ func cmdValidate(_ context.Context, e env, args []string) int {
 	return exitOK
 }
 
-// validateLoads goes beyond the language: it checks the files and loads
-// what a run of the given scenarios would load (every target and dataset
-// when scenarios is empty), sending nothing, so that validate is a CI gate
-// a run cannot fail later on bad input.
+// validateLoads checks the files and loads what a run of the scenarios
+// would load (runner.CheckLoads), sending nothing.
 func validateLoads(e env, cfg *scenario.Config, scenarios []*scenario.Scenario) int {
 	if code := checkFiles(e, cfg, scenarios); code != exitOK {
 		return code
 	}
-	targets, datasets := cfg.Targets, cfg.Datasets
-	if len(scenarios) > 0 {
-		targets, datasets = nil, nil
-		for _, s := range scenarios {
-			if !slices.Contains(targets, s.Target) {
-				targets = append(targets, s.Target)
-			}
-			if !slices.Contains(datasets, s.Dataset) {
-				datasets = append(datasets, s.Dataset)
-			}
-		}
+	errs := runner.CheckLoads(cfg, scenarios)
+	for _, err := range errs {
+		fmt.Fprintf(e.stderr, "llmload: %v\n", err)
 	}
-	bad := false
-	for _, t := range targets {
-		if strings.HasPrefix(t.BaseURL, simScheme) {
-			continue
-		}
-		if _, err := executorTarget(t).HTTPClient(1); err != nil {
-			fmt.Fprintf(e.stderr, "llmload: target %q: %v\n", t.Name, err)
-			bad = true
-		}
-	}
-	for _, d := range datasets {
-		if _, _, err := loadDataset(d, nil, true); err != nil {
-			fmt.Fprintf(e.stderr, "llmload: dataset %q: %v\n", d.Name, err)
-			bad = true
-		}
-	}
-	if len(cfg.Scenarios) == 0 {
-		// run would refuse it (exit 2): so does validate, the CI gate
-		// that promises a run will not fail on bad input.
-		fmt.Fprintln(e.stderr, "llmload: the configuration has no scenario block: there is nothing to run")
-		bad = true
-	}
-	if bad {
+	if len(errs) > 0 {
 		return exitInvalid
 	}
 	return exitOK
-}
-
-// checkSimTargets checks sim:// profiles and sim { } overrides without
-// starting anything.
-func checkSimTargets(cfg *scenario.Config) hcl.Diagnostics {
-	var diags hcl.Diagnostics
-	for _, t := range cfg.Targets {
-		if strings.HasPrefix(t.BaseURL, simScheme) {
-			_, d := simProfile(t)
-			diags = append(diags, d...)
-		}
-	}
-	return diags
 }
 
 func cmdFmt(_ context.Context, e env, args []string) int {
@@ -153,7 +108,9 @@ func cmdFmt(_ context.Context, e env, args []string) int {
 		unformatted++
 		fmt.Fprintln(e.stdout, f)
 		if *diff {
-			writeUnifiedDiff(e.stdout, f, src, out)
+			if err := writeUnifiedDiff(e.stdout, f, src, out); err != nil {
+				fmt.Fprintf(e.stderr, "llmload fmt: %v\n", err)
+			}
 		}
 		if *check {
 			continue

@@ -8,6 +8,7 @@ import (
 
 	"github.com/llmload/llmload/assert"
 	"github.com/llmload/llmload/metrics"
+	"github.com/llmload/llmload/runner"
 	"github.com/llmload/llmload/scenario"
 )
 
@@ -88,7 +89,7 @@ func TestValidityExitCodes(t *testing.T) {
 			}
 			outs := []assert.Outcome{{Check: check}}
 			var stderr bytes.Buffer
-			code := verdict(env{stderr: &stderr}, false, sum, outs, reportValidity(s, sum), false)
+			code := exitCode(runner.Judge(&stderr, false, sum, outs, runner.ReportValidity(validityBounds(s.Validity), sum), false))
 			if code != tt.code {
 				t.Errorf("exit %d, want %d (%s)", code, tt.code, stderr.String())
 			}

@@ -45,8 +45,12 @@ var allowed = map[string][]string{
 	"internal/arch":       {},
 	"internal/e2e":        {"dataset", "executor", "metrics", "sim", "tokenizer", "internal/openaiwire", "internal/secret"},
 	"internal/freshclone": {"internal/testshared", "report", "metrics"},
+	// What a run is: target, dataset, baseline, shards, load, result and
+	// verdict; cmd renders it.
+	"runner": {"scenario", "assert", "compare", "dataset", "executor", "metrics", "report", "live", "scrape", "sim", "tokenizer",
+		"internal/secret", "internal/openaiwire"},
 	// The binary: the top of the graph.
-	"cmd": {"metrics", "tokenizer", "dataset", "scenario", "assert", "compare", "executor", "sim", "report", "live", "scrape",
+	"cmd": {"metrics", "tokenizer", "dataset", "scenario", "assert", "compare", "executor", "sim", "report", "live", "scrape", "runner",
 		"internal/openaiwire", "internal/secret", "internal/testshared", "internal/vllmimport"},
 	// The examples' data generator and the Kubernetes example's test.
 	"examples": {"tokenizer", "internal/secret"},

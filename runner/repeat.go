@@ -1,4 +1,4 @@
-package main
+package runner
 
 // Repeated runs (repeat = N): the scenario's plan run N times, a cooldown
 // apart, every run observed as parts of one run, and pooled.
@@ -6,6 +6,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/llmload/llmload/compare"
@@ -99,7 +100,7 @@ func pause(ctx context.Context, d time.Duration) bool {
 // runRepeats runs the plan s.Repeats() times, s.Cooldown apart (each run
 // with its warmup, only the first with the preflight probe), and returns
 // the pooled outcome and the runs.
-func runRepeats(ctx context.Context, e env, s *scenario.Scenario, plan executor.Plan) (*executor.Outcome, *report.Repeats, error) {
+func runRepeats(ctx context.Context, log io.Writer, s *scenario.Scenario, plan executor.Plan, bounds scenario.Validity) (*executor.Outcome, *report.Repeats, error) {
 	po := &partObservers{obs: plan.Observers}
 	plan.Observers = []executor.Observer{po}
 	n := s.Repeats()
@@ -108,14 +109,14 @@ func runRepeats(ctx context.Context, e env, s *scenario.Scenario, plan executor.
 	interrupted := false
 	for i := range n {
 		if i > 0 {
-			fmt.Fprintf(e.stderr, "llmload: cooldown %v\n", s.Cooldown)
+			fmt.Fprintf(log, "llmload: cooldown %v\n", s.Cooldown)
 			if !pause(ctx, s.Cooldown) {
 				interrupted = true
 				break
 			}
 			plan.Preflight = false
 		}
-		fmt.Fprintf(e.stderr, "llmload: run %d of %d\n", i+1, n)
+		fmt.Fprintf(log, "llmload: run %d of %d\n", i+1, n)
 		run := i + 1
 		po.next(nil, func(r *metrics.Request) { r.Repeat = run })
 		started := time.Now()
@@ -132,7 +133,7 @@ func runRepeats(ctx context.Context, e env, s *scenario.Scenario, plan executor.
 		own.Series = nil
 		reps.Runs = append(reps.Runs, report.RepeatRun{
 			Run: run, StartedAt: started, EndedAt: time.Now(), TimeZero: out.Started.Round(0).UTC(),
-			Valid: reportValidity(s, &own).Valid, Summary: &own,
+			Valid: ReportValidity(bounds, &own).Valid, Summary: &own,
 		})
 		if out.Interrupted || out.Aborted != "" {
 			break
@@ -202,8 +203,8 @@ func spreads(runs []*metrics.Summary, pooled *metrics.Summary) []report.Spread {
 
 // repeatsValidity is the pooled run's validity, made invalid when a run
 // was invalid on its own (a stall in one run hides in the pool).
-func repeatsValidity(s *scenario.Scenario, pooled *metrics.Summary, reps *report.Repeats) *report.Validity {
-	v := reportValidity(s, pooled)
+func repeatsValidity(bounds scenario.Validity, pooled *metrics.Summary, reps *report.Repeats) *report.Validity {
+	v := ReportValidity(bounds, pooled)
 	if reps == nil || len(reps.Runs) == 0 {
 		return v
 	}

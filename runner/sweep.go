@@ -1,4 +1,4 @@
-package main
+package runner
 
 // Sweeps and capacity searches: one executor.Run per load value, with the
 // value applied to the plan; the requests file and the progress line
@@ -7,6 +7,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"slices"
 	"time"
@@ -78,12 +79,12 @@ func needsMoreSamples(st report.Step, l stepLength) bool {
 // that is not repeated), lengthening a duration-bound probe that measured
 // too few requests; it returns the length it ran, for the step's next
 // runs.
-func runStep(ctx context.Context, e env, s *scenario.Scenario, base executor.Plan, so *partObservers, i, run int, v float64, l stepLength) (*executor.Outcome, report.Step, stepLength, error) {
+func runStep(ctx context.Context, log io.Writer, s *scenario.Scenario, base executor.Plan, so *partObservers, i, run int, v float64, l stepLength) (*executor.Outcome, report.Step, stepLength, error) {
 	for n := 0; ; n++ {
 		if run > 0 {
-			fmt.Fprintf(e.stderr, "llmload: step %d: %s = %s, run %d of %d\n", i+1, s.Varies(), formatValue(v), run, s.Repeats())
+			fmt.Fprintf(log, "llmload: step %d: %s = %s, run %d of %d\n", i+1, s.Varies(), formatValue(v), run, s.Repeats())
 		} else {
-			fmt.Fprintf(e.stderr, "llmload: step %d: %s = %s\n", i+1, s.Varies(), formatValue(v))
+			fmt.Fprintf(log, "llmload: step %d: %s = %s\n", i+1, s.Varies(), formatValue(v))
 		}
 		so.next(nil, func(r *metrics.Request) { r.Stage, r.Repeat = i, run }) // a step is a stage of the requests file
 		p := stepPlan(s, base, v, l)
@@ -106,7 +107,7 @@ func runStep(ctx context.Context, e env, s *scenario.Scenario, base executor.Pla
 		got := max(1, st.Summary.Completed+st.Summary.Failed)
 		scale := 1.2 * float64(l.minRequests) / float64(got)
 		l.duration = time.Duration(float64(l.duration) * min(scale, 10))
-		fmt.Fprintf(e.stderr, "llmload: step %d measured %d requests, under min_requests %d: running it again for %v\n", i+1, got, l.minRequests, l.duration.Round(time.Second))
+		fmt.Fprintf(log, "llmload: step %d measured %d requests, under min_requests %d: running it again for %v\n", i+1, got, l.minRequests, l.duration.Round(time.Second))
 	}
 }
 
@@ -114,10 +115,10 @@ func runStep(ctx context.Context, e env, s *scenario.Scenario, base executor.Pla
 // and returns the runs' outcomes and the step: with one run, the run's;
 // with several, their summaries pooled and judged, each run also judged
 // alone, and the spread of the figures that decide the step.
-func runProbe(ctx context.Context, e env, s *scenario.Scenario, base executor.Plan, so *partObservers, i int, v float64, l stepLength) ([]*executor.Outcome, report.Step, error) {
+func runProbe(ctx context.Context, log io.Writer, s *scenario.Scenario, base executor.Plan, so *partObservers, i int, v float64, l stepLength) ([]*executor.Outcome, report.Step, error) {
 	n := s.Repeats()
 	if n <= 1 {
-		out, st, _, err := runStep(ctx, e, s, base, so, i, 0, v, l)
+		out, st, _, err := runStep(ctx, log, s, base, so, i, 0, v, l)
 		if err != nil {
 			return nil, st, err
 		}
@@ -128,12 +129,12 @@ func runProbe(ctx context.Context, e env, s *scenario.Scenario, base executor.Pl
 	var runs []report.Step
 	for r := range n {
 		if r > 0 {
-			fmt.Fprintf(e.stderr, "llmload: cooldown %v\n", s.Cooldown)
+			fmt.Fprintf(log, "llmload: cooldown %v\n", s.Cooldown)
 			if !pause(ctx, s.Cooldown) {
 				break
 			}
 		}
-		out, st, used, err := runStep(ctx, e, s, base, so, i, r+1, v, l)
+		out, st, used, err := runStep(ctx, log, s, base, so, i, r+1, v, l)
 		if err != nil {
 			return nil, report.Step{}, err
 		}
@@ -212,7 +213,7 @@ func judgeStep(s *scenario.Scenario, st report.Step) report.Step {
 
 // runSteps runs a scenario's sweep or capacity search and returns the
 // whole run's outcome (the steps' summaries merged) and the steps.
-func runSteps(ctx context.Context, e env, s *scenario.Scenario, base executor.Plan) (*executor.Outcome, *report.Sweep, error) {
+func runSteps(ctx context.Context, log io.Writer, s *scenario.Scenario, base executor.Plan) (*executor.Outcome, *report.Sweep, error) {
 	so := &partObservers{obs: base.Observers}
 	base.Observers = []executor.Observer{so}
 	sw := &report.Sweep{Vary: s.Varies()}
@@ -233,7 +234,7 @@ func runSteps(ctx context.Context, e env, s *scenario.Scenario, base executor.Pl
 	}
 	step := func(v float64, l stepLength) (report.Step, bool, error) {
 		// The whole run's series holds every step; a step keeps its figures.
-		runOuts, st, err := runProbe(ctx, e, s, base, so, len(sw.Steps), v, l)
+		runOuts, st, err := runProbe(ctx, log, s, base, so, len(sw.Steps), v, l)
 		if err != nil {
 			return st, false, err
 		}
@@ -292,7 +293,7 @@ func runSteps(ctx context.Context, e env, s *scenario.Scenario, base executor.Pl
 			if !st.Passed() {
 				verdict = "fails"
 			}
-			fmt.Fprintf(e.stderr, "llmload: step %d at %s: %s\n", st.Step, formatValue(v), verdict)
+			fmt.Fprintf(log, "llmload: step %d at %s: %s\n", st.Step, formatValue(v), verdict)
 		}
 		sw.Search = search.Result()
 	}

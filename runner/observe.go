@@ -1,4 +1,4 @@
-package main
+package runner
 
 // Watching a run: the live Prometheus metrics of the load generator
 // (-metrics-addr, metrics_addr) and the scraping of the server's own
@@ -7,6 +7,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/url"
 	"strings"
 	"time"
@@ -20,7 +21,7 @@ import (
 
 // startLive serves the run's live metrics on addr ("" = not at all) and
 // adds the exporter to the plan's observers.
-func startLive(e env, s *scenario.Scenario, plan *executor.Plan, addr string) (*live.Exporter, error) {
+func startLive(log io.Writer, s *scenario.Scenario, plan *executor.Plan, addr string) (*live.Exporter, error) {
 	if addr == "" {
 		return nil, nil
 	}
@@ -48,7 +49,7 @@ func startLive(e env, s *scenario.Scenario, plan *executor.Plan, addr string) (*
 	if err := x.Listen(addr); err != nil {
 		return nil, fmt.Errorf("serving live metrics on %s: %w", addr, err)
 	}
-	fmt.Fprintf(e.stderr, "llmload: live metrics on http://%s/metrics\n", x.Addr())
+	fmt.Fprintf(log, "llmload: live metrics on http://%s/metrics\n", x.Addr())
 	plan.Observers = append(plan.Observers, x)
 	return x, nil
 }
@@ -85,7 +86,7 @@ func startScrape(ctx context.Context, s *scenario.Scenario, lt *liveTarget) *ser
 		// The same server as the API: the same credentials.
 		cfg.Headers = map[string]string{"Authorization": "Bearer " + lt.target.APIKey}
 	}
-	return &serverScrape{cfg: cfg, url: redactURL(u), implicit: implicit, s: scrape.Start(ctx, cfg),
+	return &serverScrape{cfg: cfg, url: RedactURL(u), implicit: implicit, s: scrape.Start(ctx, cfg),
 		ctx: ctx, cooldown: s.Target.ScrapeCooldown}
 }
 
@@ -98,7 +99,7 @@ func startScrape(ctx context.Context, s *scenario.Scenario, lt *liveTarget) *ser
 // (not after an interruption), so that the last scrape shows the server
 // once the load has gone: server.requests_running.last is then its
 // running count a cooldown after the last request ended.
-func (sc *serverScrape) finish(e env, o *executor.Outcome) {
+func (sc *serverScrape) finish(log io.Writer, o *executor.Outcome) {
 	if sc == nil {
 		return
 	}
@@ -112,11 +113,11 @@ func (sc *serverScrape) finish(e env, o *executor.Outcome) {
 	}
 	samples, failures, lastErr := sc.s.Stop()
 	if len(samples) == 0 && sc.implicit {
-		fmt.Fprintf(e.stderr, "llmload: no server metrics: %s did not answer (%s); set the target's metrics_url to name the endpoint, or metrics_url = \"\" to stop trying\n", sc.url, lastErr)
+		fmt.Fprintf(log, "llmload: no server metrics: %s did not answer (%s); set the target's metrics_url to name the endpoint, or metrics_url = \"\" to stop trying\n", sc.url, lastErr)
 		return
 	}
 	if failures > 0 {
-		fmt.Fprintf(e.stderr, "llmload: %d of %d scrapes of %s failed (last: %s); the run goes on\n", failures, failures+len(samples), sc.url, lastErr)
+		fmt.Fprintf(log, "llmload: %d of %d scrapes of %s failed (last: %s); the run goes on\n", failures, failures+len(samples), sc.url, lastErr)
 	}
 	if o.Overall == nil {
 		return

@@ -1,4 +1,4 @@
-package main
+package runner
 
 import (
 	"context"
@@ -24,7 +24,7 @@ import (
 // seed, sampling rules, the sampled requests' hash and length statistics),
 // the tokenizer and llmload's version. compare refuses two runs whose
 // workloads differ, and a baseline must share the run's.
-func workloadOf(s *scenario.Scenario, ds *dataset.Dataset, tok tokenizer.Tokenizer) *report.Workload {
+func workloadOf(s *scenario.Scenario, ds *dataset.Dataset, tok tokenizer.Tokenizer, version string) *report.Workload {
 	var resolved map[string]json.RawMessage
 	raw, _ := json.Marshal(s.Resolved())
 	_ = json.Unmarshal(raw, &resolved)
@@ -172,25 +172,25 @@ func probeServerVersion(ctx context.Context, lt *liveTarget) string {
 	return strings.Join(parts, "; ")
 }
 
-// checkWorkloads refuses results of different workloads unless forced; a
+// CheckWorkloads refuses results of different workloads unless forced; a
 // forced comparison prints every difference loudly. It returns the
 // differences (nil when the workloads are equal) and false when refused.
-func checkWorkloads(e env, what string, base, cand *report.Workload, force bool) ([]string, bool) {
+func CheckWorkloads(log io.Writer, what string, base, cand *report.Workload, force bool) ([]string, bool) {
 	diffs := base.Differences(cand)
 	if len(diffs) == 0 {
 		return nil, true
 	}
 	if !force {
-		fmt.Fprintf(e.stderr, "llmload: %s: the two runs sent different workloads, so comparing them compares more than the servers:\n", what)
+		fmt.Fprintf(log, "llmload: %s: the two runs sent different workloads, so comparing them compares more than the servers:\n", what)
 		for _, d := range diffs {
-			fmt.Fprintf(e.stderr, "  %s\n", d)
+			fmt.Fprintf(log, "  %s\n", d)
 		}
-		fmt.Fprintln(e.stderr, "llmload: refusing; -force compares them anyway")
+		fmt.Fprintln(log, "llmload: refusing; -force compares them anyway")
 		return diffs, false
 	}
-	fmt.Fprintf(e.stderr, "llmload: WARNING: -force: %s: the workloads differ; the comparison below is NOT of the servers alone:\n", what)
+	fmt.Fprintf(log, "llmload: WARNING: -force: %s: the workloads differ; the comparison below is NOT of the servers alone:\n", what)
 	for _, d := range diffs {
-		fmt.Fprintf(e.stderr, "  WARNING: %s\n", d)
+		fmt.Fprintf(log, "  WARNING: %s\n", d)
 	}
 	return diffs, true
 }

@@ -1,7 +1,7 @@
-package main
+package runner
 
 // Conversions from the decoded scenario (plain values) to what the
-// packages below take. Each package owns its own types; cmd maps them.
+// packages below take. Each package owns its own types; runner maps them.
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"net/url"
@@ -28,7 +29,9 @@ import (
 	"github.com/llmload/llmload/tokenizer"
 )
 
-const simScheme = "sim://"
+// SimScheme begins a target URL that names a built-in simulator profile
+// (sim://<profile>): the run starts it in-process.
+const SimScheme = "sim://"
 
 // liveTarget is a target ready for load; for sim:// it owns the running
 // in-process simulator.
@@ -71,8 +74,8 @@ func (l *liveTarget) Close() {
 // startTarget resolves a scenario target. A sim://<profile> URL starts the
 // built-in simulator on a free loopback port for the duration of the run.
 func startTarget(t *scenario.Target, seed int64) (*liveTarget, hcl.Diagnostics) {
-	lt := &liveTarget{target: executorTarget(t)}
-	if !strings.HasPrefix(t.BaseURL, simScheme) {
+	lt := &liveTarget{target: ExecutorTarget(t)}
+	if !strings.HasPrefix(t.BaseURL, SimScheme) {
 		return lt, nil
 	}
 	p, diags := simProfile(t)
@@ -95,7 +98,7 @@ func startTarget(t *scenario.Target, seed int64) (*liveTarget, hcl.Diagnostics) 
 // target block or at the offending override.
 func simProfile(t *scenario.Target) (sim.Profile, hcl.Diagnostics) {
 	rng := t.DeclRange
-	p, err := sim.LookupProfile(strings.TrimSuffix(strings.TrimPrefix(t.BaseURL, simScheme), "/"))
+	p, err := sim.LookupProfile(strings.TrimSuffix(strings.TrimPrefix(t.BaseURL, SimScheme), "/"))
 	if err != nil {
 		return p, hcl.Diagnostics{{
 			Severity: hcl.DiagError,
@@ -135,9 +138,9 @@ func simProfile(t *scenario.Target) (sim.Profile, hcl.Diagnostics) {
 	return p, diags
 }
 
-// redactURL hides a password in a URL (user:xxxxx@host), for everything
+// RedactURL hides a password in a URL (user:xxxxx@host), for everything
 // printed or saved.
-func redactURL(raw string) string {
+func RedactURL(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil || u.User == nil {
 		return raw
@@ -160,7 +163,8 @@ func openLoopRequests(s *scenario.Scenario, nPrompts int) int {
 	}
 }
 
-func executorTarget(t *scenario.Target) executor.Target {
+// ExecutorTarget is a scenario target as the executor takes it.
+func ExecutorTarget(t *scenario.Target) executor.Target {
 	return executor.Target{
 		BaseURL:            t.BaseURL,
 		API:                t.API,
@@ -256,6 +260,13 @@ func datasetPrefix(p *scenario.PrefixSource) *dataset.Prefix {
 	return &dataset.Prefix{Len: p.SharedPrefixLen, Groups: p.NumPrefixes}
 }
 
+// LoadDatasetOffline samples a dataset without asking any server: a
+// "server" tokenizer falls back to the labelled approximation (plan,
+// validate and dataset dump send nothing).
+func LoadDatasetOffline(d *scenario.Dataset) (*dataset.Dataset, tokenizer.Tokenizer, error) {
+	return loadDataset(d, nil, true)
+}
+
 // loadDataset opens the tokenizer and samples the dataset. On a dataset
 // error it still returns the tokenizer, so the caller can tell a server that
 // did not answer from bad input.
@@ -313,6 +324,12 @@ func executorPlan(s *scenario.Scenario, lt *liveTarget, ds *dataset.Dataset, tok
 	return p
 }
 
+// OfflinePlan is the executor plan a run of s would dispatch ds by, on
+// s's target as configured (nothing started): plan reads its arrivals.
+func OfflinePlan(s *scenario.Scenario, ds *dataset.Dataset) executor.Plan {
+	return executorPlan(s, &liveTarget{target: ExecutorTarget(s.Target)}, ds, nil)
+}
+
 func reportChecks(outs []assert.Outcome) []report.Check {
 	checks := make([]report.Check, 0, len(outs))
 	for _, o := range outs {
@@ -321,20 +338,15 @@ func reportChecks(outs []assert.Outcome) []report.Check {
 	return checks
 }
 
-// validityBounds gives the bounds a run is judged valid by: its scenario's.
-// Only tests replace it (TestMain), so that a test about faults, capacity or
-// merging is judged by what it is about, not by how busy the machine running
-// it is; the tests of the validity gate itself restore it.
-var validityBounds = func(v scenario.Validity) scenario.Validity { return v }
-
-// reportValidity judges the run's validity for the result.
-func reportValidity(s *scenario.Scenario, sum *metrics.Summary) *report.Validity {
-	rules := assert.Validity(validityBounds(s.Validity), sum)
-	v := &report.Validity{Valid: assert.Valid(rules), Rules: make([]report.Rule, 0, len(rules))}
+// ReportValidity judges a run's validity for the result by the bounds v
+// (a scenario's, as Options.ValidityBounds leaves them).
+func ReportValidity(v scenario.Validity, sum *metrics.Summary) *report.Validity {
+	rules := assert.Validity(v, sum)
+	rv := &report.Validity{Valid: assert.Valid(rules), Rules: make([]report.Rule, 0, len(rules))}
 	for _, r := range rules {
-		v.Rules = append(v.Rules, report.Rule(r))
+		rv.Rules = append(rv.Rules, report.Rule(r))
 	}
-	return v
+	return rv
 }
 
 // newRunID returns a random identifier for a run.
@@ -347,7 +359,7 @@ func newRunID() string {
 // fingerprint identifies a run's configuration: the resolved scenario, the
 // sampled requests (prompts and output lengths, in order) and the tool
 // version. Results merge only when their fingerprints are equal.
-func fingerprint(s *scenario.Scenario, ds *dataset.Dataset) string {
+func fingerprint(s *scenario.Scenario, ds *dataset.Dataset, version string) string {
 	h := sha256.New()
 	cfg, _ := json.Marshal(s.Resolved())
 	h.Write(cfg)
@@ -369,4 +381,42 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// CheckLoads goes beyond the language: it loads what a run of the given
+// scenarios would load (every target and dataset when scenarios is
+// empty), sending nothing, and returns what fails, so that validate is a
+// CI gate a run cannot fail later on bad input. A configuration with no
+// scenario fails too: run would refuse it.
+func CheckLoads(cfg *scenario.Config, scenarios []*scenario.Scenario) []error {
+	targets, datasets := cfg.Targets, cfg.Datasets
+	if len(scenarios) > 0 {
+		targets, datasets = nil, nil
+		for _, s := range scenarios {
+			if !slices.Contains(targets, s.Target) {
+				targets = append(targets, s.Target)
+			}
+			if !slices.Contains(datasets, s.Dataset) {
+				datasets = append(datasets, s.Dataset)
+			}
+		}
+	}
+	var errs []error
+	for _, t := range targets {
+		if t.IsSim() {
+			continue
+		}
+		if _, err := ExecutorTarget(t).HTTPClient(1); err != nil {
+			errs = append(errs, fmt.Errorf("target %q: %w", t.Name, err))
+		}
+	}
+	for _, d := range datasets {
+		if _, _, err := LoadDatasetOffline(d); err != nil {
+			errs = append(errs, fmt.Errorf("dataset %q: %w", d.Name, err))
+		}
+	}
+	if len(cfg.Scenarios) == 0 {
+		errs = append(errs, errors.New("the configuration has no scenario block: there is nothing to run"))
+	}
+	return errs
 }

@@ -1,4 +1,4 @@
-package main
+package runner
 
 import (
 	"context"
@@ -61,10 +61,10 @@ func estimate(probes []probe, res time.Duration, resolution string) *report.Cloc
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-// dateProbes is how many probes measure the target's clock: the first
+// DateProbes is how many probes measure the target's clock: the first
 // bounds the offset to about a second, each later one halves that (down
 // to the round trip), for about half a second of waiting each.
-const dateProbes = 6
+const DateProbes = 6
 
 // probeDate measures the target's clock against ours from the Date header
 // of GET <base>/v1/models (any answer has one, even an error status).

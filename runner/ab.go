@@ -1,4 +1,4 @@
-package main
+package runner
 
 // Interleaved A/B runs: one schedule cut into blocks, each block sent to
 // both arms in turn (the arm that goes first alternating), so that drift in
@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/hashicorp/hcl/v2"
 
 	"github.com/llmload/llmload/assert"
 	"github.com/llmload/llmload/compare"
@@ -41,6 +43,11 @@ func abBlocks(offs []time.Duration, il scenario.Interleave) []abBlock {
 		i = end
 	}
 	return out
+}
+
+// ABBlocks is how many blocks an A/B run cuts a schedule's arrivals into.
+func ABBlocks(arrivals []time.Duration, il scenario.Interleave) int {
+	return len(abBlocks(arrivals, il))
 }
 
 // blockPlan is the plan of one block for one arm: the block's arrivals
@@ -100,7 +107,7 @@ type abOutcome struct {
 
 // runAB runs the scenario's blocks on both arms and returns the candidate
 // arm's outcome (the run's figures) and both arms.
-func runAB(ctx context.Context, e env, s *scenario.Scenario, plan executor.Plan, arms [2]*abArm) (*executor.Outcome, *abOutcome, error) {
+func runAB(ctx context.Context, log io.Writer, s *scenario.Scenario, plan executor.Plan, arms [2]*abArm) (*executor.Outcome, *abOutcome, error) {
 	offs := executor.Arrivals(plan)
 	if len(offs) == 0 {
 		return nil, nil, fmt.Errorf("the schedule has no arrival to interleave")
@@ -112,7 +119,7 @@ func runAB(ctx context.Context, e env, s *scenario.Scenario, plan executor.Plan,
 	var first *executor.Outcome
 	var all []*metrics.Summary
 	interrupted, aborted := false, ""
-	fmt.Fprintf(e.stderr, "llmload: A/B: %d blocks of %s, baseline %s and candidate %s in turn\n", len(blocks), s.Interleave, arms[0].target.Name, arms[1].target.Name)
+	fmt.Fprintf(log, "llmload: A/B: %d blocks of %s, baseline %s and candidate %s in turn\n", len(blocks), s.Interleave, arms[0].target.Name, arms[1].target.Name)
 run:
 	for k, b := range blocks {
 		order := arms
@@ -158,7 +165,7 @@ run:
 		return nil, nil, err
 	}
 	for _, a := range arms {
-		arm := report.Arm{Target: a.target.Name, TargetURL: redactURL(a.target.BaseURL), ServerVersion: a.version}
+		arm := report.Arm{Target: a.target.Name, TargetURL: RedactURL(a.target.BaseURL), ServerVersion: a.version}
 		if a.name == report.ArmBaseline {
 			own := *o.baseline
 			arm.Summary = &own
@@ -176,18 +183,17 @@ run:
 
 // startBaselineArm starts the baseline arm's target (a simulator for
 // sim://) and asks it its version.
-func startBaselineArm(ctx context.Context, e env, cfg *scenario.Config, s *scenario.Scenario) (*abArm, int) {
+func startBaselineArm(ctx context.Context, log io.Writer, s *scenario.Scenario, secrets []string) (*abArm, hcl.Diagnostics) {
 	lt, diags := startTarget(s.BaselineTarget, s.Seed)
 	if diags.HasErrors() {
-		writeDiags(e, cfg, diags)
-		return nil, exitInvalid
+		return nil, diags
 	}
 	lt.ctx = ctx
-	lt.target.Secrets = e.secrets.Secrets()
+	lt.target.Secrets = secrets
 	if lt.profile != "" {
-		fmt.Fprintf(e.stderr, "llmload: baseline arm: simulator %q listening on %s\n", lt.profile, lt.target.BaseURL)
+		fmt.Fprintf(log, "llmload: baseline arm: simulator %q listening on %s\n", lt.profile, lt.target.BaseURL)
 	}
-	return &abArm{name: report.ArmBaseline, lt: lt, target: s.BaselineTarget, version: probeVersion(ctx, e, lt)}, exitOK
+	return &abArm{name: report.ArmBaseline, lt: lt, target: s.BaselineTarget, version: probeVersion(ctx, log, lt)}, nil
 }
 
 // armsBaseline is the baseline arm as the checks' baseline: baseline.*
@@ -211,21 +217,4 @@ func abComparison(s *scenario.Scenario, o *abOutcome, rep *report.Run) *report.C
 		c.Verdict = ""
 	}
 	return c
-}
-
-// writeRepeatPlan says how plan's schedule is repeated or interleaved.
-func writeRepeatPlan(w io.Writer, s *scenario.Scenario, arrivals []time.Duration) {
-	switch {
-	case s.Repeats() > 1 && s.Varies() != "":
-		fmt.Fprintf(w, "  Repeat:  %d runs of each step, %v apart; checks judge each step's runs pooled, and each run alone for the spread\n", s.Repeats(), s.Cooldown)
-	case s.Repeats() > 1:
-		fmt.Fprintf(w, "  Repeat:  %d runs, %v apart; checks judge them pooled, compare uses their spread\n", s.Repeats(), s.Cooldown)
-	}
-	if !s.AB() {
-		return
-	}
-	b := s.BaselineTarget
-	fmt.Fprintf(w, "  A/B:     baseline arm %s at %s; candidate arm %s (the target above)\n", b.Name, redactURL(b.BaseURL), s.Target.Name)
-	fmt.Fprintf(w, "           %d blocks of %s of the schedule, each sent to both arms, alternating which goes first; baseline.* and the regression block read the baseline arm\n",
-		len(abBlocks(arrivals, s.Interleave)), s.Interleave)
 }

@@ -1,0 +1,131 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/llmload/llmload/assert"
+	"github.com/llmload/llmload/report"
+	"github.com/llmload/llmload/scenario"
+)
+
+// baselineFor loads the baseline a scenario's checks compare with: the
+// override's (the -baseline flag), else the scenario's. It returns nil (and
+// StatusOK) when the scenario has none and needs none. A missing file is
+// StatusInvalid unless baseline_optional, which skips the checks that need
+// it.
+func baselineFor(log io.Writer, s *scenario.Scenario, override string) (*assert.Baseline, *report.Result, Status) {
+	if override != "" {
+		s.Baseline = override
+	}
+	if s.Baseline == "" {
+		if s.UsesBaseline() && !s.BaselineOptional {
+			fmt.Fprintf(log, "llmload: scenario %q: its checks read a baseline (baseline.* or a regression block) but it names none: set baseline = \"FILE\" or run with -baseline FILE\n", s.Name)
+			return nil, nil, StatusInvalid
+		}
+		if s.UsesBaseline() {
+			fmt.Fprintf(log, "llmload: scenario %q: no baseline; its baseline checks are skipped (baseline_optional)\n", s.Name)
+			return &assert.Baseline{}, nil, StatusOK
+		}
+		return nil, nil, StatusOK
+	}
+	res, err := report.ReadResult(s.Baseline)
+	switch {
+	case err == nil && res.Verdict() == report.VerdictInvalid || err == nil && res.Verdict() == report.VerdictNoResult:
+		fmt.Fprintf(log, "llmload: scenario %q: baseline %s is a run with no valid result (%s): it cannot judge another; refresh it\n", s.Name, s.Baseline, res.Verdict())
+		return nil, nil, StatusInvalid
+	case err == nil:
+		fmt.Fprintf(log, "llmload: baseline %s (run %s, %s)\n", s.Baseline, res.RunID, res.StartedAt.Format(time.RFC3339))
+		// A baseline with repeats, against a run with repeats, is judged
+		// by the run-to-run spread (the run sets NewRuns).
+		return &assert.Baseline{Path: s.Baseline, Summary: res.Summary, Runs: res.Repeat.Summaries()}, res, StatusOK
+	case errors.Is(err, fs.ErrNotExist) && s.BaselineOptional:
+		fmt.Fprintf(log, "llmload: no baseline at %s; its checks are skipped (baseline_optional)\n", s.Baseline)
+		return &assert.Baseline{Path: s.Baseline}, nil, StatusOK
+	case errors.Is(err, fs.ErrNotExist):
+		fmt.Fprintf(log, "llmload: scenario %q: baseline %s does not exist (baseline_optional = true runs without it; -save-baseline DIR writes one)\n", s.Name, s.Baseline)
+		return nil, nil, StatusInvalid
+	}
+	fmt.Fprintf(log, "llmload: baseline: %v\n", err)
+	return nil, nil, StatusInvalid
+}
+
+// comparison compares the run with its baseline result by the scenario's
+// regression tolerances (none: the deltas alone, not judged).
+func comparison(s *scenario.Scenario, baseRes *report.Result, rep *report.Run, forced []string) *report.Comparison {
+	if baseRes == nil || baseRes.Summary == nil {
+		return nil
+	}
+	cand := &report.Result{Extras: report.Extras{Summary: rep.Overall, RunID: rep.RunID, ServerVersion: rep.ServerVersion, Repeat: rep.Repeat}}
+	if !rep.Goodput.Empty() {
+		cand.Goodput = &report.SLOms{}
+	}
+	c := CompareResults(s.Baseline, baseRes, cand, s.Tolerances())
+	if len(s.Regression) == 0 {
+		c.Verdict = ""
+	}
+	c.Forced = forced
+	return c
+}
+
+// destination is where a run writes its result: a directory and the result
+// file's name in it; latest, when set, is the folder whose "latest" pointer
+// the run updates.
+type destination struct {
+	dir, name, latest string
+}
+
+// destinationFor applies the output rule: -out FILE.json writes that file
+// (the requests file beside it); an explicit -out DIR (outExplicit) writes
+// DIR/<result>; the default directory gets a folder per run, <UTC
+// time>-<scenario>, and a "latest" pointer to it, unless -overwrite.
+func destinationFor(out string, outExplicit, overwrite bool, s *scenario.Scenario, now time.Time) destination {
+	switch {
+	case out == "":
+		return destination{}
+	case strings.HasSuffix(out, ".json") && outExplicit:
+		return destination{dir: filepath.Dir(out), name: filepath.Base(out)}
+	case outExplicit || overwrite:
+		return destination{dir: out, name: s.ResultFile()}
+	}
+	folder := now.UTC().Format("2006-01-02T15-04-05Z") + "-" + s.Name
+	return destination{dir: filepath.Join(out, folder), name: s.ResultFile(), latest: out}
+}
+
+// updateLatest points root/latest at the run's folder: a relative symlink,
+// or, where symlinks fail, root/latest.json naming the folder.
+func updateLatest(root, dir string) error {
+	rel, err := filepath.Rel(root, dir)
+	if err != nil {
+		return err
+	}
+	link := filepath.Join(root, "latest")
+	tmp := link + ".tmp"
+	os.Remove(tmp)
+	if err := os.Symlink(rel, tmp); err == nil {
+		if err := os.Rename(tmp, link); err == nil {
+			return nil
+		}
+		os.Remove(tmp)
+	}
+	body := fmt.Sprintf("{\"latest\": %q}\n", rel)
+	return os.WriteFile(filepath.Join(root, "latest.json"), []byte(body), 0o644)
+}
+
+// probeVersion asks the target for its version before the run; never fatal.
+func probeVersion(ctx context.Context, log io.Writer, lt *liveTarget) string {
+	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	v := probeServerVersion(pctx, lt)
+	if v != "" {
+		fmt.Fprintf(log, "llmload: target server: %s\n", v)
+	}
+	return v
+}

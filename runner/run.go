@@ -1,0 +1,613 @@
+package runner
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/llmload/llmload/assert"
+	"github.com/llmload/llmload/dataset"
+	"github.com/llmload/llmload/executor"
+	"github.com/llmload/llmload/metrics"
+	"github.com/llmload/llmload/report"
+	"github.com/llmload/llmload/scenario"
+	"github.com/llmload/llmload/tokenizer"
+)
+
+// Options are what a run takes beside its scenario: where its messages
+// and files go, and what the command line adds to the scenario.
+type Options struct {
+	// Log receives every message of the run, one line each, beginning
+	// "llmload: " (the command passes its stderr, secrets scrubbed).
+	Log io.Writer
+	// Terminal says Log is a terminal: the progress line redraws itself.
+	Terminal bool
+	// Quiet drops the progress line.
+	Quiet bool
+
+	// Out is the directory results go to ("" for none); OutExplicit says
+	// it was given (an explicit -out is written as asked; only the default
+	// directory gets a folder per run) and Overwrite writes into the
+	// default directory itself.
+	Out         string
+	OutExplicit bool
+	Overwrite   bool
+
+	// MetricsAddr serves live Prometheus metrics at host:port (overrides
+	// the scenario's metrics_addr).
+	MetricsAddr string
+	// Baseline is a baseline result file that overrides the scenario's;
+	// Force compares with a baseline whose workload differs (loudly).
+	Baseline string
+	Force    bool
+
+	// Shard splits the run across processes and lines them up.
+	Shard Shard
+
+	// Secrets are more values to scrub from what the run records.
+	Secrets []string
+	// ToolVersion is llmload's version, recorded in results and
+	// fingerprints.
+	ToolVersion string
+	// ValidityBounds, when set, gives the bounds a run is judged valid by
+	// from its scenario's (tests lift the ones that measure the machine).
+	ValidityBounds func(scenario.Validity) scenario.Validity
+}
+
+// RunFlags are the options that can make a scenario impossible to run, as
+// scenario.CheckRunFlags reads them.
+func (o Options) RunFlags() scenario.RunFlags {
+	return o.Shard.RunFlags(o.Baseline != "")
+}
+
+// validity is the bounds s's run is judged valid by.
+func (o Options) validity(s *scenario.Scenario) scenario.Validity {
+	if o.ValidityBounds != nil {
+		return o.ValidityBounds(s.Validity)
+	}
+	return s.Validity
+}
+
+func (o Options) log() io.Writer {
+	if o.Log == nil {
+		return io.Discard
+	}
+	return o.Log
+}
+
+// Run is a scenario's run once the load is over and its result is built:
+// the command renders Result, then asks for the Verdict, Saves the files
+// and Closes the run (its targets, barrier and live metrics stay up until
+// then).
+type Run struct {
+	Scenario *scenario.Scenario
+	// Result is the run's result, as written to <scenario>.json.
+	Result *report.Result
+	// Outcomes are the checks' outcomes (failed ones may carry a
+	// diagnostic pointing at the check's line).
+	Outcomes []assert.Outcome
+
+	opts    Options
+	outcome *executor.Outcome
+	reqs    *report.RequestWriter
+	out     string
+	dest    destination
+	closers []func()
+}
+
+// Close stops what the run kept up: simulators, shard 0's barrier, the
+// live metrics endpoint.
+func (r *Run) Close() {
+	for i := len(r.closers) - 1; i >= 0; i-- {
+		r.closers[i]()
+	}
+	r.closers = nil
+}
+
+// RunScenario runs s: it starts its target (a simulator for sim://), loads
+// its dataset, loads its baseline, lines up with the other shards, opens
+// its output files, sends the load and builds the result. It writes its
+// progress to opts.Log. When the run produced no result it returns a nil
+// Run, the status, and the diagnostics (if any) that say why, for the
+// command to render; everything it started is stopped.
+func RunScenario(ctx context.Context, s *scenario.Scenario, opts Options) (*Run, Status, hcl.Diagnostics) {
+	r := &Run{Scenario: s, opts: opts}
+	st, diags := r.run(ctx)
+	if st != StatusOK || diags.HasErrors() {
+		r.Close()
+		return nil, st, diags
+	}
+	return r, StatusOK, nil
+}
+
+func (r *Run) run(ctx context.Context) (Status, hcl.Diagnostics) {
+	s, opts, log := r.Scenario, r.opts, r.opts.log()
+	fmt.Fprintf(log, "llmload: scenario %q\n", s.Name)
+	// What the flags make impossible is refused before anything starts,
+	// at the line that makes it so (validate says the same).
+	if diags := s.CheckRunFlags(opts.RunFlags()); diags.HasErrors() {
+		return StatusInvalid, diags
+	}
+	lt, diags := startTarget(s.Target, s.Seed)
+	if diags.HasErrors() {
+		return StatusInvalid, diags
+	}
+	r.closers = append(r.closers, lt.Close)
+	lt.ctx = ctx
+	lt.target.Secrets = opts.Secrets
+	if lt.profile != "" {
+		fmt.Fprintf(log, "llmload: simulator %q listening on %s\n", lt.profile, lt.target.BaseURL)
+	}
+
+	ds, tok, err := loadDatasetCtx(ctx, s.Dataset, lt)
+	if ctx.Err() != nil {
+		fmt.Fprintln(log, "llmload: interrupted while loading the dataset; nothing was sent")
+		return StatusInterrupted, nil
+	}
+	if err != nil {
+		fmt.Fprintf(log, "llmload: dataset %q: %v\n", s.Dataset.Name, err)
+		if srv, ok := tok.(*tokenizer.Server); ok && srv.Err() != nil {
+			// The target did not answer /tokenize: no valid result, as for
+			// a target that does not answer the load.
+			return StatusNoResult, nil
+		}
+		return StatusInvalid, nil
+	}
+	if len(ds.Requests) == 0 {
+		fmt.Fprintf(log, "llmload: dataset %q produced no request\n", s.Dataset.Name)
+		return StatusInvalid, nil
+	}
+
+	var base *assert.Baseline
+	var baseRes *report.Result
+	var arms [2]*abArm
+	if s.AB() {
+		b, diags := startBaselineArm(ctx, log, s, opts.Secrets)
+		if b == nil {
+			return StatusInvalid, diags
+		}
+		r.closers = append(r.closers, b.lt.Close)
+		arms = [2]*abArm{b, {name: report.ArmCandidate, lt: lt, target: s.Target}}
+	} else {
+		var st Status
+		if base, baseRes, st = baselineFor(log, s, opts.Baseline); st != StatusOK {
+			return st, nil
+		}
+	}
+	workload := workloadOf(s, ds, tok, opts.ToolVersion)
+	var forced []string
+	if baseRes != nil {
+		var ok bool
+		if forced, ok = CheckWorkloads(log, "baseline "+s.Baseline, baseRes.Workload, workload, opts.Force); !ok {
+			return StatusInvalid, nil
+		}
+	}
+	serverVersion := probeVersion(ctx, log, lt)
+	if arms[1] != nil {
+		arms[1].version = serverVersion
+	}
+
+	plan := executorPlan(s, lt, ds, tok)
+	fp := fingerprint(s, ds, opts.ToolVersion)
+	co, st := coordinate(ctx, log, s, lt, &plan, fp, opts.Shard)
+	if co == nil {
+		return st, nil
+	}
+	r.closers = append(r.closers, co.close)
+	dest := destinationFor(opts.Out, opts.OutExplicit, opts.Overwrite, s, time.Now())
+	out := opts.Shard.shardDir(dest.dir)
+	// The requests file is opened before any load is sent: an unwritable
+	// output directory fails now, not after the run.
+	var reqs *report.RequestWriter
+	if out != "" {
+		// A sweep's requests carry their step as their stage.
+		if reqs, err = report.CreateRequests(out, strings.TrimSuffix(dest.name, ".json"), plan.Closed != nil || s.Varies() != ""); err != nil {
+			fmt.Fprintf(log, "llmload: cannot write results to %s: %v\n", out, err)
+			return StatusInvalid, nil
+		}
+		plan.Observers = append(plan.Observers, reqs)
+	}
+	var detailed *report.DetailedCollector
+	if s.SaveDetailed {
+		// vLLM's per-request arrays: kept in memory until the run ends.
+		detailed = report.NewDetailedCollector()
+		plan.Observers = append(plan.Observers, detailed)
+		plan.KeepText = true
+	}
+	if !opts.Quiet {
+		plan.Observers = append(plan.Observers, report.NewProgress(log, opts.Terminal))
+	}
+	addr := opts.MetricsAddr
+	if addr == "" {
+		addr = s.MetricsAddr
+	}
+	lx, err := startLive(log, s, &plan, addr)
+	if err != nil {
+		if reqs != nil {
+			reqs.Close()
+			os.Remove(reqs.Path())
+		}
+		fmt.Fprintf(log, "llmload: %v\n", err)
+		return StatusInvalid, nil
+	}
+	if lx != nil {
+		r.closers = append(r.closers, func() { lx.Close() })
+	}
+	// Every open stream is a file descriptor (two with the in-process
+	// simulator): raise the soft limit now rather than fail mid-run.
+	conns := executor.PlannedConcurrency(plan)
+	if s.Target.IsSim() {
+		conns *= 2
+	}
+	if msg, err := executor.EnsureFileLimit(conns); err != nil || msg != "" {
+		fmt.Fprintf(log, "llmload: %s\n", cmp.Or(msg, fmt.Sprint(err)))
+	}
+	var scr *serverScrape
+	if !s.AB() {
+		// An A/B run's blocks alternate between two servers: a scrape of
+		// one would mix its load with its idle time.
+		scr = startScrape(ctx, s, lt)
+	}
+	cpu := &cpuMeter{}
+	plan.Observers = append(plan.Observers, cpu)
+	bounds := opts.validity(s)
+	started := time.Now()
+	var outcome *executor.Outcome
+	var sweep *report.Sweep
+	var repeats *report.Repeats
+	var abo *abOutcome
+	switch {
+	case s.Varies() != "":
+		outcome, sweep, err = runSteps(ctx, log, s, plan)
+	case s.AB():
+		outcome, abo, err = runAB(ctx, log, s, plan, arms)
+	case s.Repeats() > 1:
+		outcome, repeats, err = runRepeats(ctx, log, s, plan, bounds)
+	default:
+		outcome, err = executor.Run(ctx, plan)
+	}
+	ended := time.Now()
+	if err == nil {
+		scr.finish(log, outcome)
+		outcome.Overall.ClientCPU = cpu.Fraction()
+	} else if scr != nil {
+		scr.s.Stop()
+	}
+	if err != nil {
+		if reqs != nil {
+			reqs.Close()
+			os.Remove(reqs.Path())
+		}
+		var pe *executor.PreflightError
+		switch {
+		case ctx.Err() != nil:
+			fmt.Fprintln(log, "llmload: interrupted before the load; nothing was measured")
+			return StatusInterrupted, nil
+		case errors.As(err, &pe):
+			// The target is down or refuses the requests: no load was sent,
+			// and no valid result can come of it.
+			fmt.Fprintf(log, "llmload: %v\n", err)
+			fmt.Fprintln(log, "llmload: no load was sent (set preflight = false to skip the probe, or ready_timeout to wait for the target)")
+			return StatusNoResult, nil
+		}
+		fmt.Fprintf(log, "llmload: %v\n", err)
+		return StatusInvalid, nil
+	}
+
+	if abo != nil {
+		base = armsBaseline(s, abo)
+	}
+	if base != nil && repeats != nil {
+		base.NewRuns = repeats.Summaries()
+	}
+	outs := evaluateRun(s, outcome.Overall, sweep, base)
+	rep := buildReport(s, lt, ds, tok, outcome, outs, started, ended, opts.ToolVersion)
+	rep.Workload, rep.ServerVersion = workload, serverVersion
+	rep.Repeat = repeats
+	rep.Comparison = comparison(s, baseRes, rep, forced)
+	if detailed != nil {
+		rep.Detailed = detailed.Detailed()
+	}
+	switch {
+	case abo != nil:
+		rep.AB = abo.ab
+		rep.Comparison = abComparison(s, abo, rep)
+		// The load generator's validity covers both arms' blocks.
+		abo.all.ClientCPU = outcome.Overall.ClientCPU
+		rep.Validity = ReportValidity(bounds, abo.all)
+	case repeats != nil:
+		rep.Validity = repeatsValidity(bounds, outcome.Overall, repeats)
+	default:
+		rep.Validity = ReportValidity(bounds, outcome.Overall)
+	}
+	rep.RunID, rep.Fingerprint = co.runID, fp
+	if opts.Shard.Count > 0 {
+		rep.Shard = &report.Shard{Index: opts.Shard.Index, Count: opts.Shard.Count}
+	}
+	if sy := co.sync; sy != nil {
+		sy.StartLateMs = ms(outcome.StartLate)
+		rep.Sync = sy
+		if outcome.StartLate > 0 {
+			fmt.Fprintf(log, "llmload: warning: the schedule began %v after the common start (warmup ran past it)\n", outcome.StartLate.Round(time.Millisecond))
+		}
+	}
+	rep.Sweep = sweep
+	res, err := report.NewResult(rep)
+	if err != nil {
+		fmt.Fprintf(log, "llmload: %v\n", err)
+		return StatusNoResult, nil
+	}
+	r.Result, r.Outcomes = res, outs
+	r.outcome, r.reqs, r.out, r.dest = outcome, reqs, out, dest
+	return StatusOK, nil
+}
+
+// Verdict judges the run (see Judge), and says so on the log: an abort_on
+// that stopped the run fails it; a shard's failed checks do not (the
+// merge's verdict is the run's).
+func (r *Run) Verdict() Status {
+	log, o, res := r.opts.log(), r.outcome, r.Result
+	st := Judge(log, o.Interrupted, o.Overall, r.Outcomes, res.Validity, r.Scenario.AllowInconclusive)
+	if o.Aborted != "" && !o.Interrupted {
+		// abort_on is a check the run failed, whatever the others say.
+		fmt.Fprintf(log, "llmload: %s; the run was stopped early\n", o.Aborted)
+		st = StatusFailed
+	}
+	if sh := r.opts.Shard; st == StatusFailed && sh.Sharded() {
+		// A shard's checks see a slice of the run; the verdict is the
+		// merge's. A shard that produced a result succeeded (a failed pod
+		// would be retried by its Job).
+		fmt.Fprintf(log, "llmload: shard %d of %d: the checks above judge this shard alone; the verdict is llmload merge's (exit 0)\n", sh.Index, sh.Count)
+		st = StatusOK
+	}
+	return st
+}
+
+// Save writes the result file and closes the requests file under the
+// output directory (nothing without one), and points the default
+// directory's "latest" at the run's folder. Files it could not write are
+// StatusNoResult; the verdict stands otherwise.
+func (r *Run) Save() Status {
+	if r.out == "" {
+		return StatusOK
+	}
+	log := r.opts.log()
+	var paths []string
+	werr := r.reqs.Close()
+	if werr == nil {
+		paths = append(paths, r.reqs.Path())
+		p := filepath.Join(r.out, r.dest.name)
+		if werr = report.WriteResultFile(p, r.Result); werr == nil {
+			paths = append([]string{p}, paths...)
+			if r.dest.latest != "" {
+				if err := updateLatest(r.dest.latest, r.out); err != nil {
+					fmt.Fprintf(log, "llmload: updating %s/latest: %v\n", r.dest.latest, err)
+				}
+			}
+		}
+	}
+	st := StatusOK
+	if werr != nil {
+		fmt.Fprintf(log, "llmload: writing results: %v\n", werr)
+		st = StatusNoResult
+	}
+	for _, p := range paths {
+		fmt.Fprintf(log, "llmload: wrote %s\n", p)
+	}
+	return st
+}
+
+// evaluateRun evaluates a run's checks. A sweep's or search's sla checks
+// judge each step (they define its capacity); the whole run keeps its
+// asserts, which may read metrics.capacity, and fails when no load met
+// the sla checks.
+func evaluateRun(s *scenario.Scenario, overall *metrics.Summary, sweep *report.Sweep, base *assert.Baseline) []assert.Outcome {
+	evaluate := func(s *scenario.Scenario) []assert.Outcome {
+		if base != nil {
+			return assert.EvaluateWith(s, overall, base)
+		}
+		return assert.Evaluate(s, overall)
+	}
+	if sweep == nil {
+		return evaluate(s)
+	}
+	asserts := *s
+	asserts.SLA = nil
+	outs := evaluate(&asserts)
+	if len(s.SLA) > 0 {
+		o := assert.Outcome{Check: metrics.Check{
+			Name: "capacity", Kind: "sla", Metric: "capacity",
+			Description: "some load meets every sla check",
+			Passed:      sweep.Capacity != nil,
+		}}
+		o.Verdict = assert.Fail
+		if sweep.Capacity != nil {
+			v := sweep.Capacity.Value
+			o.Value = &v
+			o.Verdict = assert.Pass
+		} else {
+			o.Message = fmt.Sprintf("no %s of the %s met every sla check", sweep.Vary, sweep.Mode)
+		}
+		outs = append([]assert.Outcome{o}, outs...)
+	}
+	return outs
+}
+
+// Judge is the status of a finished (or merged) run: the verdict of the
+// one judge (metrics.Judge) over how the run ended, what completed, its
+// validity and its checks, said on log when it is not a clean pass or
+// fail, and mapped to a Status (StatusOf).
+func Judge(log io.Writer, interrupted bool, overall *metrics.Summary, outs []assert.Outcome, validity *report.Validity, allowInconclusive bool) Status {
+	j := metrics.Judging{Interrupted: interrupted, Completed: overall.Completed, AllowInconclusive: allowInconclusive}
+	if validity != nil && !validity.Valid {
+		for _, r := range validity.Broken() {
+			j.Broken = append(j.Broken, fmt.Sprintf("%s %s over its bound of %s", r.Name, ruleValue(r, r.Value), ruleValue(r, r.Bound)))
+		}
+	}
+	for _, o := range outs {
+		j.Checks = append(j.Checks, o.Check)
+	}
+	out := metrics.Judge(j)
+	if out.Reason != "" && out.Verdict != metrics.Skipped {
+		fmt.Fprintln(log, "llmload: "+out.Reason)
+	}
+	return StatusOf(out.Verdict)
+}
+
+// StatusOf is the Status of a verdict of metrics.Judge: a pass, or every
+// check skipped, is OK; a failed check is Failed; an inconclusive or
+// invalid run has no result; an interrupted one is Interrupted.
+func StatusOf(verdict string) Status {
+	switch verdict {
+	case metrics.Fail:
+		return StatusFailed
+	case metrics.Inconclusive, metrics.Invalid:
+		return StatusNoResult
+	case metrics.Interrupted:
+		return StatusInterrupted
+	}
+	return StatusOK
+}
+
+// ruleValue renders a validity figure in its unit.
+func ruleValue(r report.Rule, v float64) string {
+	if r.Unit == "ms" {
+		return strconv.FormatFloat(v, 'f', 3, 64) + " ms"
+	}
+	return strconv.FormatFloat(100*v, 'f', 2, 64) + "%"
+}
+
+// count writes n with the singular or plural noun.
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+func buildReport(s *scenario.Scenario, lt *liveTarget, ds *dataset.Dataset, tok tokenizer.Tokenizer, o *executor.Outcome, outs []assert.Outcome, started, ended time.Time, version string) *report.Run {
+	r := &report.Run{
+		Scenario:             s.Name,
+		ToolVersion:          version,
+		RunID:                newRunID(),
+		Fingerprint:          fingerprint(s, ds, version),
+		StartedAt:            started,
+		EndedAt:              ended,
+		TimeZero:             o.Started.Round(0).UTC(),
+		TargetURL:            RedactURL(s.Target.BaseURL),
+		API:                  s.Target.API,
+		Model:                s.Target.Model,
+		Config:               s.Resolved(),
+		Dataset:              ds.Stats,
+		Simulator:            lt.simStats(),
+		Tokenizer:            tok.Name(),
+		TokenizerApproximate: !tok.Exact(),
+		Goodput:              metrics.SLO(s.Goodput),
+		Overall:              o.Overall,
+		Checks:               reportChecks(outs),
+		Interrupted:          o.Interrupted,
+		Percentiles:          s.Percentiles,
+		PercentileMetrics:    s.PercentileMetrics,
+		Aborted:              o.Aborted,
+	}
+	if o.Aborted != "" && s.AbortOn != nil {
+		r.Checks = append(r.Checks, abortCheck(s.AbortOn, o))
+	}
+	if ol := s.OpenLoop; ol != nil {
+		r.RequestRate = ol.Rate
+		r.Burstiness = ol.Burstiness
+		r.MaxConcurrency = ol.MaxConcurrency
+	}
+	if rp := s.Replay; rp != nil {
+		// The replay's mean rate: what the schedule is judged against.
+		r.RequestRate = o.ConfiguredRate
+		r.MaxConcurrency = rp.MaxConcurrency
+	}
+	r.Stages = stageReports(s, o.Stages)
+	return r
+}
+
+// stageReports judges each closed-loop stage by the sla checks alone
+// (asserts may speak of the whole run), so the report can name the most
+// users that still meet them: the knee.
+func stageReports(s *scenario.Scenario, stages []executor.StageOutcome) []report.Stage {
+	var out []report.Stage
+	for _, st := range stages {
+		out = append(out, judgeStage(s, report.Stage{Stage: st.Index + 1, Users: st.Users, Duration: st.Duration.Seconds(), Summary: st.Summary}))
+	}
+	return out
+}
+
+// judgeStage evaluates the scenario's sla checks on one stage.
+func judgeStage(s *scenario.Scenario, rs report.Stage) report.Stage {
+	rs.SLAChecked, rs.SLAFailed, rs.SLAInconclusive, rs.Checks = false, nil, nil, nil
+	if len(s.SLA) == 0 || rs.Summary == nil || rs.Summary.Completed+rs.Summary.Failed == 0 {
+		return rs
+	}
+	slaOnly := *s
+	slaOnly.Asserts, slaOnly.Regression = nil, nil
+	rs.SLAChecked = true
+	outs := assert.Evaluate(&slaOnly, rs.Summary)
+	rs.Checks = reportChecks(outs)
+	for _, c := range outs {
+		switch c.Verdict {
+		case assert.Fail:
+			rs.SLAFailed = append(rs.SLAFailed, c.Name)
+		case assert.Inconclusive:
+			rs.SLAInconclusive = append(rs.SLAInconclusive, c.Name)
+		}
+	}
+	return rs
+}
+
+// abortCheck is the failed check an aborted run reports: abort_on, with the
+// error rate it saw.
+func abortCheck(a *scenario.AbortOn, o *executor.Outcome) report.Check {
+	s := o.Overall
+	bound, rate := a.ErrorRate, s.ErrorRate()
+	return report.Check{
+		Name:        "abort_on",
+		Kind:        "abort_on",
+		Description: fmt.Sprintf("error_rate <= %g once %d requests finished", a.ErrorRate, a.MinRequests),
+		Metric:      "error_rate",
+		Op:          "<=",
+		Threshold:   &bound,
+		Unit:        "fraction",
+		Value:       &rate,
+		Samples:     int64(s.Completed + s.Failed),
+		Verdict:     report.Fail,
+		Message:     o.Aborted,
+	}
+}
+
+// loadDatasetCtx loads the dataset as loadDataset does, but returns as
+// soon as ctx ends (Ctrl-C): a large file or a slow /tokenize must not hold
+// the process. The loading goroutine is left to finish (a server
+// tokenizer's calls stop with ctx too).
+func loadDatasetCtx(ctx context.Context, d *scenario.Dataset, lt *liveTarget) (*dataset.Dataset, tokenizer.Tokenizer, error) {
+	type loaded struct {
+		ds  *dataset.Dataset
+		tok tokenizer.Tokenizer
+		err error
+	}
+	done := make(chan loaded, 1)
+	go func() {
+		ds, tok, err := loadDataset(d, lt, false)
+		done <- loaded{ds, tok, err}
+	}()
+	select {
+	case l := <-done:
+		return l.ds, l.tok, l.err
+	case <-ctx.Done():
+		return nil, nil, ctx.Err()
+	}
+}
