@@ -8,21 +8,8 @@ import (
 	"github.com/llmload/llmload/scenario"
 )
 
-// Rule is one validity rule of a run: a figure of the load generator
-// itself and the bound it must stay within (value <= bound) for the run to
-// say anything about the server.
-type Rule struct {
-	Name        string  `json:"name"`
-	Description string  `json:"description"`
-	Value       float64 `json:"value"`
-	Bound       float64 `json:"bound"`
-	Unit        string  `json:"unit"` // "fraction" or "ms"
-	// Applies is false when the rule has nothing to judge (no schedule, no
-	// token counts to compare); Why then says why.
-	Applies bool   `json:"applies"`
-	Valid   bool   `json:"valid"`
-	Why     string `json:"why,omitempty"`
-}
+// Rule is one validity rule of a run (metrics.Rule).
+type Rule = metrics.Rule
 
 // Valid reports whether no rule was broken.
 func Valid(rules []Rule) bool {

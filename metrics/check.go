@@ -104,3 +104,21 @@ func (c *Check) MeasuredText() string {
 	}
 	return Format(c.Metric, c.Stat, *c.Value)
 }
+
+// Rule is one validity rule of a run, as data: a figure of the load
+// generator itself and the bound it must stay within (value <= bound) for
+// the run to say anything about the server. assert judges it, report
+// stores and renders it: one type.
+type Rule struct {
+	Name        string  `json:"name"`
+	Description string  `json:"description"`
+	Value       float64 `json:"value"`
+	Bound       float64 `json:"bound"`
+	Unit        string  `json:"unit"` // "fraction" or "ms"
+	// Applies is false when the rule has nothing to judge (no schedule, no
+	// token counts to compare); Why then says why, or what the figure
+	// rests on.
+	Applies bool   `json:"applies"`
+	Valid   bool   `json:"valid"`
+	Why     string `json:"why,omitempty"`
+}

@@ -29,19 +29,8 @@ type Validity struct {
 	Rules []Rule `json:"rules"`
 }
 
-// Rule is one validity figure and its bound (valid when value <= bound).
-type Rule struct {
-	Name        string  `json:"name"`
-	Description string  `json:"description"`
-	Value       float64 `json:"value"`
-	Bound       float64 `json:"bound"`
-	Unit        string  `json:"unit"` // "fraction" or "ms"
-	// Applies is false when there was nothing to judge; Why says why, or
-	// what the figure rests on.
-	Applies bool   `json:"applies"`
-	Valid   bool   `json:"valid"`
-	Why     string `json:"why,omitempty"`
-}
+// Rule is one validity rule of a run (metrics.Rule).
+type Rule = metrics.Rule
 
 // Broken lists the rules that apply and were broken.
 func (v *Validity) Broken() []Rule {

@@ -342,11 +342,7 @@ func reportChecks(outs []assert.Outcome) []report.Check {
 // (a scenario's, as Options.ValidityBounds leaves them).
 func ReportValidity(v scenario.Validity, sum *metrics.Summary) *report.Validity {
 	rules := assert.Validity(v, sum)
-	rv := &report.Validity{Valid: assert.Valid(rules), Rules: make([]report.Rule, 0, len(rules))}
-	for _, r := range rules {
-		rv.Rules = append(rv.Rules, report.Rule(r))
-	}
-	return rv
+	return &report.Validity{Valid: assert.Valid(rules), Rules: rules}
 }
 
 // newRunID returns a random identifier for a run.
