@@ -219,19 +219,6 @@ func runSteps(ctx context.Context, log io.Writer, s *scenario.Scenario, base exe
 	sw := &report.Sweep{Vary: s.Varies()}
 	var outs []*executor.Outcome
 	interrupted := false
-	cooldown := func(d time.Duration) bool {
-		if d <= 0 {
-			return true
-		}
-		t := time.NewTimer(d)
-		defer t.Stop()
-		select {
-		case <-t.C:
-			return true
-		case <-ctx.Done():
-			return false
-		}
-	}
 	step := func(v float64, l stepLength) (report.Step, bool, error) {
 		// The whole run's series holds every step; a step keeps its figures.
 		runOuts, st, err := runProbe(ctx, log, s, base, so, len(sw.Steps), v, l)
@@ -256,7 +243,7 @@ func runSteps(ctx context.Context, log io.Writer, s *scenario.Scenario, base exe
 		c := s.Sweep
 		sw.Mode, sw.KneeShare = report.ModeSweep, c.KneeShare
 		for i, v := range c.Values {
-			if i > 0 && !cooldown(c.Cooldown) {
+			if i > 0 && !pause(ctx, c.Cooldown) {
 				interrupted = true
 				break
 			}
@@ -275,7 +262,7 @@ func runSteps(ctx context.Context, log io.Writer, s *scenario.Scenario, base exe
 			if !more {
 				break
 			}
-			if len(sw.Steps) > 0 && !cooldown(c.Cooldown) {
+			if len(sw.Steps) > 0 && !pause(ctx, c.Cooldown) {
 				interrupted = true
 				search.Interrupt()
 				break
