@@ -102,11 +102,18 @@ type Run struct {
 	out     string
 	dest    destination
 	closers []func()
+	saved   bool
 }
 
 // Close stops what the run kept up: simulators, shard 0's barrier, the
-// live metrics endpoint.
+// live metrics endpoint; a requests file that Save did not keep is
+// removed.
 func (r *Run) Close() {
+	if r.reqs != nil && !r.saved {
+		r.reqs.Close()
+		os.Remove(r.reqs.Path())
+		r.reqs = nil
+	}
 	for i := len(r.closers) - 1; i >= 0; i-- {
 		r.closers[i]()
 	}
@@ -377,6 +384,7 @@ func (r *Run) Verdict() Status {
 // directory's "latest" at the run's folder. Files it could not write are
 // StatusNoResult; the verdict stands otherwise.
 func (r *Run) Save() Status {
+	r.saved = true
 	if r.out == "" {
 		return StatusOK
 	}

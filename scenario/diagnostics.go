@@ -125,5 +125,5 @@ func ValueString(v cty.Value) string {
 	case v.Type().IsObjectType():
 		return "an object"
 	}
-	return v.GoString()
+	return v.Type().FriendlyName()
 }

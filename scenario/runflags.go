@@ -52,7 +52,9 @@ func (s *Scenario) CheckRunFlags(f RunFlags) hcl.Diagnostics {
 				fmt.Sprintf("Scenario %q is an A/B run: its arms alternate in one process, so -shard, -run-id, -start-at and -barrier do not apply.", s.Name))
 		}
 	}
-	if cl := s.ClosedLoop; cl != nil && f.Shards > 1 && cl.Users < f.Shards {
+	// (A users sweep's closed loop has no users of its own: its steps
+	// are checked when they run.)
+	if cl := s.ClosedLoop; cl != nil && f.Shards > 1 && cl.Users > 0 && cl.Users < f.Shards {
 		refuse(s.closedRange, "More shards than users",
 			fmt.Sprintf("A closed loop of %d users cannot be split into %d shards: a shard would have no user. Use at most %d shards, or more users.", cl.Users, f.Shards, cl.Users))
 	}

@@ -2,6 +2,7 @@ package scrape
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -66,6 +67,9 @@ func Wanted() []string {
 	return out
 }
 
+// FirstScrapeTimeout bounds the scrape Start takes before it returns.
+const FirstScrapeTimeout = time.Second
+
 // Start scrapes cfg.URL at once and then every interval.
 func Start(ctx context.Context, cfg Config) *Scraper {
 	if cfg.Interval <= 0 {
@@ -81,8 +85,12 @@ func Start(ctx context.Context, cfg Config) *Scraper {
 	ctx, s.cancel = context.WithCancel(ctx)
 	// The first scrape is taken before Start returns, so before the load
 	// begins: the counters' deltas then cover every request of the run,
-	// however late a background goroutine would have been scheduled.
-	s.scrapeOnce(ctx)
+	// however late a background goroutine would have been scheduled. It
+	// waits at most a second, so that an endpoint that does not answer
+	// cannot hold back the run's start (a failed scrape is counted).
+	first, cancel := context.WithTimeout(ctx, FirstScrapeTimeout)
+	s.scrapeOnce(first)
+	cancel()
 	go s.loop(ctx)
 	return s
 }
@@ -118,7 +126,7 @@ func (s *Scraper) scrapeOnce(ctx context.Context) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err != nil {
-		if ctx.Err() != nil {
+		if errors.Is(ctx.Err(), context.Canceled) {
 			return // stopped, not failed
 		}
 		s.failures++

@@ -41,6 +41,10 @@ func TestRunFlagsRefused(t *testing.T) {
 			})
 		}
 	}
+	// Split flags apply to one scenario: validate says so, as run does.
+	if code, _, stderr := call(t, context.Background(), "validate", "-shard", "0/2", file); code != exitInvalid || !strings.Contains(stderr, "apply to one scenario") {
+		t.Errorf("-shard on four scenarios: exit %d\n%s", code, stderr)
+	}
 	// What can run passes validate with the same flags.
 	if code, _, stderr := call(t, context.Background(), "validate", "-scenario", "two_users", "-shard", "0/2", file); code != exitOK {
 		t.Errorf("two users in two shards: exit %d\n%s", code, stderr)

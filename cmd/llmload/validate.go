@@ -37,12 +37,12 @@ func cmdValidate(_ context.Context, e env, args []string) int {
 			return code
 		}
 	}
-	var diags hcl.Diagnostics
-	checked := scenarios
-	if len(checked) == 0 {
-		checked = cfg.Scenarios
+	if len(cmpScenarios(scenarios, cfg)) > 1 && shard.value().Active() {
+		fmt.Fprintf(e.stderr, "llmload: -shard, -run-id, -start-at and -barrier apply to one scenario: choose it with -scenario (the configuration has %d)\n", len(cfg.Scenarios))
+		return exitInvalid
 	}
-	for _, s := range checked {
+	var diags hcl.Diagnostics
+	for _, s := range cmpScenarios(scenarios, cfg) {
 		diags = append(diags, s.CheckRunFlags(shard.runFlags(*baseline != ""))...)
 	}
 	if diags.HasErrors() {
@@ -71,6 +71,15 @@ func validateLoads(e env, cfg *scenario.Config, scenarios []*scenario.Scenario) 
 		return exitInvalid
 	}
 	return exitOK
+}
+
+// cmpScenarios is the scenarios a command acts on: those selected, else
+// all of them.
+func cmpScenarios(selected []*scenario.Scenario, cfg *scenario.Config) []*scenario.Scenario {
+	if len(selected) > 0 {
+		return selected
+	}
+	return cfg.Scenarios
 }
 
 func cmdFmt(_ context.Context, e env, args []string) int {
