@@ -189,8 +189,14 @@ func poolStages(outs []*executor.Outcome) ([]executor.StageOutcome, error) {
 
 // spreads computes the spread over runs of the figures compare shows.
 func spreads(runs []*metrics.Summary, pooled *metrics.Summary) []report.Spread {
+	return spreadsOf(runs, compareRows(pooled.GoodRequests > 0))
+}
+
+// spreadsOf is the spread over runs of each figure in rows that the runs
+// have.
+func spreadsOf(runs []*metrics.Summary, rows []compare.Row) []report.Spread {
 	var out []report.Spread
-	for _, r := range compareRows(pooled.GoodRequests > 0) {
+	for _, r := range rows {
 		sp, ok := compare.RunSpread(runs, r.Metric, r.Stat)
 		if !ok {
 			continue

@@ -189,16 +189,7 @@ func stepSpreads(runs []*metrics.Summary, checks []report.Check) []report.Spread
 			rows = append(rows, r)
 		}
 	}
-	var out []report.Spread
-	for _, r := range rows {
-		sp, ok := compare.RunSpread(runs, r.Metric, r.Stat)
-		if !ok {
-			continue
-		}
-		m, _ := metrics.Lookup(r.Metric)
-		out = append(out, report.NewSpread(compare.Key(r.Metric, r.Stat), r.Metric, r.Stat, m.Unit, sp.Values, sp.Median, sp.Min, sp.Max, sp.CV))
-	}
-	return out
+	return spreadsOf(runs, rows)
 }
 
 func formatValue(v float64) string { return fmt.Sprintf("%g", v) }
