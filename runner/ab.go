@@ -90,7 +90,7 @@ type abArm struct {
 	lt      *liveTarget
 	target  *scenario.Target
 	version string
-	sums    []*metrics.Summary
+	outs    []*executor.Outcome
 	started bool
 }
 
@@ -105,21 +105,29 @@ type abOutcome struct {
 	ab                     *report.AB
 }
 
-// runAB runs the scenario's blocks on both arms and returns the candidate
-// arm's outcome (the run's figures) and both arms.
-func runAB(ctx context.Context, log io.Writer, s *scenario.Scenario, plan executor.Plan, arms [2]*abArm) (*executor.Outcome, *abOutcome, error) {
+// interleaved is an A/B run: the schedule cut into blocks, each block run
+// on both arms in turn (the arm that goes first alternating). The run's
+// outcome is the candidate arm's blocks pooled; ab keeps both arms'.
+type interleaved struct {
+	s    *scenario.Scenario
+	log  io.Writer
+	arms [2]*abArm
+	// ab is what the arms measured, for the result.
+	ab *abOutcome
+}
+
+func (il *interleaved) run(ctx context.Context, plan executor.Plan) (*executor.Outcome, error) {
+	s, arms := il.s, il.arms
 	offs := executor.Arrivals(plan)
 	if len(offs) == 0 {
-		return nil, nil, fmt.Errorf("the schedule has no arrival to interleave")
+		return nil, fmt.Errorf("the schedule has no arrival to interleave")
 	}
 	blocks := abBlocks(offs, s.Interleave)
-	po := &partObservers{obs: plan.Observers}
-	plan.Observers = []executor.Observer{po}
+	po := observeParts(&plan)
 	res := &report.AB{Interleave: s.Interleave.String()}
-	var first *executor.Outcome
-	var all []*metrics.Summary
-	interrupted, aborted := false, ""
-	fmt.Fprintf(log, "llmload: A/B: %d blocks of %s, baseline %s and candidate %s in turn\n", len(blocks), s.Interleave, arms[0].target.Name, arms[1].target.Name)
+	var all []*executor.Outcome
+	cut := false
+	fmt.Fprintf(il.log, "llmload: A/B: %d blocks of %s, baseline %s and candidate %s in turn\n", len(blocks), s.Interleave, arms[0].target.Name, arms[1].target.Name)
 run:
 	for k, b := range blocks {
 		order := arms
@@ -132,38 +140,39 @@ run:
 			p.Target = arm.lt.target
 			block, name := k+1, arm.name
 			po.next(index, func(r *metrics.Request) { r.Arm, r.Block = name, block })
-			out, err := executor.Run(ctx, p)
+			out, err := once{}.run(ctx, p)
 			if err != nil {
-				if first == nil {
-					return nil, nil, fmt.Errorf("%s arm (target %q): %w", arm.name, arm.target.Name, err)
+				if len(all) == 0 {
+					return nil, fmt.Errorf("%s arm (target %q): %w", arm.name, arm.target.Name, err)
 				}
-				interrupted = true
+				cut = true
 				break run
 			}
 			arm.started = true
-			if first == nil {
-				first = out
-			}
-			arm.sums = append(arm.sums, out.Overall)
-			all = append(all, out.Overall)
+			arm.outs = append(arm.outs, out)
+			all = append(all, out)
 			if out.Interrupted || out.Aborted != "" {
-				interrupted, aborted = out.Interrupted, out.Aborted
+				cut = true
 				break run
 			}
 		}
 		res.Blocks = k + 1
 	}
-	var err error
-	o := &abOutcome{ab: res, baseBlocks: arms[0].sums, candBlocks: arms[1].sums}
-	if o.baseline, err = metrics.PoolSummaries(arms[0].sums...); err != nil {
-		return nil, nil, err
+	o := &abOutcome{ab: res, baseBlocks: summaries(arms[0].outs), candBlocks: summaries(arms[1].outs)}
+	il.ab = o
+	base, err := pool(ctx, arms[0].outs, cut)
+	if err != nil {
+		return nil, err
 	}
-	if o.candidate, err = metrics.PoolSummaries(arms[1].sums...); err != nil {
-		return nil, nil, err
+	cand, err := pool(ctx, arms[1].outs, cut)
+	if err != nil {
+		return nil, err
 	}
-	if o.all, err = metrics.PoolSummaries(all...); err != nil {
-		return nil, nil, err
+	both, err := pool(ctx, all, cut)
+	if err != nil {
+		return nil, err
 	}
+	o.baseline, o.candidate, o.all = base.Overall, cand.Overall, both.Overall
 	for _, a := range arms {
 		arm := report.Arm{Target: a.target.Name, TargetURL: RedactURL(a.target.BaseURL), ServerVersion: a.version}
 		if a.name == report.ArmBaseline {
@@ -174,11 +183,14 @@ run:
 			res.Candidate = arm
 		}
 	}
-	out := &executor.Outcome{
-		Overall: o.candidate, Started: first.Started, ConfiguredRate: first.ConfiguredRate, Planned: len(offs),
-		Interrupted: interrupted || ctx.Err() != nil, Aborted: aborted, Elapsed: time.Since(first.Started),
-	}
-	return out, o, nil
+	// The run's figures are the candidate's; its span and its plan are
+	// both arms'.
+	first, last := all[0], all[len(all)-1]
+	out := cand
+	out.Started, out.ConfiguredRate, out.Planned = first.Started, first.ConfiguredRate, len(offs)
+	out.Interrupted, out.Aborted = both.Interrupted, last.Aborted
+	out.Elapsed = time.Since(first.Started)
+	return out, nil
 }
 
 // startBaselineArm starts the baseline arm's target (a simulator for

@@ -16,151 +16,43 @@ import (
 	"github.com/llmload/llmload/scenario"
 )
 
-// partObservers hands the results of several executor runs to the run's
-// observers as one run's: offsets count from the first part's time zero,
-// ids keep rising, dataset indexes are mapped back to the dataset's
-// (index, when set), and mark places each request (its repeat, arm and
-// block).
-type partObservers struct {
-	obs    []executor.Observer
-	zero   time.Time
-	shift  time.Duration
-	idBase int64
-	maxID  int64
-	index  []int
-	mark   func(*metrics.Request)
+// repeats is a scenario's repeat = N: its plan run N times as one
+// repeat, pooled, with each run's own figures and validity and the spread
+// of the figures compare shows.
+type repeats struct {
+	s      *scenario.Scenario
+	log    io.Writer
+	bounds scenario.Validity
+	// reps is what the runs measured, for the result.
+	reps *report.Repeats
 }
 
-// Start takes the first part's time zero as the run's.
-func (po *partObservers) Start(zero time.Time) {
-	if po.zero.IsZero() {
-		po.zero = zero
-		for _, o := range po.obs {
-			if st, ok := o.(executor.Starter); ok {
-				st.Start(zero)
-			}
-		}
-	}
-	po.shift = zero.Sub(po.zero)
-}
-
-// Result passes a copy of r moved onto the run's offsets and ids.
-func (po *partObservers) Result(r *metrics.Request) {
-	c := *r
-	c.ID += po.idBase
-	c.Intended += po.shift
-	c.Dispatched += po.shift
-	c.Sent += po.shift
-	c.End += po.shift
-	if c.Turn > 0 {
-		c.Session += po.idBase
-	}
-	if po.index != nil && c.DatasetIndex >= 0 && c.DatasetIndex < len(po.index) {
-		c.DatasetIndex = po.index[c.DatasetIndex]
-	}
-	if po.mark != nil {
-		po.mark(&c)
-	}
-	po.maxID = max(po.maxID, c.ID)
-	for _, o := range po.obs {
-		o.Result(&c)
-	}
-}
-
-// Snapshot passes snapshots on.
-func (po *partObservers) Snapshot(s metrics.Snapshot) {
-	for _, o := range po.obs {
-		o.Snapshot(s)
-	}
-}
-
-// next starts a part: its ids follow the previous part's.
-func (po *partObservers) next(index []int, mark func(*metrics.Request)) {
-	if !po.zero.IsZero() {
-		po.idBase = po.maxID + 1
-	}
-	po.index, po.mark = index, mark
-}
-
-// pause waits d, or until ctx ends (false).
-func pause(ctx context.Context, d time.Duration) bool {
-	if d <= 0 {
-		return ctx.Err() == nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
-}
-
-// runRepeats runs the plan s.Repeats() times, s.Cooldown apart (each run
-// with its warmup, only the first with the preflight probe), and returns
-// the pooled outcome and the runs.
-func runRepeats(ctx context.Context, log io.Writer, s *scenario.Scenario, plan executor.Plan, bounds scenario.Validity) (*executor.Outcome, *report.Repeats, error) {
-	po := &partObservers{obs: plan.Observers}
-	plan.Observers = []executor.Observer{po}
+func (rs *repeats) run(ctx context.Context, plan executor.Plan) (*executor.Outcome, error) {
+	s := rs.s
 	n := s.Repeats()
-	reps := &report.Repeats{Count: n, Cooldown: s.Cooldown.Seconds()}
-	var outs []*executor.Outcome
-	interrupted := false
-	for i := range n {
-		if i > 0 {
-			fmt.Fprintf(log, "llmload: cooldown %v\n", s.Cooldown)
-			if !pause(ctx, s.Cooldown) {
-				interrupted = true
-				break
-			}
-			plan.Preflight = false
-		}
-		fmt.Fprintf(log, "llmload: run %d of %d\n", i+1, n)
-		run := i + 1
-		po.next(nil, func(r *metrics.Request) { r.Repeat = run })
-		started := time.Now()
-		out, err := executor.Run(ctx, plan)
-		if err != nil {
-			if i == 0 {
-				return nil, nil, err
-			}
-			interrupted = true
-			break
-		}
-		outs = append(outs, out)
-		own := *out.Overall
-		own.Series = nil
-		reps.Runs = append(reps.Runs, report.RepeatRun{
-			Run: run, StartedAt: started, EndedAt: time.Now(), TimeZero: out.Started.Round(0).UTC(),
-			Valid: ReportValidity(bounds, &own).Valid, Summary: &own,
-		})
-		if out.Interrupted || out.Aborted != "" {
-			break
-		}
+	rp := &repeat{n: n, cooldown: s.Cooldown, log: rs.log, po: observeParts(&plan), part: once{},
+		say:  func(run int) string { return fmt.Sprintf("run %d of %d", run, n) },
+		mark: func(run int, r *metrics.Request) { r.Repeat = run },
 	}
-	sums := make([]*metrics.Summary, len(outs))
-	for i, o := range outs {
-		sums[i] = o.Overall
-	}
-	pooled, err := metrics.PoolSummaries(sums...)
+	runs, cut, err := rp.run(ctx, plan)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	last := outs[len(outs)-1]
-	out := &executor.Outcome{
-		Overall: pooled, Started: outs[0].Started, ConfiguredRate: outs[0].ConfiguredRate,
-		Interrupted: interrupted || last.Interrupted || ctx.Err() != nil, Aborted: last.Aborted,
-		Elapsed: last.Started.Add(last.Elapsed).Sub(outs[0].Started),
+	rs.reps = &report.Repeats{Count: n, Cooldown: s.Cooldown.Seconds()}
+	for i, r := range runs {
+		own := *r.out.Overall
+		own.Series = nil
+		rs.reps.Runs = append(rs.reps.Runs, report.RepeatRun{
+			Run: i + 1, StartedAt: r.started, EndedAt: r.ended, TimeZero: r.out.Started.Round(0).UTC(),
+			Valid: ReportValidity(rs.bounds, &own).Valid, Summary: &own,
+		})
 	}
-	for _, o := range outs {
-		out.Planned += o.Planned
+	out, err := pool(ctx, outcomes(runs), cut)
+	if err != nil {
+		return nil, err
 	}
-	if out.Stages, err = poolStages(outs); err != nil {
-		return nil, nil, err
-	}
-	reps.Spread = spreads(reps.Summaries(), pooled)
-	return out, reps, nil
+	rs.reps.Spread = spreads(rs.reps.Summaries(), out.Overall)
+	return out, nil
 }
 
 // poolStages pools each closed-loop stage over the runs: its figures over

@@ -268,19 +268,18 @@ func (r *Run) run(ctx context.Context) (Status, hcl.Diagnostics) {
 	plan.Observers = append(plan.Observers, cpu)
 	bounds := opts.validity(s)
 	started := time.Now()
-	var outcome *executor.Outcome
+	tree := treeOf(log, s, bounds, arms)
+	outcome, err := tree.run(ctx, plan)
 	var sweep *report.Sweep
-	var repeats *report.Repeats
+	var reps *report.Repeats
 	var abo *abOutcome
-	switch {
-	case s.Varies() != "":
-		outcome, sweep, err = runSteps(ctx, log, s, plan)
-	case s.AB():
-		outcome, abo, err = runAB(ctx, log, s, plan, arms)
-	case s.Repeats() > 1:
-		outcome, repeats, err = runRepeats(ctx, log, s, plan, bounds)
-	default:
-		outcome, err = executor.Run(ctx, plan)
+	switch l := tree.(type) {
+	case *steps:
+		sweep = l.sweep
+	case *interleaved:
+		abo = l.ab
+	case *repeats:
+		reps = l.reps
 	}
 	ended := time.Now()
 	if err == nil {
@@ -313,13 +312,13 @@ func (r *Run) run(ctx context.Context) (Status, hcl.Diagnostics) {
 	if abo != nil {
 		base = armsBaseline(s, abo)
 	}
-	if base != nil && repeats != nil {
-		base.NewRuns = repeats.Summaries()
+	if base != nil && reps != nil {
+		base.NewRuns = reps.Summaries()
 	}
 	outs := evaluateRun(s, outcome.Overall, sweep, base)
 	rep := buildReport(s, lt, ds, tok, outcome, outs, started, ended, opts.ToolVersion)
 	rep.Workload, rep.ServerVersion = workload, serverVersion
-	rep.Repeat = repeats
+	rep.Repeat = reps
 	rep.Comparison = comparison(s, baseRes, rep, forced)
 	if detailed != nil {
 		rep.Detailed = detailed.Detailed()
@@ -331,8 +330,8 @@ func (r *Run) run(ctx context.Context) (Status, hcl.Diagnostics) {
 		// The load generator's validity covers both arms' blocks.
 		abo.all.ClientCPU = outcome.Overall.ClientCPU
 		rep.Validity = ReportValidity(bounds, abo.all)
-	case repeats != nil:
-		rep.Validity = repeatsValidity(bounds, outcome.Overall, repeats)
+	case reps != nil:
+		rep.Validity = repeatsValidity(bounds, outcome.Overall, reps)
 	default:
 		rep.Validity = ReportValidity(bounds, outcome.Overall)
 	}

@@ -75,85 +75,97 @@ func needsMoreSamples(st report.Step, l stepLength) bool {
 	return st.Summary.Completed+st.Summary.Failed < l.minRequests
 }
 
-// runStep runs one step at load v (run of its repeats, 0 for a step
-// that is not repeated), lengthening a duration-bound probe that measured
-// too few requests; it returns the length it ran, for the step's next
-// runs.
-func runStep(ctx context.Context, log io.Writer, s *scenario.Scenario, base executor.Plan, so *partObservers, i, run int, v float64, l stepLength) (*executor.Outcome, report.Step, stepLength, error) {
+// stepProbe is a step's leaf: one executor run at the step's load, run again
+// longer (at most maxLengthen times) when a duration-bound probe measured
+// fewer requests than its checks need. The length it ran carries over to
+// the step's next repeats.
+type stepProbe struct {
+	s     *scenario.Scenario
+	log   io.Writer
+	step  int // 0-based
+	value float64
+	len   stepLength
+	// first says the probe's first run keeps the plan's warmup.
+	first bool
+	// last is the last run's step figures, judged.
+	last report.Step
+}
+
+func (pr *stepProbe) run(ctx context.Context, base executor.Plan) (*executor.Outcome, error) {
 	for n := 0; ; n++ {
-		if run > 0 {
-			fmt.Fprintf(log, "llmload: step %d: %s = %s, run %d of %d\n", i+1, s.Varies(), formatValue(v), run, s.Repeats())
-		} else {
-			fmt.Fprintf(log, "llmload: step %d: %s = %s\n", i+1, s.Varies(), formatValue(v))
-		}
-		so.next(nil, func(r *metrics.Request) { r.Stage, r.Repeat = i, run }) // a step is a stage of the requests file
-		p := stepPlan(s, base, v, l)
-		if i > 0 || n > 0 || run > 1 {
+		p := stepPlan(pr.s, base, pr.value, pr.len)
+		if !pr.first || n > 0 {
 			p.Warmup = 0
 		}
 		out, err := executor.Run(ctx, p)
 		if err != nil {
-			return nil, report.Step{}, l, err
+			return nil, err
 		}
-		st := report.Step{Step: i + 1, Value: v, Summary: out.Overall, Duration: out.Overall.Duration, Lengthened: n}
+		pr.first = false
+		st := report.Step{Step: pr.step + 1, Value: pr.value, Summary: out.Overall, Duration: out.Overall.Duration, Lengthened: n}
 		if len(out.Stages) == 1 {
 			st.Duration = out.Stages[0].Duration.Seconds()
 			st.MeanUsers = out.Stages[0].MeanUsers
 		}
-		st = judgeStep(s, st)
-		if out.Interrupted || n >= maxLengthen || l.duration == 0 || !needsMoreSamples(st, l) {
-			return out, st, l, nil
+		pr.last = judgeStep(pr.s, st)
+		l := pr.len
+		if out.Interrupted || n >= maxLengthen || l.duration == 0 || !needsMoreSamples(pr.last, l) {
+			return out, nil
 		}
 		got := max(1, st.Summary.Completed+st.Summary.Failed)
 		scale := 1.2 * float64(l.minRequests) / float64(got)
-		l.duration = time.Duration(float64(l.duration) * min(scale, 10))
-		fmt.Fprintf(log, "llmload: step %d measured %d requests, under min_requests %d: running it again for %v\n", i+1, got, l.minRequests, l.duration.Round(time.Second))
+		pr.len.duration = time.Duration(float64(l.duration) * min(scale, 10))
+		fmt.Fprintf(pr.log, "llmload: step %d measured %d requests, under min_requests %d: running it again for %v\n", pr.step+1, got, l.minRequests, pr.len.duration.Round(time.Second))
 	}
 }
 
-// runProbe runs step i at load v s.Repeats() times, s.Cooldown apart,
-// and returns the runs' outcomes and the step: with one run, the run's;
-// with several, their summaries pooled and judged, each run also judged
-// alone, and the spread of the figures that decide the step.
-func runProbe(ctx context.Context, log io.Writer, s *scenario.Scenario, base executor.Plan, so *partObservers, i int, v float64, l stepLength) ([]*executor.Outcome, report.Step, error) {
+// runStep runs step i at load v s.Repeats() times, s.Cooldown apart (a
+// repeat of probes), and returns the runs' outcomes and the step: with
+// one run, the run's; with several, their summaries pooled and judged,
+// each run also judged alone, and the spread of the figures that decide
+// the step.
+//
+// cut says the step's runs were cut short by an interruption (a run that
+// abort_on stopped ends the step's repeats, but not the sweep: the step
+// fails).
+func runStep(ctx context.Context, log io.Writer, s *scenario.Scenario, base executor.Plan, po *partObservers, i int, v float64, l stepLength) (_ []*executor.Outcome, _ report.Step, cut bool, _ error) {
 	n := s.Repeats()
-	if n <= 1 {
-		out, st, _, err := runStep(ctx, log, s, base, so, i, 0, v, l)
-		if err != nil {
-			return nil, st, err
-		}
-		st.Summary = copySummary(out.Overall)
-		return []*executor.Outcome{out}, st, nil
-	}
-	var outs []*executor.Outcome
-	var runs []report.Step
-	for r := range n {
-		if r > 0 {
-			fmt.Fprintf(log, "llmload: cooldown %v\n", s.Cooldown)
-			if !pause(ctx, s.Cooldown) {
-				break
+	pr := &stepProbe{s: s, log: log, step: i, value: v, len: l, first: i == 0}
+	var judged []report.Step
+	rp := &repeat{n: n, cooldown: s.Cooldown, log: log, po: po, part: recordProbe{pr, &judged},
+		say: func(run int) string {
+			if n > 1 {
+				return fmt.Sprintf("step %d: %s = %s, run %d of %d", i+1, s.Varies(), formatValue(v), run, n)
 			}
-		}
-		out, st, used, err := runStep(ctx, log, s, base, so, i, r+1, v, l)
-		if err != nil {
-			return nil, report.Step{}, err
-		}
-		l = used
-		st.Summary = copySummary(out.Overall)
-		outs, runs = append(outs, out), append(runs, st)
-		if out.Interrupted {
-			break
-		}
+			return fmt.Sprintf("step %d: %s = %s", i+1, s.Varies(), formatValue(v))
+		},
+		// A step is a stage of the requests file.
+		mark: func(run int, r *metrics.Request) {
+			r.Stage = i
+			if n > 1 {
+				r.Repeat = run
+			}
+		},
 	}
-	if len(outs) == 0 {
-		return nil, report.Step{Step: i + 1, Value: v}, nil
+	runs, cut, err := rp.run(ctx, base)
+	if err != nil {
+		return nil, report.Step{Step: i + 1, Value: v}, false, err
 	}
-	sums := make([]*metrics.Summary, len(runs))
+	outs := outcomes(runs)
+	last := outs[len(outs)-1]
+	cut = cut && last.Aborted == "" || last.Interrupted || ctx.Err() != nil
+	if n <= 1 {
+		st := judged[0]
+		st.Summary = copySummary(outs[0].Overall)
+		return outs, st, cut, nil
+	}
+	sums := make([]*metrics.Summary, len(judged))
 	st := report.Step{Step: i + 1, Value: v}
-	for k, r := range runs {
+	for k, r := range judged {
+		r.Summary = copySummary(outs[k].Overall)
 		sums[k] = r.Summary
 		st.Duration += r.Duration
-		st.MeanUsers += r.MeanUsers / float64(len(runs))
+		st.MeanUsers += r.MeanUsers / float64(len(judged))
 		st.Lengthened = max(st.Lengthened, r.Lengthened)
 		st.Runs = append(st.Runs, report.StepRun{Run: k + 1, Duration: r.Duration, Passed: r.Passed(),
 			SLAFailed: r.SLAFailed, SLAInconclusive: r.SLAInconclusive, Summary: r.Summary})
@@ -161,15 +173,31 @@ func runProbe(ctx context.Context, log io.Writer, s *scenario.Scenario, base exe
 			st.RunsPassed++
 		}
 	}
+	// The step's own figures: its runs' summaries (without the series,
+	// which the whole run's holds) pooled.
 	pooled, err := metrics.PoolSummaries(sums...)
 	if err != nil {
-		return nil, st, fmt.Errorf("step %d: %w", i+1, err)
+		return nil, st, false, fmt.Errorf("step %d: %w", i+1, err)
 	}
 	pooled.Series = nil
 	st.Summary = pooled
 	st = judgeStep(s, st)
 	st.Spread = stepSpreads(sums, st.Checks)
-	return outs, st, nil
+	return outs, st, cut, nil
+}
+
+// recordProbe runs the probe and keeps each run's judged step.
+type recordProbe struct {
+	pr     *stepProbe
+	judged *[]report.Step
+}
+
+func (rp recordProbe) run(ctx context.Context, p executor.Plan) (*executor.Outcome, error) {
+	out, err := rp.pr.run(ctx, p)
+	if err == nil {
+		*rp.judged = append(*rp.judged, rp.pr.last)
+	}
+	return out, err
 }
 
 // stepFigures are the figures whose spread a repeated step records, with
@@ -202,81 +230,118 @@ func judgeStep(s *scenario.Scenario, st report.Step) report.Step {
 	return st
 }
 
-// runSteps runs a scenario's sweep or capacity search and returns the
-// whole run's outcome (the steps' summaries merged) and the steps.
-func runSteps(ctx context.Context, log io.Writer, s *scenario.Scenario, base executor.Plan) (*executor.Outcome, *report.Sweep, error) {
-	so := &partObservers{obs: base.Observers}
-	base.Observers = []executor.Observer{so}
-	sw := &report.Sweep{Vary: s.Varies()}
-	var outs []*executor.Outcome
-	interrupted := false
-	step := func(v float64, l stepLength) (report.Step, bool, error) {
-		// The whole run's series holds every step; a step keeps its figures.
-		runOuts, st, err := runProbe(ctx, log, s, base, so, len(sw.Steps), v, l)
-		if err != nil {
-			return st, false, err
-		}
-		if len(runOuts) == 0 {
-			interrupted = true
-			return st, false, nil
-		}
-		outs = append(outs, runOuts...)
-		sw.Steps = append(sw.Steps, st)
-		if runOuts[len(runOuts)-1].Interrupted || len(runOuts) < s.Repeats() {
-			interrupted = true
-			return st, false, nil
-		}
-		return st, true, nil
-	}
+// steps is a sweep or a capacity search: one step per load value, each a
+// repeat of probes at that load, a cooldown apart; the whole run's
+// outcome is the steps' summaries merged (the run's series holds every
+// step; each step keeps its own figures).
+type steps struct {
+	s   *scenario.Scenario
+	log io.Writer
+	// sweep is what the steps measured, for the result.
+	sweep *report.Sweep
+}
 
+// loads are the values steps run at: a sweep's list, or a capacity
+// search's next probe after each step's verdict.
+type loads interface {
+	next() (float64, bool)
+	record(st report.Step)
+	// interrupt ends the loads early; finish says what they found.
+	interrupt()
+	finish(sw *report.Sweep)
+}
+
+// sweepLoads are a sweep's values, in order.
+type sweepLoads struct {
+	values []float64
+	i      int
+}
+
+func (l *sweepLoads) next() (float64, bool) {
+	if l.i >= len(l.values) {
+		return 0, false
+	}
+	l.i++
+	return l.values[l.i-1], true
+}
+func (l *sweepLoads) record(report.Step)      {}
+func (l *sweepLoads) interrupt()              {}
+func (l *sweepLoads) finish(sw *report.Sweep) {}
+
+// searchLoads are a capacity search's probes.
+type searchLoads struct {
+	search *report.Searcher
+	log    io.Writer
+}
+
+func (l searchLoads) next() (float64, bool) { return l.search.Next() }
+func (l searchLoads) record(st report.Step) {
+	l.search.Record(st.Value, st.Step, st.Passed())
+	verdict := "meets every sla check"
+	if !st.Passed() {
+		verdict = "fails"
+	}
+	fmt.Fprintf(l.log, "llmload: step %d at %s: %s\n", st.Step, formatValue(st.Value), verdict)
+}
+func (l searchLoads) interrupt()              { l.search.Interrupt() }
+func (l searchLoads) finish(sw *report.Sweep) { sw.Search = l.search.Result() }
+
+func (ss *steps) run(ctx context.Context, base executor.Plan) (*executor.Outcome, error) {
+	s, log := ss.s, ss.log
+	po := observeParts(&base)
+	sw := &report.Sweep{Vary: s.Varies()}
+	ss.sweep = sw
+	var values loads
+	var length stepLength
+	var cooldown time.Duration
 	switch {
 	case s.Sweep != nil:
 		c := s.Sweep
 		sw.Mode, sw.KneeShare = report.ModeSweep, c.KneeShare
-		for i, v := range c.Values {
-			if i > 0 && !pause(ctx, c.Cooldown) {
-				interrupted = true
-				break
-			}
-			if _, ok, err := step(v, stepLength{duration: c.Duration, requests: c.Requests}); err != nil {
-				return nil, nil, err
-			} else if !ok {
-				break
-			}
-		}
+		values, cooldown = &sweepLoads{values: c.Values}, c.Cooldown
+		length = stepLength{duration: c.Duration, requests: c.Requests}
 	case s.Capacity != nil:
 		c := s.Capacity
 		sw.Mode, sw.KneeShare = report.ModeCapacity, scenario.DefaultKneeShare
-		search := report.NewSearcher(c.Min, c.Max, c.Precision, c.Vary != scenario.VaryRate, c.MaxProbes)
-		for {
-			v, more := search.Next()
-			if !more {
-				break
-			}
-			if len(sw.Steps) > 0 && !pause(ctx, c.Cooldown) {
-				interrupted = true
-				search.Interrupt()
-				break
-			}
-			st, ok, err := step(v, stepLength{duration: c.Duration, requests: c.Requests, minRequests: c.MinRequests})
-			if err != nil {
-				return nil, nil, err
-			}
-			if !ok {
-				search.Interrupt()
-				break
-			}
-			search.Record(v, st.Step, st.Passed())
-			verdict := "meets every sla check"
-			if !st.Passed() {
-				verdict = "fails"
-			}
-			fmt.Fprintf(log, "llmload: step %d at %s: %s\n", st.Step, formatValue(v), verdict)
-		}
-		sw.Search = search.Result()
+		values, cooldown = searchLoads{search: report.NewSearcher(c.Min, c.Max, c.Precision, c.Vary != scenario.VaryRate, c.MaxProbes), log: log}, c.Cooldown
+		length = stepLength{duration: c.Duration, requests: c.Requests, minRequests: c.MinRequests}
 	}
+	var outs []*executor.Outcome
+	interrupted := false
+	for {
+		v, more := values.next()
+		if !more {
+			break
+		}
+		if len(sw.Steps) > 0 && !pause(ctx, cooldown) {
+			interrupted = true
+			values.interrupt()
+			break
+		}
+		stepOuts, st, cut, err := runStep(ctx, log, s, base, po, len(sw.Steps), v, length)
+		if err != nil {
+			if len(sw.Steps) == 0 {
+				return nil, err
+			}
+			if ctx.Err() == nil {
+				fmt.Fprintf(log, "llmload: step %d: %v; the steps before it stand\n", len(sw.Steps)+1, err)
+			}
+			cut = true
+		}
+		if len(stepOuts) > 0 {
+			outs = append(outs, stepOuts...)
+			sw.Steps = append(sw.Steps, st)
+		}
+		if cut {
+			interrupted = true
+			values.interrupt()
+			break
+		}
+		values.record(st)
+	}
+	values.finish(sw)
 	if len(outs) == 0 {
-		return &executor.Outcome{Overall: &metrics.Summary{}, Interrupted: true}, sw, nil
+		return &executor.Outcome{Overall: &metrics.Summary{}, Interrupted: true}, nil
 	}
 	var sums []*metrics.Summary
 	for _, o := range outs {
@@ -284,7 +349,7 @@ func runSteps(ctx context.Context, log io.Writer, s *scenario.Scenario, base exe
 	}
 	overall, err := metrics.MergeSummaries(sums...)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	// The steps ran one after another, never at once: the run's peak
 	// concurrency is the largest step's, not the sum of the steps' peaks
@@ -299,7 +364,7 @@ func runSteps(ctx context.Context, log io.Writer, s *scenario.Scenario, base exe
 		out.Elapsed = max(out.Elapsed, o.Started.Add(o.Elapsed).Sub(out.Started))
 	}
 	sw.Finish(overall)
-	return out, sw, nil
+	return out, nil
 }
 
 // copySummary is a step's summary without the time series, which the

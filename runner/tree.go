@@ -1,0 +1,251 @@
+package runner
+
+// A run is a tree. A sweep or a capacity search has steps (steps, in
+// sweep.go), a step has repeats (repeat), a scenario's repeat = N is the
+// same repeat at the top, an interleaved A/B run has blocks (interleaved,
+// in ab.go), and every leaf is one executor run (once). Each level is one
+// type with one job that runs its parts through the level interface; the
+// observers see every leaf as a part of one run (partObservers), and parts
+// that ran one after another are pooled by one function (pool).
+//
+// What cannot combine (A/B with repeats or a sweep, a split repeated run,
+// and so on) never reaches the tree: scenario refuses it with the file and
+// line of the block that makes it impossible, and validate says the same
+// (scenario.CheckRunFlags for what flags add).
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/llmload/llmload/executor"
+	"github.com/llmload/llmload/metrics"
+	"github.com/llmload/llmload/scenario"
+)
+
+// level is one level of a run's tree: it runs its parts on plan p and
+// returns what the run measured, as one executor run's outcome. What a
+// level records besides (its repeats, steps or arms) it keeps in its own
+// fields, for the result.
+type level interface {
+	run(ctx context.Context, p executor.Plan) (*executor.Outcome, error)
+}
+
+// once is a leaf: one executor run.
+type once struct{}
+
+func (once) run(ctx context.Context, p executor.Plan) (*executor.Outcome, error) {
+	return executor.Run(ctx, p)
+}
+
+// treeOf is the tree of s's run: the level at its top. A sweep or search
+// (steps) comes first, then an A/B run's blocks, then repeats; a plain run
+// is one executor run.
+func treeOf(log io.Writer, s *scenario.Scenario, bounds scenario.Validity, arms [2]*abArm) level {
+	switch {
+	case s.Varies() != "":
+		return &steps{s: s, log: log}
+	case s.AB():
+		return &interleaved{s: s, log: log, arms: arms}
+	case s.Repeats() > 1:
+		return &repeats{s: s, log: log, bounds: bounds}
+	}
+	return once{}
+}
+
+// repeat runs its part n times, cooldown apart: every run with its warmup,
+// only the first with the preflight probe. The observers see each run as a
+// part of one run, marked by mark. A run that failed to start, after the
+// first, cuts the repeats short as an interruption does: what the earlier
+// runs measured stands.
+type repeat struct {
+	n        int
+	cooldown time.Duration
+	log      io.Writer
+	po       *partObservers
+	// say is the log line that starts run k (none when nil); mark places
+	// run k's requests.
+	say  func(run int) string
+	mark func(run int, r *metrics.Request)
+	// part runs one repeat.
+	part level
+}
+
+// repeatRun is one run of a repeat and when it ran.
+type repeatRun struct {
+	out            *executor.Outcome
+	started, ended time.Time
+}
+
+// run runs the repeats and returns the runs that measured something, and
+// whether the repeats were cut short (interrupted, aborted, or a run that
+// could not start). Only the first run's error is returned.
+func (rp *repeat) run(ctx context.Context, p executor.Plan) ([]repeatRun, bool, error) {
+	var runs []repeatRun
+	for i := range rp.n {
+		run := i + 1
+		if i > 0 {
+			fmt.Fprintf(rp.log, "llmload: cooldown %v\n", rp.cooldown)
+			if !pause(ctx, rp.cooldown) {
+				return runs, true, nil
+			}
+			p.Preflight = false
+		}
+		if rp.say != nil {
+			fmt.Fprintln(rp.log, "llmload: "+rp.say(run))
+		}
+		rp.po.next(nil, func(r *metrics.Request) { rp.mark(run, r) })
+		started := time.Now()
+		out, err := rp.part.run(ctx, p)
+		if err != nil {
+			if i == 0 {
+				return nil, false, err
+			}
+			if ctx.Err() == nil {
+				fmt.Fprintf(rp.log, "llmload: run %d of %d: %v; the runs before it stand\n", run, rp.n, err)
+			}
+			return runs, true, nil
+		}
+		runs = append(runs, repeatRun{out: out, started: started, ended: time.Now()})
+		if out.Interrupted || out.Aborted != "" {
+			return runs, true, nil
+		}
+	}
+	return runs, false, nil
+}
+
+// pool is the outcome of parts that ran one after another (repeats, or
+// one arm's blocks): their summaries pooled (metrics.PoolSummaries), each
+// closed-loop stage pooled over the parts, the planned requests summed,
+// and the span from the first part's start to the last one's end. cut
+// says the parts were cut short (the run was interrupted).
+func pool(ctx context.Context, outs []*executor.Outcome, cut bool) (*executor.Outcome, error) {
+	pooled, err := metrics.PoolSummaries(summaries(outs)...)
+	if err != nil {
+		return nil, err
+	}
+	if len(outs) == 0 {
+		// An arm that never ran (the run was cut short before its turn).
+		return &executor.Outcome{Overall: pooled, Interrupted: true}, nil
+	}
+	first, last := outs[0], outs[len(outs)-1]
+	out := &executor.Outcome{
+		Overall: pooled, Started: first.Started, ConfiguredRate: first.ConfiguredRate,
+		Interrupted: cut && last.Aborted == "" || last.Interrupted || ctx.Err() != nil, Aborted: last.Aborted,
+		Elapsed: last.Started.Add(last.Elapsed).Sub(first.Started),
+	}
+	for _, o := range outs {
+		out.Planned += o.Planned
+	}
+	if out.Stages, err = poolStages(outs); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// summaries are the outcomes' summaries.
+func summaries(outs []*executor.Outcome) []*metrics.Summary {
+	sums := make([]*metrics.Summary, len(outs))
+	for i, o := range outs {
+		sums[i] = o.Overall
+	}
+	return sums
+}
+
+// outcomes are the runs' outcomes.
+func outcomes(runs []repeatRun) []*executor.Outcome {
+	outs := make([]*executor.Outcome, len(runs))
+	for i, r := range runs {
+		outs[i] = r.out
+	}
+	return outs
+}
+
+// partObservers hands the results of several executor runs to the run's
+// observers as one run's: offsets count from the first part's time zero,
+// ids keep rising, dataset indexes are mapped back to the dataset's
+// (index, when set), and mark places each request (its repeat, arm and
+// block).
+type partObservers struct {
+	obs    []executor.Observer
+	zero   time.Time
+	shift  time.Duration
+	idBase int64
+	maxID  int64
+	index  []int
+	mark   func(*metrics.Request)
+}
+
+// observeParts makes p's observers see every part of the run as one run.
+func observeParts(p *executor.Plan) *partObservers {
+	po := &partObservers{obs: p.Observers}
+	p.Observers = []executor.Observer{po}
+	return po
+}
+
+// Start takes the first part's time zero as the run's.
+func (po *partObservers) Start(zero time.Time) {
+	if po.zero.IsZero() {
+		po.zero = zero
+		for _, o := range po.obs {
+			if st, ok := o.(executor.Starter); ok {
+				st.Start(zero)
+			}
+		}
+	}
+	po.shift = zero.Sub(po.zero)
+}
+
+// Result passes a copy of r moved onto the run's offsets and ids.
+func (po *partObservers) Result(r *metrics.Request) {
+	c := *r
+	c.ID += po.idBase
+	c.Intended += po.shift
+	c.Dispatched += po.shift
+	c.Sent += po.shift
+	c.End += po.shift
+	if c.Turn > 0 {
+		c.Session += po.idBase
+	}
+	if po.index != nil && c.DatasetIndex >= 0 && c.DatasetIndex < len(po.index) {
+		c.DatasetIndex = po.index[c.DatasetIndex]
+	}
+	if po.mark != nil {
+		po.mark(&c)
+	}
+	po.maxID = max(po.maxID, c.ID)
+	for _, o := range po.obs {
+		o.Result(&c)
+	}
+}
+
+// Snapshot passes snapshots on.
+func (po *partObservers) Snapshot(s metrics.Snapshot) {
+	for _, o := range po.obs {
+		o.Snapshot(s)
+	}
+}
+
+// next starts a part: its ids follow the previous part's.
+func (po *partObservers) next(index []int, mark func(*metrics.Request)) {
+	if !po.zero.IsZero() {
+		po.idBase = po.maxID + 1
+	}
+	po.index, po.mark = index, mark
+}
+
+// pause waits d, or until ctx ends (false).
+func pause(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
