@@ -7,9 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/llmload/llmload/assert"
 	"github.com/llmload/llmload/report"
-	"github.com/llmload/llmload/scenario"
+	"github.com/llmload/llmload/runner"
 )
 
 // gateOptions are run's flags for gating against a baseline and for CI
@@ -53,7 +52,8 @@ func (g *gateOptions) validate(fs *flagSet) int {
 // finishScenario writes what CI reads of one scenario's run: the result's
 // copy for -save-baseline, GitHub annotations of failed checks, the JSON
 // summary and the Markdown report; JUnit waits for every scenario.
-func (g *gateOptions) finishScenario(e env, s *scenario.Scenario, res *report.Result, outs []assert.Outcome) int {
+func (g *gateOptions) finishScenario(e env, r *runner.Run) int {
+	s, res := r.Scenario, r.Result
 	code := exitOK
 	g.results = append(g.results, res)
 	switch v := res.Verdict(); {
@@ -77,7 +77,7 @@ func (g *gateOptions) finishScenario(e env, s *scenario.Scenario, res *report.Re
 		if g.format == "json" {
 			w = e.stderr
 		}
-		for _, a := range annotations(s, outs) {
+		for _, a := range r.Annotations() {
 			fmt.Fprintln(w, a)
 		}
 	}
@@ -105,27 +105,6 @@ func (g *gateOptions) finish(e env) int {
 	}
 	fmt.Fprintf(e.stderr, "llmload: wrote %s\n", g.junit)
 	return exitOK
-}
-
-// annotations are GitHub Actions error annotations for the failed checks,
-// at their line of the scenario file.
-func annotations(s *scenario.Scenario, outs []assert.Outcome) []string {
-	var out []string
-	for _, o := range outs {
-		if o.Verdict != assert.Fail {
-			continue
-		}
-		file, line := s.File, s.DeclRange.Start.Line
-		if o.Diagnostic != nil && o.Diagnostic.Subject != nil {
-			file, line = o.Diagnostic.Subject.Filename, o.Diagnostic.Subject.Start.Line
-		}
-		msg := o.Message
-		if msg == "" && o.Diagnostic != nil {
-			msg = o.Diagnostic.Detail
-		}
-		out = append(out, report.GitHubAnnotation("error", filepath.ToSlash(file), line, fmt.Sprintf("llmload %s: %s %s", s.Name, o.Kind, o.Name), msg))
-	}
-	return out
 }
 
 // writeMarkdown renders Markdown into path (when set) and appends it to

@@ -5,6 +5,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/llmload/llmload/internal/profile"
 )
 
 func main() {
@@ -18,7 +20,7 @@ func main() {
 		<-ctx.Done()
 		stop()
 	}()
-	endProfiles := startProfiles(os.Stderr)
+	endProfiles := profile.Start(os.Stderr)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	endProfiles()
 	stop()

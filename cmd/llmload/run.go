@@ -153,7 +153,7 @@ func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.S
 	// The verdict above stands; losing the files is worth a code only
 	// when there was none worse.
 	code = worse(code, exitCode(r.Save()))
-	return worse(code, opts.gate.finishScenario(e, s, res, r.Outcomes))
+	return worse(code, opts.gate.finishScenario(e, r))
 }
 
 // runner is the options as the runner takes them.

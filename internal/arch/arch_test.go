@@ -38,6 +38,8 @@ var allowed = map[string][]string{
 	"internal/secret": {},
 	// How tests find ../shared: a leaf.
 	"internal/testshared": {},
+	// The process's profiles for the client benchmarks: a leaf.
+	"internal/profile": {},
 	// A vLLM command line into a scenario file, checked by decoding it.
 	"internal/vllmimport": {"scenario", "metrics", "compare", "internal/secret"},
 	// Test-only packages: the import check itself, the executor against the
@@ -51,7 +53,7 @@ var allowed = map[string][]string{
 		"internal/secret", "internal/openaiwire"},
 	// The binary: the top of the graph.
 	"cmd": {"metrics", "tokenizer", "dataset", "scenario", "assert", "compare", "executor", "sim", "report", "live", "scrape", "runner",
-		"internal/openaiwire", "internal/secret", "internal/testshared", "internal/vllmimport"},
+		"internal/openaiwire", "internal/secret", "internal/testshared", "internal/vllmimport", "internal/profile"},
 	// The examples' data generator and the Kubernetes example's test.
 	"examples": {"tokenizer", "internal/secret"},
 	// Benchmark and calibration commands: the fake server, the stream
@@ -143,6 +145,27 @@ func TestDocFiles(t *testing.T) {
 		}
 		if !strings.Contains(doc, "import") {
 			t.Errorf("%s: doc.go does not say what the package imports or what imports it", path)
+		}
+	}
+}
+
+// TestThinCommand: the binary parses flags, calls runner and renders; what
+// a run is, how checks are judged and how runs compare (executor, assert,
+// compare, metrics) is runner's, so cmd/llmload imports none of them
+// itself.
+func TestThinCommand(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skipf("the go command is not on PATH: %v", err)
+	}
+	out, err := exec.Command("go", "list", "-f", `{{join .Imports "\n"}}`, module+"cmd/llmload").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, imp := range strings.Fields(string(out)) {
+		for _, banned := range []string{"executor", "assert", "compare", "metrics"} {
+			if imp == module+banned {
+				t.Errorf("cmd/llmload imports %s: what it does belongs in runner", imp)
+			}
 		}
 	}
 }

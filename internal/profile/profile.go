@@ -1,4 +1,4 @@
-package main
+package profile
 
 import (
 	"fmt"
@@ -11,21 +11,16 @@ import (
 	"time"
 )
 
-// Profiling for the client benchmarks (bench/streams.sh), by environment
-// so that it stays out of the flags users see:
-// LLMLOAD_CPUPROFILE=FILE writes a CPU profile of the whole process,
-// LLMLOAD_MEMPROFILE=FILE an allocation profile at exit, and
-// LLMLOAD_GCSTATS=1 prints the GC's pause and CPU figures (runtime/metrics)
-// to stderr at exit.
+// The environment variables that ask for each profile.
 const (
 	envCPUProfile = "LLMLOAD_CPUPROFILE"
 	envMemProfile = "LLMLOAD_MEMPROFILE"
 	envGCStats    = "LLMLOAD_GCSTATS"
 )
 
-// startProfiles starts what the environment asks for and returns the
+// Start starts what the environment asks for and returns the
 // function that ends it.
-func startProfiles(stderr io.Writer) func() {
+func Start(stderr io.Writer) func() {
 	var stops []func()
 	if path := os.Getenv(envCPUProfile); path != "" {
 		if f, err := os.Create(path); err == nil && pprof.StartCPUProfile(f) == nil {

@@ -1,0 +1,90 @@
+package runner
+
+// What the compare command and CI outputs decide: the tolerances a
+// comparison is judged by, the status of a comparison of two result
+// files, and the annotations of failed checks.
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/llmload/llmload/assert"
+	"github.com/llmload/llmload/compare"
+	"github.com/llmload/llmload/report"
+	"github.com/llmload/llmload/scenario"
+)
+
+// DefaultTolerances is the tolerances a comparison is judged by when
+// neither the command line nor the baseline's scenario names any, as
+// -max-regression would spell them.
+func DefaultTolerances() string {
+	var s []string
+	for _, t := range compare.DefaultTolerances {
+		s = append(s, t.String())
+	}
+	return strings.Join(s, ",")
+}
+
+// TolerancesFor chooses the tolerances a comparison with the baseline
+// result base (read from basePath) is judged by: spec's (-max-regression)
+// when given, else the baseline scenario's regression block, else the
+// defaults.
+func TolerancesFor(spec, basePath string, base *report.Result) ([]compare.Tolerance, error) {
+	if spec != "" {
+		t, err := compare.ParseTolerances(spec)
+		if err != nil {
+			return nil, fmt.Errorf("-max-regression: %w", err)
+		}
+		if len(t) == 0 {
+			return nil, fmt.Errorf("-max-regression names no tolerance")
+		}
+		return t, nil
+	}
+	if len(base.Config) > 0 {
+		if sc, diags := scenario.ChecksFromResolved(basePath, base.Config); !diags.HasErrors() && len(sc.Regression) > 0 {
+			return sc.Tolerances(), nil
+		}
+	}
+	return compare.DefaultTolerances, nil
+}
+
+// CompareStatus is the status of comparison c of two result files: no
+// result when either run was invalid (its load generator did not do what
+// its scenario said) or when the evidence cannot decide, else the
+// comparison's verdict. It says why on log.
+func CompareStatus(log io.Writer, c *report.Comparison, base, cand *report.Result) Status {
+	for i, r := range []*report.Result{base, cand} {
+		if r.Validity != nil && !r.Validity.Valid {
+			fmt.Fprintf(log, "llmload compare: the %s run is invalid (the load generator did not do what its scenario said): no verdict\n", []string{"baseline", "candidate"}[i])
+			return StatusNoResult
+		}
+	}
+	if c.Verdict == compare.Inconclusive {
+		fmt.Fprintln(log, "llmload compare: inconclusive: the evidence cannot tell whether a tolerance is crossed (longer runs, or repeats, would)")
+	}
+	return StatusOf(c.Verdict)
+}
+
+// Annotations are GitHub Actions error annotations for the run's failed
+// checks, at their line of the scenario file.
+func (r *Run) Annotations() []string {
+	s := r.Scenario
+	var out []string
+	for _, o := range r.Outcomes {
+		if o.Verdict != assert.Fail {
+			continue
+		}
+		file, line := s.File, s.DeclRange.Start.Line
+		if o.Diagnostic != nil && o.Diagnostic.Subject != nil {
+			file, line = o.Diagnostic.Subject.Filename, o.Diagnostic.Subject.Start.Line
+		}
+		msg := o.Message
+		if msg == "" && o.Diagnostic != nil {
+			msg = o.Diagnostic.Detail
+		}
+		out = append(out, report.GitHubAnnotation("error", filepath.ToSlash(file), line, fmt.Sprintf("llmload %s: %s %s", s.Name, o.Kind, o.Name), msg))
+	}
+	return out
+}
