@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/llmload/llmload/results"
 )
 
 // chromiumPath is where Debian's chromium package installs the browser
@@ -31,7 +33,7 @@ func TestHTMLInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteHTML(f, []Labelled{{"sweep", result(t, sweepRun(ModeSweep))}}); err != nil {
+	if err := WriteHTML(f, []Labelled{{"sweep", result(t, sweepRun(results.ModeSweep))}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := f.Close(); err != nil {

@@ -1,6 +1,8 @@
 package report
 
 import (
+	"bytes"
+	"encoding/json"
 	"encoding/xml"
 	"fmt"
 	"io"
@@ -8,43 +10,16 @@ import (
 	"strings"
 
 	"github.com/llmload/llmload/metrics"
+	"github.com/llmload/llmload/results"
 )
 
 // Outputs for CI systems: JUnit XML, GitHub-flavoured Markdown (a step
 // summary or a PR comment), GitHub Actions annotations and the JSON
 // summary for scripts. Each is a pure function of results.
 
-// Overall verdicts of a run, as CI outputs name them.
-const (
-	VerdictInvalid  = "invalid"   // the load generator did not do what the scenario said
-	VerdictNoResult = "no result" // nothing completed
-)
-
-// Verdict is a result's overall verdict: invalid, no result, fail (a check
-// failed), inconclusive (one could not be judged), or pass. Skipped checks
-// count for nothing.
-func (r *Result) Verdict() string {
-	switch {
-	case r.Summary == nil || r.Summary.Completed == 0:
-		return VerdictNoResult
-	case r.Validity != nil && !r.Validity.Valid:
-		return VerdictInvalid
-	}
-	v := Pass
-	for _, c := range r.Checks {
-		switch c.Verdict {
-		case Fail:
-			return Fail
-		case Inconclusive:
-			v = Inconclusive
-		}
-	}
-	return v
-}
-
 // CheckText is a check's outcome in one line, for failure messages:
 // threshold, value, samples, interval and baseline.
-func CheckText(c Check) string {
+func CheckText(c results.Check) string {
 	var b strings.Builder
 	b.WriteString(c.Name)
 	if c.Kind == "assert" {
@@ -121,10 +96,10 @@ func xmlSeconds(f float64) string { return strconv.FormatFloat(f, 'f', 3, 64) }
 // testcase per check (a failed check a failure, an inconclusive or skipped
 // one skipped), and a "validity" testcase that is an error when the run was
 // invalid or produced no result.
-func WriteJUnit(w io.Writer, results []*Result) error {
+func WriteJUnit(w io.Writer, rs []*results.Result) error {
 	all := junitSuites{Name: "llmload"}
 	var total float64
-	for _, r := range results {
+	for _, r := range rs {
 		dur := r.EndedAt.Sub(r.StartedAt).Seconds()
 		if dur < 0 || r.EndedAt.IsZero() {
 			dur = 0
@@ -142,9 +117,9 @@ func WriteJUnit(w io.Writer, results []*Result) error {
 		class := "llmload." + r.Scenario
 		valid := junitCase{Name: "validity", Classname: class, Time: xmlSeconds(0)}
 		switch r.Verdict() {
-		case VerdictNoResult:
+		case results.VerdictNoResult:
 			valid.Error = &junitProblem{Message: "no request completed: no valid result", Type: "no_result"}
-		case VerdictInvalid:
+		case results.VerdictInvalid:
 			var reasons []string
 			for _, b := range r.Validity.Broken() {
 				reasons = append(reasons, fmt.Sprintf("%s %s over its bound %s", b.Name, ruleText(b, b.Value), ruleText(b, b.Bound)))
@@ -157,11 +132,11 @@ func WriteJUnit(w io.Writer, results []*Result) error {
 			tc := junitCase{Name: c.Name, Classname: class + "." + c.Kind, Time: xmlSeconds(0)}
 			text := CheckText(c)
 			switch c.Verdict {
-			case Fail:
+			case results.Fail:
 				tc.Failure = &junitProblem{Message: text, Type: c.Kind, Text: text}
-			case Inconclusive:
+			case results.Inconclusive:
 				tc.Skipped = &junitProblem{Message: "inconclusive: " + text}
-			case Skipped:
+			case results.Skipped:
 				tc.Skipped = &junitProblem{Message: "skipped: " + text}
 			}
 			s.Cases = append(s.Cases, tc)
@@ -196,7 +171,7 @@ func WriteJUnit(w io.Writer, results []*Result) error {
 	return err
 }
 
-func ruleText(r Rule, v float64) string {
+func ruleText(r results.Rule, v float64) string {
 	if r.Unit == "ms" {
 		return strconv.FormatFloat(v, 'f', 3, 64) + " ms"
 	}
@@ -221,14 +196,14 @@ func mdRow(cells ...string) string {
 }
 
 var verdictBadge = map[string]string{
-	Pass: "✅ pass", Fail: "❌ FAIL", Inconclusive: "⚠️ inconclusive", Skipped: "⏭️ skipped",
-	VerdictInvalid: "⛔ invalid", VerdictNoResult: "⛔ no result",
+	results.Pass: "✅ pass", results.Fail: "❌ FAIL", results.Inconclusive: "⚠️ inconclusive", results.Skipped: "⏭️ skipped",
+	results.VerdictInvalid: "⛔ invalid", results.VerdictNoResult: "⛔ no result",
 }
 
 // WriteMarkdown writes a result as GitHub-flavoured Markdown: the verdict,
 // a summary row, the checks table and, with a baseline, its deltas. It fits
 // a job summary or a PR comment.
-func WriteMarkdown(w io.Writer, r *Result) error {
+func WriteMarkdown(w io.Writer, r *results.Result) error {
 	p := &printer{w: w}
 	s := r.Summary
 	if s == nil {
@@ -279,7 +254,7 @@ func WriteMarkdown(w io.Writer, r *Result) error {
 		}
 		var notes []string
 		for _, c := range r.Checks {
-			if c.Verdict != Pass && c.Message != "" {
+			if c.Verdict != results.Pass && c.Message != "" {
 				notes = append(notes, fmt.Sprintf("- **%s** `%s`: %s", c.Verdict, c.Name, strings.ReplaceAll(strings.TrimSpace(c.Message), "\n", " ")))
 			}
 		}
@@ -297,7 +272,7 @@ func WriteMarkdown(w io.Writer, r *Result) error {
 }
 
 // WriteComparisonMarkdown writes a comparison's table as Markdown.
-func WriteComparisonMarkdown(w io.Writer, c *Comparison) error {
+func WriteComparisonMarkdown(w io.Writer, c *results.Comparison) error {
 	p := &printer{w: w}
 	p.printf("### Against the baseline %s\n\n", verdictBadge[orPass(c.Verdict)])
 	p.printf("Baseline `%s` (run `%s`)", c.Baseline, c.BaseRunID)
@@ -314,16 +289,16 @@ func WriteComparisonMarkdown(w io.Writer, c *Comparison) error {
 	p.printf("%s", mdRow(ComparisonHeader...))
 	p.printf("|---|---:|---:|---:|---:|---|---|\n")
 	for _, r := range c.Rows {
-		cells := r.cells()
+		cells := rowCells(r)
 		if r.Verdict != "" {
 			cells[6] = strings.Replace(cells[6], r.Verdict, verdictBadge[r.Verdict], 1)
-			cells[6] = strings.Replace(cells[6], "FAIL", verdictBadge[Fail], 1)
+			cells[6] = strings.Replace(cells[6], "FAIL", verdictBadge[results.Fail], 1)
 		}
 		p.printf("%s", mdRow(cells...))
 	}
 	var notes []string
 	for _, r := range c.Rows {
-		if r.Verdict != "" && r.Verdict != Pass && r.Message != "" {
+		if r.Verdict != "" && r.Verdict != results.Pass && r.Message != "" {
 			notes = append(notes, fmt.Sprintf("- **%s** `%s`: %s", r.Verdict, r.Key, r.Message))
 		}
 	}
@@ -333,9 +308,21 @@ func WriteComparisonMarkdown(w io.Writer, c *Comparison) error {
 	return p.err
 }
 
+// marshal is json.Marshal without HTML escaping, so that thresholds such
+// as "< 500 ms" stay readable.
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
 func orPass(v string) string {
 	if v == "" {
-		return Pass
+		return results.Pass
 	}
 	return v
 }
@@ -369,20 +356,20 @@ func GitHubAnnotation(level, file string, line int, title, msg string) string {
 // JSONSummary is what `-format json` prints: the result's summary and
 // checks, with the verdict, validity and baseline comparison, for scripts.
 type JSONSummary struct {
-	Scenario      string           `json:"scenario"`
-	RunID         string           `json:"run_id"`
-	Verdict       string           `json:"verdict"`
-	ServerVersion string           `json:"server_version,omitempty"`
-	Summary       *metrics.Summary `json:"summary"`
-	Checks        []Check          `json:"checks"`
-	Validity      *Validity        `json:"validity,omitempty"`
-	Comparison    *Comparison      `json:"comparison,omitempty"`
+	Scenario      string              `json:"scenario"`
+	RunID         string              `json:"run_id"`
+	Verdict       string              `json:"verdict"`
+	ServerVersion string              `json:"server_version,omitempty"`
+	Summary       *metrics.Summary    `json:"summary"`
+	Checks        []results.Check     `json:"checks"`
+	Validity      *results.Validity   `json:"validity,omitempty"`
+	Comparison    *results.Comparison `json:"comparison,omitempty"`
 }
 
 // WriteJSONSummary writes the JSON summary of results (one object per
 // line, one line per scenario). The time series is left out: it is in the
 // result file.
-func WriteJSONSummary(w io.Writer, r *Result) error {
+func WriteJSONSummary(w io.Writer, r *results.Result) error {
 	s := r.Summary
 	if s != nil {
 		c := *s
@@ -391,7 +378,7 @@ func WriteJSONSummary(w io.Writer, r *Result) error {
 	}
 	checks := r.Checks
 	if checks == nil {
-		checks = []Check{}
+		checks = []results.Check{}
 	}
 	b, err := marshal(JSONSummary{Scenario: r.Scenario, RunID: r.RunID, Verdict: r.Verdict(), ServerVersion: r.ServerVersion,
 		Summary: s, Checks: checks, Validity: r.Validity, Comparison: r.Comparison})

@@ -7,36 +7,37 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/llmload/llmload/results"
 )
 
 // gateRun is the open-loop fixture gated against a baseline: a valid run
 // with a failed regression check, a skipped baseline assert and the
 // comparison's rows.
-func gateRun() *Run {
+func gateRun() *results.Run {
 	r := openLoopRun()
 	r.Scenario = "gate"
 	r.ServerVersion = "0.6.3 (/version); Server: uvicorn"
-	r.Validity = &Validity{Valid: true}
+	r.Validity = &results.Validity{Valid: true}
 	r.Checks = append(r.Checks[:2:2],
-		Check{Name: "ttft_p50", Kind: "regression", Description: "P50 TTFT <= 110 ms (baseline 100 ms +10%)", Metric: "ttft", Stat: "p50", Op: "<=",
-			Threshold: num(110), Unit: "ms", Value: num(130), Samples: 2000, Lower: num(126), Upper: num(134), Baseline: num(100), Tolerance: num(0.1), Verdict: Fail,
+		results.Check{Name: "ttft_p50", Kind: "regression", Description: "P50 TTFT <= 110 ms (baseline 100 ms +10%)", Metric: "ttft", Stat: "p50", Op: "<=",
+			Threshold: num(110), Unit: "ms", Value: num(130), Samples: 2000, Lower: num(126), Upper: num(134), Baseline: num(100), Tolerance: num(0.1), Verdict: results.Fail,
 			Message: "P50 TTFT rose 30.0% (100 ms to 130 ms) (interval +26.0% to +34.0%); its whole 95% interval lies beyond the +10% tolerance."},
-		Check{Name: "vs_baseline", Kind: "assert", Description: "metrics.ttft.p99 <= baseline.ttft.p99 * 1.10", Verdict: Skipped,
+		results.Check{Name: "vs_baseline", Kind: "assert", Description: "metrics.ttft.p99 <= baseline.ttft.p99 * 1.10", Verdict: results.Skipped,
 			Message: "No baseline at baselines/gate.json, so this check was skipped (baseline_optional = true)."},
-		Check{Name: "tpot_p99", Kind: "sla", Metric: "tpot", Stat: "p99", Op: "<=", Threshold: num(40), Unit: "ms", Value: num(30), Samples: 5, Verdict: Inconclusive,
+		results.Check{Name: "tpot_p99", Kind: "sla", Metric: "tpot", Stat: "p99", Op: "<=", Threshold: num(40), Unit: "ms", Value: num(30), Samples: 5, Verdict: results.Inconclusive,
 			Message: "P99 TPOT rests on 5 samples; a P99 check needs at least 1000."},
 	)
-	r.Comparison = &Comparison{
-		Baseline: "baselines/gate.json", BaseRunID: "run-0", BaseServerVersion: "0.6.2 (/version)", ServerVersion: r.ServerVersion, Verdict: Fail,
-		Rows: []DeltaRow{
+	r.Comparison = &results.Comparison{
+		Baseline: "baselines/gate.json", BaseRunID: "run-0", BaseServerVersion: "0.6.2 (/version)", ServerVersion: r.ServerVersion, Verdict: results.Fail,
+		Rows: []results.DeltaRow{
 			{Key: "ttft_p50", Metric: "ttft", Stat: "p50", Unit: "ms", Base: num(100), New: num(130), Delta: num(30), Percent: num(30), Lower: num(26), Upper: num(34),
-				Method: "bootstrap", BaseSamples: 2000, NewSamples: 2000, Tolerance: num(0.1), Verdict: Fail, Change: "worse",
+				Method: "bootstrap", BaseSamples: 2000, NewSamples: 2000, Tolerance: num(0.1), Verdict: results.Fail, Change: "worse",
 				Message: "P50 TTFT rose 30.0% (100 ms to 130 ms) (interval +26.0% to +34.0%); its whole 95% interval lies beyond the +10% tolerance."},
 			{Key: "itl_p99", Metric: "itl", Stat: "p99", Unit: "ms", Base: num(20), New: num(20.5), Delta: num(0.5), Percent: num(2.5), Lower: num(-0.4), Upper: num(1.4),
-				Method: "bootstrap", BaseSamples: 30000, NewSamples: 30000, Tolerance: num(0.1), Verdict: Inconclusive, Change: "no change",
+				Method: "bootstrap", BaseSamples: 30000, NewSamples: 30000, Tolerance: num(0.1), Verdict: results.Inconclusive, Change: "no change",
 				Message: "P99 ITL rose 2.5%; its 95% interval straddles the +10% tolerance."},
 			{Key: "output_throughput", Metric: "output_throughput", Unit: "tok/s", Base: num(2500), New: num(2450), Delta: num(-50), Percent: num(-2), Lower: num(-80), Upper: num(-20),
-				Method: "windows", BaseSamples: 58, NewSamples: 58, Tolerance: num(0.05), Verdict: Pass, Change: "worse"},
+				Method: "windows", BaseSamples: 58, NewSamples: 58, Tolerance: num(0.05), Verdict: results.Pass, Change: "worse"},
 			{Key: "error_rate", Metric: "error_rate", Unit: "fraction", Base: num(0), New: num(0.001), Delta: num(0.001), Lower: num(-0.002), Upper: num(0.004),
 				Method: "agresti-caffo", BaseSamples: 2000, NewSamples: 2000, Change: "no change"},
 		},
@@ -46,7 +47,7 @@ func gateRun() *Run {
 
 func TestWriteJUnitGolden(t *testing.T) {
 	var buf bytes.Buffer
-	if err := WriteJUnit(&buf, []*Result{result(t, gateRun()), result(t, emptyRun())}); err != nil {
+	if err := WriteJUnit(&buf, []*results.Result{result(t, gateRun()), result(t, emptyRun())}); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "gate.junit.xml.golden", buf.Bytes())
@@ -212,12 +213,12 @@ func TestGitHubAnnotation(t *testing.T) {
 
 func TestResultVerdict(t *testing.T) {
 	for name, tt := range map[string]struct {
-		run  *Run
+		run  *results.Run
 		want string
 	}{
-		"gate":    {gateRun(), Fail},
-		"invalid": {openLoopRun(), VerdictInvalid},
-		"empty":   {emptyRun(), VerdictNoResult},
+		"gate":    {gateRun(), results.Fail},
+		"invalid": {openLoopRun(), results.VerdictInvalid},
+		"empty":   {emptyRun(), results.VerdictNoResult},
 	} {
 		if got := result(t, tt.run).Verdict(); got != tt.want {
 			t.Errorf("%s: verdict %q, want %q", name, got, tt.want)

@@ -1,204 +1,47 @@
 package report
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/llmload/llmload/metrics"
+	"github.com/llmload/llmload/results"
 )
 
-// Workload is the identity of what a run sent, without where it sent it:
-// two runs with equal workloads differ only in their target (its address,
-// server and version), so comparing them compares the servers.
-type Workload struct {
-	// Fingerprint is the SHA-256 of every other field.
-	Fingerprint string `json:"fingerprint"`
-	Model       string `json:"model"`
-	API         string `json:"api"`
-	// Load is the resolved load shape: open or closed loop, rates, users,
-	// stages, requests, duration, warmup, seed, max_tokens settings.
-	Load json.RawMessage `json:"load"`
-	// Dataset identifies the prompts: source, file hash, seed, sampling
-	// rules, the sampled requests' hash and their length statistics.
-	Dataset json.RawMessage `json:"dataset"`
-	// Tokenizer names what counted tokens.
-	Tokenizer   string `json:"tokenizer"`
-	ToolVersion string `json:"tool_version"`
-}
-
-// Differences lists what differs between two workloads, one line each
-// ("dataset.seed: 1 vs 2"); nil when they are the same workload.
-func (w *Workload) Differences(o *Workload) []string {
-	if w == nil || o == nil {
-		if w == o {
-			return nil
-		}
-		return []string{"workload: one result records none (written by an older llmload)"}
-	}
-	a, b := flatten(w), flatten(o)
-	keys := map[string]bool{}
-	for k := range a {
-		keys[k] = true
-	}
-	for k := range b {
-		keys[k] = true
-	}
-	var out []string
-	for _, k := range sortedKeys(keys) {
-		if k == "fingerprint" || a[k] == b[k] {
-			continue
-		}
-		va, vb := a[k], b[k]
-		if va == "" {
-			va = "(none)"
-		}
-		if vb == "" {
-			vb = "(none)"
-		}
-		out = append(out, fmt.Sprintf("%s: %s vs %s", k, va, vb))
-	}
-	if len(out) == 0 && w.Fingerprint != o.Fingerprint {
-		out = append(out, fmt.Sprintf("fingerprint: %s vs %s", w.Fingerprint, o.Fingerprint))
-	}
-	return out
-}
-
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
-}
-
-// flatten turns a workload into dotted paths and JSON values.
-func flatten(w *Workload) map[string]string {
-	raw, _ := json.Marshal(w)
-	var v any
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	_ = dec.Decode(&v)
-	out := map[string]string{}
-	var walk func(prefix string, v any)
-	walk = func(prefix string, v any) {
-		switch x := v.(type) {
-		case map[string]any:
-			for k, e := range x {
-				p := k
-				if prefix != "" {
-					p = prefix + "." + k
-				}
-				walk(p, e)
-			}
-		default:
-			b, _ := json.Marshal(x)
-			out[prefix] = string(b)
-		}
-	}
-	walk("", v)
-	return out
-}
-
-// Comparison is a run compared with a baseline run: `llmload compare`'s
-// table, and a run's baseline deltas.
-type Comparison struct {
-	// Baseline is the baseline result's path, BaseRunID its run.
-	Baseline  string `json:"baseline"`
-	BaseRunID string `json:"base_run_id"`
-	// BaseServerVersion and ServerVersion are what the two targets said
-	// of their version ("" when they said nothing).
-	BaseServerVersion string `json:"base_server_version,omitempty"`
-	ServerVersion     string `json:"server_version,omitempty"`
-	// Forced lists the workload differences a -force comparison ignored.
-	Forced []string `json:"forced,omitempty"`
-	// Verdict is pass, fail or inconclusive over the rows with a tolerance.
-	Verdict string     `json:"verdict"`
-	Rows    []DeltaRow `json:"rows"`
-}
-
-// DeltaRow is one figure of a comparison: candidate minus baseline, the
-// interval of that delta, and the verdict against a tolerance.
-type DeltaRow struct {
-	Key    string `json:"key"` // "ttft_p99", "output_throughput"
-	Metric string `json:"metric"`
-	Stat   string `json:"stat,omitempty"`
-	Unit   string `json:"unit"`
-	// Base, New and Delta are null when a run lacks the figure; Percent is
-	// null when the base is 0.
-	Base    *float64 `json:"base"`
-	New     *float64 `json:"new"`
-	Delta   *float64 `json:"delta"`
-	Percent *float64 `json:"delta_pct"`
-	// Lower and Upper bound the delta (95%), null without an interval;
-	// Method says how they were computed.
-	Lower  *float64 `json:"lower,omitempty"`
-	Upper  *float64 `json:"upper,omitempty"`
-	Method string   `json:"method"`
-	// BaseSamples and NewSamples are what each side rests on.
-	BaseSamples int64 `json:"base_samples"`
-	NewSamples  int64 `json:"new_samples"`
-	// Tolerance is the fraction allowed (null when not judged); Absolute
-	// says it is in the metric's unit (percentage points of a fraction).
-	Tolerance *float64 `json:"tolerance,omitempty"`
-	Absolute  bool     `json:"absolute,omitempty"`
-	// Verdict is pass, fail or inconclusive ("" when not judged); Change
-	// is which way the interval points: worse, better or "no change".
-	Verdict string `json:"verdict,omitempty"`
-	Change  string `json:"change"`
-	Message string `json:"message,omitempty"`
-}
-
-// PercentInterval is the interval as percentages of the base; ok is false
-// without one.
-func (d DeltaRow) PercentInterval() (lo, hi float64, ok bool) {
-	if d.Lower == nil || d.Upper == nil || d.Base == nil || *d.Base == 0 {
-		return 0, 0, false
-	}
-	return 100 * *d.Lower / math.Abs(*d.Base), 100 * *d.Upper / math.Abs(*d.Base), true
-}
-
-// Title is the row's metric for people: "P99 TTFT".
-func (d DeltaRow) Title() string { return metrics.Title(d.Metric, d.Stat) }
-
-// num renders a value of the row's metric without its unit.
-func (d DeltaRow) num(v float64) string {
+// rowNum renders a value of the row's metric without its unit.
+func rowNum(d results.DeltaRow, v float64) string {
 	if d.Unit == "fraction" {
 		return strconv.FormatFloat(100*v, 'f', 2, 64) + "%"
 	}
 	return strconv.FormatFloat(v, 'f', 2, 64)
 }
 
-func (d DeltaRow) signed(v float64) string {
-	s := d.num(math.Abs(v))
+func rowSigned(d results.DeltaRow, v float64) string {
+	s := rowNum(d, math.Abs(v))
 	if v < 0 {
 		return "-" + s
 	}
 	return "+" + s
 }
 
-// cells renders the row's columns: metric, base, new, delta, delta %,
+// rowCells renders the row's columns: metric, base, new, delta, delta %,
 // interval, verdict.
-func (d DeltaRow) cells() []string {
+func rowCells(d results.DeltaRow) []string {
 	title := d.Title()
 	if d.Unit != "" && d.Unit != "fraction" {
 		title += " (" + d.Unit + ")"
 	}
-	c := []string{title, "-", "-", "-", "-", "-", d.verdictCell()}
+	c := []string{title, "-", "-", "-", "-", "-", verdictCell(d)}
 	if d.Base != nil {
-		c[1] = d.num(*d.Base)
+		c[1] = rowNum(d, *d.Base)
 	}
 	if d.New != nil {
-		c[2] = d.num(*d.New)
+		c[2] = rowNum(d, *d.New)
 	}
 	if d.Delta != nil {
-		c[3] = d.signed(*d.Delta)
+		c[3] = rowSigned(d, *d.Delta)
 	}
 	if d.Percent != nil && d.Unit != "fraction" {
 		c[4] = fmt.Sprintf("%+.1f%%", *d.Percent)
@@ -207,19 +50,19 @@ func (d DeltaRow) cells() []string {
 	case ok && d.Unit != "fraction":
 		c[5] = fmt.Sprintf("[%+.1f%%, %+.1f%%]", lo, hi)
 	case d.Lower != nil && d.Upper != nil:
-		c[5] = fmt.Sprintf("[%s, %s]", d.signed(*d.Lower), d.signed(*d.Upper))
+		c[5] = fmt.Sprintf("[%s, %s]", rowSigned(d, *d.Lower), rowSigned(d, *d.Upper))
 	}
 	return c
 }
 
 // verdictCell: "FAIL (> +10%)", "pass (<= +5%)", "inconclusive", or the
 // change for a row without a tolerance.
-func (d DeltaRow) verdictCell() string {
+func verdictCell(d results.DeltaRow) string {
 	if d.Verdict == "" {
 		return d.Change
 	}
 	v := d.Verdict
-	if v == Fail {
+	if v == results.Fail {
 		v = "FAIL"
 	}
 	if d.Tolerance != nil {
@@ -237,7 +80,7 @@ var ComparisonHeader = []string{"metric", "base", "new", "delta", "delta %", "95
 
 // WriteComparison writes a comparison as an aligned table, followed by the
 // messages of the rows that did not pass.
-func WriteComparison(w io.Writer, c *Comparison) error {
+func WriteComparison(w io.Writer, c *results.Comparison) error {
 	p := &printer{w: w}
 	p.printf("Baseline: %s (run %s)\n", c.Baseline, c.BaseRunID)
 	if c.BaseServerVersion != "" || c.ServerVersion != "" {
@@ -248,7 +91,7 @@ func WriteComparison(w io.Writer, c *Comparison) error {
 	}
 	rows := [][]string{ComparisonHeader}
 	for _, r := range c.Rows {
-		rows = append(rows, r.cells())
+		rows = append(rows, rowCells(r))
 	}
 	widths := make([]int, len(ComparisonHeader))
 	for _, r := range rows {
@@ -272,13 +115,13 @@ func WriteComparison(w io.Writer, c *Comparison) error {
 		p.printf("%s\n", strings.TrimRight(b.String(), " "))
 	}
 	for _, r := range c.Rows {
-		if r.Verdict != "" && r.Verdict != Pass && r.Message != "" {
+		if r.Verdict != "" && r.Verdict != results.Pass && r.Message != "" {
 			p.printf("%s %s: %s\n", strings.ToUpper(r.Verdict[:1])+r.Verdict[1:], r.Key, r.Message)
 		}
 	}
 	verdict := c.Verdict
 	if verdict == "" {
-		verdict = Pass
+		verdict = results.Pass
 	}
 	p.printf("Comparison: %s\n", verdict)
 	return p.err

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/llmload/llmload/metrics"
+	"github.com/llmload/llmload/results"
 )
 
 // ConnShareWarn is the share of TTFT spent getting connections (blocked,
@@ -15,7 +16,7 @@ const ConnShareWarn = 0.10
 // writeConnections prints the connection phases next to TTFT, and a
 // warning naming the likely cause when getting connections took a large
 // share of TTFT.
-func writeConnections(p *printer, r *Result, s *metrics.Summary) {
+func writeConnections(p *printer, r *results.Result, s *metrics.Summary) {
 	if s.Blocked.Count == 0 {
 		return // no traced request (a result from before the phases)
 	}
@@ -42,7 +43,7 @@ func writeConnections(p *printer, r *Result, s *metrics.Summary) {
 // ConnShareWarn of the requests' TTFT, how much and the likely cause
 // ("" otherwise). It reads only the summary and the schedule, so a saved
 // result warns as the live run did.
-func ConnectionWarning(r *Result, s *metrics.Summary) string {
+func ConnectionWarning(r *results.Result, s *metrics.Summary) string {
 	share := s.ConnShare()
 	if share <= ConnShareWarn || s.Completed == 0 {
 		return ""

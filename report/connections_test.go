@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/llmload/llmload/metrics"
+	"github.com/llmload/llmload/results"
 )
 
 // The connection warning: over ConnShareWarn of TTFT spent getting
@@ -48,7 +49,7 @@ func TestConnectionWarning(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := &Result{Extras: Extras{Schedule: Schedule{ConfiguredRate: tt.rate}, Summary: tt.s}}
+			r := &results.Result{Extras: results.Extras{Schedule: results.Schedule{ConfiguredRate: tt.rate}, Summary: tt.s}}
 			got := ConnectionWarning(r, tt.s)
 			if tt.want == "" {
 				if got != "" {

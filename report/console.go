@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/llmload/llmload/metrics"
+	"github.com/llmload/llmload/results"
 )
 
 // printer writes lines and keeps the first error.
@@ -52,7 +53,7 @@ var vllmLatencies = []vllmLatency{
 // (same labels and layout, so both can be read side by side), our extra
 // figures, the per-stage table and the checks. It reads only the result, so
 // a saved result file renders exactly as the live run did.
-func WriteConsole(w io.Writer, r *Result) error {
+func WriteConsole(w io.Writer, r *results.Result) error {
 	p := &printer{w: w}
 	s := r.Summary
 	if s == nil {
@@ -78,7 +79,7 @@ func WriteConsole(w io.Writer, r *Result) error {
 	return p.err
 }
 
-func writeVLLMBlock(p *printer, r *Result, s *metrics.Summary) {
+func writeVLLMBlock(p *printer, r *results.Result, s *metrics.Summary) {
 	p.center(" Serving Benchmark Result ", "=")
 	p.int("Successful requests:", s.Completed)
 	p.int("Failed requests:", s.Failed)
@@ -102,17 +103,17 @@ func writeVLLMBlock(p *printer, r *Result, s *metrics.Summary) {
 	// As vLLM: Mean, Median, then P<p> of each chosen percentile, for the
 	// chosen metrics in vLLM's order.
 	for _, m := range vllmLatencies {
-		if !slices.Contains(r.percentileMetrics(), m.key) {
+		if !slices.Contains(r.ChosenPercentileMetrics(), m.key) {
 			continue
 		}
 		l := s.LatencyOf(m.key)
 		p.center(m.header, "-")
 		p.float("Mean "+m.name+" (ms):", l.Mean)
 		p.float("Median "+m.name+" (ms):", l.P50)
-		for _, pc := range r.percentiles() {
-			v, ok := r.VLLMLatencies[vllmPercentileKey(pc, m.key)]
+		for _, pc := range r.ChosenPercentiles() {
+			v, ok := r.VLLMLatencies[results.PercentileKey(pc, m.key)]
 			if !ok {
-				v, _ = standardPercentile(l, pc)
+				v, _ = results.StandardPercentile(l, pc)
 			}
 			p.float("P"+strconv.FormatFloat(pc, 'f', -1, 64)+" "+m.name+" (ms):", v)
 		}
@@ -162,7 +163,7 @@ func phaseRows(s *metrics.Summary) []struct {
 	}
 }
 
-func writeExtras(p *printer, r *Result, s *metrics.Summary) {
+func writeExtras(p *printer, r *results.Result, s *metrics.Summary) {
 	p.printf("\n")
 	p.printf("%-20s %8s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n",
 		"Latency (ms)", "n", "mean", "stddev", "min", "p50", "p90", "p95", "p99", "p99.9", "max")
@@ -238,7 +239,7 @@ func writeExtras(p *printer, r *Result, s *metrics.Summary) {
 		p.printf("Note: output tokens of %s counted as stream events (no usage, no tokenizer): token figures are approximate.\n", count(s.ApproxOutputCounts, "request", "requests"))
 	}
 	switch {
-	case r.TokenizerApproximate && r.simulated():
+	case r.TokenizerApproximate && simulated(r):
 		p.printf("Note: the tokenizer is approximate for this model; the simulator counts with the same approximation: figures are consistent.\n")
 	case r.TokenizerApproximate:
 		p.printf("Note: the tokenizer is approximate for this model: token counts from it are estimates.\n")
@@ -248,7 +249,7 @@ func writeExtras(p *printer, r *Result, s *metrics.Summary) {
 // simulated reports whether the run's target was the built-in simulator
 // (a sim:// URL; the simulator's statistics for results written before the
 // URL said so).
-func (r *Result) simulated() bool {
+func simulated(r *results.Result) bool {
 	return strings.HasPrefix(r.TargetURL, "sim://") || len(r.Simulator) > 0
 }
 
@@ -261,7 +262,7 @@ func count(n int, one, many string) string {
 }
 
 // describeSLO renders the set SLO fields, e.g. "ttft <= 200ms, itl <= 50ms".
-func describeSLO(slo SLOms) string {
+func describeSLO(slo results.SLOms) string {
 	var parts []string
 	for _, f := range []struct {
 		name  string
@@ -291,7 +292,7 @@ func writeTurns(p *printer, s *metrics.Summary) {
 	}
 }
 
-func writeStages(p *printer, stages []Stage, capacity *Capacity) {
+func writeStages(p *printer, stages []results.Stage, capacity *results.Capacity) {
 	if len(stages) == 0 {
 		return
 	}
@@ -336,11 +337,11 @@ func writeStages(p *printer, stages []Stage, capacity *Capacity) {
 }
 
 // verdictLabel is a check's verdict as the table shows it.
-func verdictLabel(c Check) string {
+func verdictLabel(c results.Check) string {
 	switch {
-	case c.Verdict == Inconclusive:
+	case c.Verdict == results.Inconclusive:
 		return "INCONCLUSIVE"
-	case c.Verdict == Skipped:
+	case c.Verdict == results.Skipped:
 		return "SKIPPED"
 	case c.Passed:
 		return "PASS"
@@ -348,11 +349,11 @@ func verdictLabel(c Check) string {
 	return "FAIL"
 }
 
-func writeChecks(p *printer, checks []Check, s *metrics.Summary) {
+func writeChecks(p *printer, checks []results.Check, s *metrics.Summary) {
 	if len(checks) == 0 {
 		return
 	}
-	thresholdText := func(c Check) string {
+	thresholdText := func(c results.Check) string {
 		t := c.ThresholdText()
 		if c.Default {
 			t += " (default)"
@@ -447,7 +448,7 @@ func writeStreamNotes(p *printer, s *metrics.Summary) {
 }
 
 // writeValidity prints each validity figure against its bound.
-func writeValidity(p *printer, v *Validity) {
+func writeValidity(p *printer, v *results.Validity) {
 	if v == nil {
 		return
 	}
@@ -460,7 +461,7 @@ func writeValidity(p *printer, v *Validity) {
 		}
 		p.printf("\nRun validity: INVALID (%s): the load was not what the scenario said, so no verdict can be drawn\n", strings.Join(names, ", "))
 	}
-	format := func(r Rule, x float64) string {
+	format := func(r results.Rule, x float64) string {
 		if r.Unit == "ms" {
 			return strconv.FormatFloat(roundTo(x, 3), 'f', -1, 64) + " ms"
 		}

@@ -2,21 +2,29 @@ package report
 
 import (
 	"bytes"
+	"errors"
+	"math"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/llmload/llmload/metrics"
+	"github.com/llmload/llmload/results"
+	"github.com/llmload/llmload/results/resultstest"
 )
+
+var errShort = errors.New("short write")
+
+func inf() float64 { return math.Inf(1) }
 
 func TestWriteConsoleGolden(t *testing.T) {
 	for _, tt := range runs {
-		t.Run(tt.name, func(t *testing.T) {
+		t.Run(tt.Name, func(t *testing.T) {
 			var buf bytes.Buffer
-			if err := WriteConsole(&buf, result(t, tt.run())); err != nil {
+			if err := WriteConsole(&buf, result(t, tt.Run())); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, tt.name+".console.golden", buf.Bytes())
+			golden(t, tt.Name+".console.golden", buf.Bytes())
 		})
 	}
 }
@@ -26,7 +34,7 @@ func TestWriteConsoleGolden(t *testing.T) {
 // headers lay it out (trailing spaces included).
 func TestVLLMBlock(t *testing.T) {
 	lat := func(mean, p50, p99 float64) metrics.Latency { return metrics.Latency{Mean: mean, P50: p50, P99: p99} }
-	run := &Run{
+	run := &results.Run{
 		MaxConcurrency: 32, RequestRate: 4, Scenario: "x",
 		Goodput: metrics.SLO{TTFT: 1},
 		Overall: &metrics.Summary{
@@ -84,15 +92,15 @@ func TestVLLMBlock(t *testing.T) {
 func TestVLLMBlockOptionalLines(t *testing.T) {
 	tests := []struct {
 		name    string
-		run     Run
+		run     results.Run
 		present []string
 		absent  []string
 	}{
-		{"inf rate, no limit, no goodput", Run{RequestRate: inf()},
+		{"inf rate, no limit, no goodput", results.Run{RequestRate: inf()},
 			nil, []string{"Maximum request concurrency:", "Request rate configured", "Request goodput"}},
-		{"closed loop", Run{RequestRate: 0, MaxConcurrency: 8},
+		{"closed loop", results.Run{RequestRate: 0, MaxConcurrency: 8},
 			[]string{"Maximum request concurrency:"}, []string{"Request rate configured"}},
-		{"goodput", Run{RequestRate: 2, Goodput: metrics.SLO{E2EL: 1}},
+		{"goodput", results.Run{RequestRate: 2, Goodput: metrics.SLO{E2EL: 1}},
 			[]string{"Request rate configured (RPS):           2.00", "Request goodput (req/s):"}, nil},
 	}
 	for _, tt := range tests {
@@ -139,5 +147,77 @@ func (f *failWriter) Write(p []byte) (int, error) {
 func TestWriteConsoleReportsWriteErrors(t *testing.T) {
 	if err := WriteConsole(&failWriter{n: 3}, result(t, openLoopRun())); err != errShort {
 		t.Errorf("WriteConsole error = %v, want %v", err, errShort)
+	}
+}
+
+// TestSavedResultRendersAsLive: a result written and read back renders as
+// the live one did.
+func TestSavedResultRendersAsLive(t *testing.T) {
+	for _, tt := range runs {
+		t.Run(tt.Name, func(t *testing.T) {
+			live := result(t, tt.Run())
+			path, err := results.WriteResult(t.TempDir(), live)
+			if err != nil {
+				t.Fatal(err)
+			}
+			saved, err := results.ReadResult(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var a, b bytes.Buffer
+			if err := WriteConsole(&a, live); err != nil {
+				t.Fatal(err)
+			}
+			if err := WriteConsole(&b, saved); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(a.String(), b.String()); diff != "" {
+				t.Errorf("the saved result renders differently (-live +saved):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestConsoleAPIKeyNeverWritten: a resolved scenario that holds the API key
+// in a json:"-" field does not leak it into the console report.
+func TestConsoleAPIKeyNeverWritten(t *testing.T) {
+	run := openLoopRun()
+	if run.Config.(resultstest.SecretConfig).Target.APIKey != resultstest.Secret {
+		t.Fatal("fixture lost its secret")
+	}
+	var console bytes.Buffer
+	if err := WriteConsole(&console, result(t, run)); err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(console.Bytes(), []byte(resultstest.Secret)) {
+		t.Error("the console report contains the API key")
+	}
+}
+
+// TestWriteConsoleMergedShards: a merge of shards shows the per-shard table
+// and names the shards it lacks.
+func TestWriteConsoleMergedShards(t *testing.T) {
+	s := func(i, n int) *results.Result { return resultstest.Shard(t, "r", i, n) }
+	for _, tt := range []struct {
+		name    string
+		parts   []*results.Result
+		missing bool
+	}{
+		{"all shards", []*results.Result{s(0, 3), s(2, 3), s(1, 3)}, false},
+		{"one missing", []*results.Result{s(0, 3), s(2, 3)}, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			m, err := results.MergeResults(tt.parts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var buf bytes.Buffer
+			if err := WriteConsole(&buf, m); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(buf.String(), "shard 2/3") || tt.missing != strings.Contains(buf.String(), "MISSING: shard 1 of 3") {
+				t.Errorf("console lacks the per-shard table or the missing shard:\n%s", buf.String())
+			}
+		})
 	}
 }

@@ -1,11 +1,11 @@
-// Package report renders finished runs and owns the result files: the
-// <scenario>.json result with vLLM's keys and units, the per-request
-// <scenario>.requests.jsonl written as requests finish, the console report,
-// the progress line, and the merge of several result files. It imports only
-// metrics: every figure it prints was computed before it is called, and the
-// console renders from the same Result that is written to disk, so a saved
-// result renders as the live one did.
+// Package report renders finished runs: the console report (vLLM's block
+// first, with its labels and layout), the progress line, the HTML report
+// (gonum/plot SVG), JUnit XML, Markdown, CSV, the JSON summary, GitHub
+// annotations and the comparison table. Every view is a pure function of a
+// results.Result, so a saved result renders as the live run did and a
+// merged result like any other; the schema, the files and the figures are
+// results'.
 //
-// It imports only metrics. cmd/llmload, tools/calibrate and the tests import
-// it.
+// It imports metrics and results. runner (the progress line), cmd/llmload
+// and the tests import it.
 package report

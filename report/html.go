@@ -11,13 +11,14 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/llmload/llmload/metrics"
+	"github.com/llmload/llmload/results"
 )
 
 // Labelled is one result of an HTML report, with the name it goes by in
 // legends and headings (the file name, say "baseline").
 type Labelled struct {
 	Label  string
-	Result *Result
+	Result *results.Result
 }
 
 // palette is the colour of each result in overlaid plots: the first is

@@ -2,9 +2,11 @@ package report
 
 import (
 	"bytes"
-	"github.com/llmload/llmload/metrics"
 	"strings"
 	"testing"
+
+	"github.com/llmload/llmload/metrics"
+	"github.com/llmload/llmload/results"
 
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/net/html"
@@ -13,25 +15,25 @@ import (
 // sweepRun is a users sweep of four steps made from the open-loop fixture's
 // summary: throughput flattens after 4 users and P99 TTFT passes its bound
 // at 8.
-func sweepRun(mode string) *Run {
+func sweepRun(mode string) *results.Run {
 	base := openLoopRun()
 	r := *base
 	r.Scenario = "sweep"
-	sw := &Sweep{Mode: mode, Vary: VaryUsers, KneeShare: 0.1}
+	sw := &results.Sweep{Mode: mode, Vary: results.VaryUsers, KneeShare: 0.1}
 	for i, row := range []struct{ users, tput, ttft float64 }{{1, 100, 50}, {2, 200, 60}, {4, 390, 90}, {8, 400, 900}} {
 		s := *base.Overall
 		s.Series = nil
 		s.OutputThroughput, s.TTFT.P99 = row.tput, row.ttft
-		st := Step{Step: i + 1, Value: row.users, Duration: 2, Summary: &s, SLAChecked: true,
-			Checks: []Check{{Name: "ttft_p99", Kind: "sla", Metric: "ttft", Stat: "p99", Op: "<=", Threshold: num(500), Unit: "ms", Value: num(row.ttft)}}}
+		st := results.Step{Step: i + 1, Value: row.users, Duration: 2, Summary: &s, SLAChecked: true,
+			Checks: []results.Check{{Name: "ttft_p99", Kind: "sla", Metric: "ttft", Stat: "p99", Op: "<=", Threshold: num(500), Unit: "ms", Value: num(row.ttft)}}}
 		if row.ttft > 500 {
 			st.SLAFailed = []string{"ttft_p99"}
 		}
 		sw.Steps = append(sw.Steps, st)
 	}
-	if mode == ModeCapacity {
+	if mode == results.ModeCapacity {
 		w, rel := 4.0, 1.0
-		sw.Search = &Search{Min: 1, Max: 16, Precision: 0.05, LastPass: 3, FirstFail: 4, Low: 4, High: 8, Width: &w, RelWidth: &rel, Outcome: SearchMaxProbes}
+		sw.Search = &results.Search{Min: 1, Max: 16, Precision: 0.05, LastPass: 3, FirstFail: 4, Low: 4, High: 8, Width: &w, RelWidth: &rel, Outcome: results.SearchMaxProbes}
 	}
 	r.Sweep = sw
 	return &r
@@ -59,8 +61,8 @@ func TestWriteHTML(t *testing.T) {
 	}{
 		{"open loop", []Labelled{{"smoke", result(t, openLoopRun())}}, cat(cdfs, series), []string{"Checks: smoke", "itl_p99"}},
 		{"closed loop stages", []Labelled{{"knee", result(t, closedLoopRun())}}, cat(cdfs, series), []string{"Stages: knee", "mean users"}},
-		{"sweep", []Labelled{{"sweep", result(t, sweepRun(ModeSweep))}}, cat(load, cdfs, series), []string{"Steps: sweep", "Knee: 4 users", "Capacity: 4 users"}},
-		{"capacity search", []Labelled{{"search", result(t, sweepRun(ModeCapacity))}}, cat(load, cdfs, series), []string{"Search: stopped at max_probes"}},
+		{"sweep", []Labelled{{"sweep", result(t, sweepRun(results.ModeSweep))}}, cat(load, cdfs, series), []string{"Steps: sweep", "Knee: 4 users", "Capacity: 4 users"}},
+		{"capacity search", []Labelled{{"search", result(t, sweepRun(results.ModeCapacity))}}, cat(load, cdfs, series), []string{"Search: stopped at max_probes"}},
 		{"baseline vs candidate", []Labelled{{"baseline", result(t, openLoopRun())}, {"candidate", result(t, closedLoopRun())}}, cat(cdfs, series), []string{"baseline vs candidate"}},
 		{"server metrics", []Labelled{{"scraped", result(t, withServer(openLoopRun()))}}, cat(cdfs, series, []string{"Server KV-cache usage over time"}), []string{"Checks: scraped"}},
 	}
@@ -182,7 +184,7 @@ func axisLabels(title string) (x, y string) {
 // the HTML page: the summary for every result and a sweep's knee and
 // capacity.
 func TestWriteTextFormats(t *testing.T) {
-	results := []Labelled{{"base", result(t, openLoopRun())}, {"sweep", result(t, sweepRun(ModeSweep))}}
+	results := []Labelled{{"base", result(t, openLoopRun())}, {"sweep", result(t, sweepRun(results.ModeSweep))}}
 	var md, csv bytes.Buffer
 	if err := WriteMarkdownTables(&md, results); err != nil {
 		t.Fatal(err)
@@ -204,7 +206,7 @@ func TestWriteTextFormats(t *testing.T) {
 }
 
 // withServer gives a run a scraped KV-cache usage series over its windows.
-func withServer(r *Run) *Run {
+func withServer(r *results.Run) *results.Run {
 	s := *r.Overall
 	srv := &metrics.ServerMetrics{URL: "http://127.0.0.1:8000/metrics", Interval: 1, Scrapes: len(s.Series.Windows), Series: &metrics.ServerSeries{Interval: 1}}
 	for i, w := range s.Series.Windows {

@@ -21,6 +21,7 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/llmload/llmload/metrics"
+	"github.com/llmload/llmload/results"
 )
 
 // newPlot returns a plot with the report's fonts, a grid and a legend.
@@ -129,7 +130,7 @@ func cdfPlot(results []Labelled, name string) (figure, error) {
 
 // windows returns a result's time-series windows and their offsets in
 // seconds from the first.
-func windows(r *Result) ([]metrics.Window, []float64, float64) {
+func windows(r *results.Result) ([]metrics.Window, []float64, float64) {
 	s := r.Summary
 	if s == nil || s.Series == nil || len(s.Series.Windows) == 0 {
 		return nil, nil, 0
@@ -267,9 +268,9 @@ func hasSweep(results []Labelled) bool {
 // by load: output throughput, or the P99 of TTFT or ITL with the SLA's
 // bound; the knee and the capacity are vertical lines.
 func loadPlot(what string) func([]Labelled) (figure, error) {
-	return func(results []Labelled) (figure, error) {
+	return func(runs []Labelled) (figure, error) {
 		var vary string
-		for _, r := range results {
+		for _, r := range runs {
 			if sw := r.Result.Sweep; sw != nil && vary == "" {
 				vary = sw.Vary
 			}
@@ -284,13 +285,13 @@ func loadPlot(what string) func([]Labelled) (figure, error) {
 		}
 		p := newPlot(title, LoadTitle(vary), y)
 		var xmax, ymax float64
-		for i, r := range results {
+		for i, r := range runs {
 			sw := r.Result.Sweep
 			if sw == nil {
 				continue
 			}
 			steps := slices.Clone(sw.Steps)
-			slices.SortStableFunc(steps, func(a, b Step) int { return cmpFloat(a.Value, b.Value) })
+			slices.SortStableFunc(steps, func(a, b results.Step) int { return cmpFloat(a.Value, b.Value) })
 			var xys plotter.XYs
 			for _, st := range steps {
 				s := st.Summary
@@ -326,7 +327,7 @@ func loadPlot(what string) func([]Labelled) (figure, error) {
 			}
 		}
 		if what != "output" {
-			if bound, ok := slaBound(results, what); ok && xmax > 0 {
+			if bound, ok := slaBound(runs, what); ok && xmax > 0 {
 				l, err := plotter.NewLine(plotter.XYs{{X: 0, Y: bound}, {X: xmax, Y: bound}})
 				if err != nil {
 					return figure{}, err

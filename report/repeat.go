@@ -3,116 +3,13 @@ package report
 import (
 	"math"
 	"strconv"
-	"time"
 
 	"github.com/llmload/llmload/metrics"
+	"github.com/llmload/llmload/results"
 )
-
-// Repeats holds the runs of a scenario with repeat = N: the result's
-// summary pools them (metrics.PoolSummaries), and each run keeps its own
-// summary here, with the spread of the main figures over the runs.
-type Repeats struct {
-	// Count is the runs asked for; len(Runs) the runs made (fewer when
-	// interrupted).
-	Count    int         `json:"count"`
-	Cooldown float64     `json:"cooldown_s"`
-	Runs     []RepeatRun `json:"runs"`
-	// Spread is, for each figure llmload compare shows, its values over
-	// the runs, their median, range and coefficient of variation.
-	Spread []Spread `json:"spread"`
-}
-
-// RepeatRun is one run of a repeated scenario.
-type RepeatRun struct {
-	Run       int       `json:"run"` // from 1
-	StartedAt time.Time `json:"started_at"`
-	EndedAt   time.Time `json:"ended_at"`
-	// TimeZero is the instant the run's own offsets count from; the
-	// requests file's offsets count from the first run's.
-	TimeZero time.Time `json:"time_zero"`
-	// Valid is the run's own validity (the scenario's validity block on
-	// its summary).
-	Valid bool `json:"valid"`
-	// Summary is the run's figures, with histograms and without the time
-	// series (the result's pooled series holds every run's windows).
-	Summary *metrics.Summary `json:"summary"`
-}
-
-// Spread is one figure over repeated runs (null statistics: a run lacks
-// it).
-type Spread struct {
-	Key    string    `json:"key"` // "ttft_p99", "output_throughput"
-	Metric string    `json:"metric"`
-	Stat   string    `json:"stat,omitempty"`
-	Unit   string    `json:"unit"`
-	Values []float64 `json:"values"`
-	Median *float64  `json:"median"`
-	Min    *float64  `json:"min"`
-	Max    *float64  `json:"max"`
-	// CV is the coefficient of variation: the runs' sample standard
-	// deviation over their mean (null when the mean is 0).
-	CV *float64 `json:"cv"`
-}
-
-// Summaries returns the runs' summaries (nil for none).
-func (r *Repeats) Summaries() []*metrics.Summary {
-	if r == nil {
-		return nil
-	}
-	out := make([]*metrics.Summary, 0, len(r.Runs))
-	for _, run := range r.Runs {
-		out = append(out, run.Summary)
-	}
-	return out
-}
-
-// AB is an interleaved A/B run: blocks of one schedule sent to each arm in
-// turn. The result's summary is the candidate arm's (its blocks pooled);
-// the baseline arm's pooled summary is here, and the result's Comparison
-// compares the two.
-type AB struct {
-	// Interleave is the block length as written ("30s", "50 requests").
-	Interleave string `json:"interleave"`
-	// Blocks is the number of blocks each arm ran; First names the arm
-	// that went first in each block (they alternate, so that an order
-	// effect cancels).
-	Blocks    int      `json:"blocks"`
-	First     []string `json:"first"`
-	Baseline  Arm      `json:"baseline"`
-	Candidate Arm      `json:"candidate"`
-}
-
-// Arm is one side of an A/B run.
-type Arm struct {
-	Target        string `json:"target"`
-	TargetURL     string `json:"target_url"`
-	ServerVersion string `json:"server_version,omitempty"`
-	// Summary is the arm's blocks pooled: set for the baseline arm (the
-	// candidate's is the result's summary).
-	Summary *metrics.Summary `json:"summary,omitempty"`
-}
-
-// Arm names in requests files and results.
-const (
-	ArmBaseline  = "baseline"
-	ArmCandidate = "candidate"
-)
-
-func ptrOf(v float64) *float64 {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return nil
-	}
-	return &v
-}
-
-// NewSpread fills a Spread from its statistics (NaN: null).
-func NewSpread(key, metric, stat, unit string, values []float64, median, lo, hi, cv float64) Spread {
-	return Spread{Key: key, Metric: metric, Stat: stat, Unit: unit, Values: values,
-		Median: ptrOf(median), Min: ptrOf(lo), Max: ptrOf(hi), CV: ptrOf(cv)}
-}
 
 // writeRepeats prints the spread of a repeated run's figures.
-func writeRepeats(p *printer, r *Repeats) {
+func writeRepeats(p *printer, r *results.Repeats) {
 	if r == nil || len(r.Runs) == 0 {
 		return
 	}
@@ -137,7 +34,7 @@ func writeRepeats(p *printer, r *Repeats) {
 }
 
 // writeAB prints an A/B run's arms.
-func writeAB(p *printer, ab *AB, cand *metrics.Summary) {
+func writeAB(p *printer, ab *results.AB, cand *metrics.Summary) {
 	if ab == nil {
 		return
 	}

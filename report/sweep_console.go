@@ -6,17 +6,18 @@ import (
 	"strings"
 
 	"github.com/llmload/llmload/metrics"
+	"github.com/llmload/llmload/results"
 )
 
 // LoadUnit names the unit of a varied load: "users", "req/s",
 // "concurrent".
 func LoadUnit(vary string) string {
 	switch vary {
-	case VaryUsers:
+	case results.VaryUsers:
 		return "users"
-	case VaryRate:
+	case results.VaryRate:
 		return "req/s"
-	case VaryMaxConcurrency:
+	case results.VaryMaxConcurrency:
 		return "concurrent"
 	}
 	return vary
@@ -25,11 +26,11 @@ func LoadUnit(vary string) string {
 // LoadTitle names a varied load for a column or an axis.
 func LoadTitle(vary string) string {
 	switch vary {
-	case VaryUsers:
+	case results.VaryUsers:
 		return "users"
-	case VaryRate:
+	case results.VaryRate:
 		return "rate (req/s)"
-	case VaryMaxConcurrency:
+	case results.VaryMaxConcurrency:
 		return "max concurrency"
 	}
 	return vary
@@ -37,7 +38,7 @@ func LoadTitle(vary string) string {
 
 // perUnitTitle names the per-unit throughput column.
 func perUnitTitle(vary string) string {
-	if vary == VaryUsers {
+	if vary == results.VaryUsers {
 		return "tok/s/user"
 	}
 	return "tok/s/conc"
@@ -60,7 +61,7 @@ type StepRow struct {
 
 // StepRows returns the rows of a sweep's table, in the order the steps
 // ran.
-func StepRows(sw *Sweep) []StepRow {
+func StepRows(sw *results.Sweep) []StepRow {
 	var rows []StepRow
 	for _, st := range sw.Steps {
 		s := st.Summary
@@ -76,11 +77,11 @@ func StepRows(sw *Sweep) []StepRow {
 	return rows
 }
 
-func writeSweep(p *printer, sw *Sweep) {
+func writeSweep(p *printer, sw *results.Sweep) {
 	if sw == nil || len(sw.Steps) == 0 {
 		return
 	}
-	if sw.Mode == ModeCapacity {
+	if sw.Mode == results.ModeCapacity {
 		p.printf("\nCapacity search over %s (probes in the order run, each judged by the sla checks on its own)\n", sw.Vary)
 	} else {
 		p.printf("\nSweep over %s (each step judged by the sla checks on its own)\n", sw.Vary)
@@ -96,7 +97,7 @@ func writeSweep(p *printer, sw *Sweep) {
 			r.Step, formatLoad(r.Value), r.Duration, r.ReqPerS, r.OutTokPerS, r.PerUnit,
 			r.TTFTP50, r.TTFTP99, r.ITLP50, r.ITLP99, 100*r.ErrorRate, cmpOrStr(r.Verdict, "-"))
 	}
-	p.printf("(latencies in ms; %s: output tok/s per %s)\n", perUnitTitle(sw.Vary), map[bool]string{true: "user", false: "request in flight"}[sw.Vary == VaryUsers])
+	p.printf("(latencies in ms; %s: output tok/s per %s)\n", perUnitTitle(sw.Vary), map[bool]string{true: "user", false: "request in flight"}[sw.Vary == results.VaryUsers])
 	for _, line := range SweepFindings(sw) {
 		p.printf("%s\n", line)
 	}
@@ -111,16 +112,16 @@ func cmpOrStr(a, b string) string {
 
 // SweepFindings are the sentences under a sweep's table: the knee, the
 // capacity with its evidence, and for a search its bracket.
-func SweepFindings(sw *Sweep) []string {
+func SweepFindings(sw *results.Sweep) []string {
 	unit := LoadUnit(sw.Vary)
 	var out []string
 	if k := sw.Knee; k != nil {
 		out = append(out, fmt.Sprintf("Knee: %s %s (step %d): past it, output throughput rises %.2f tok/s per added unit of load, under %g%% of the initial %.2f.",
 			formatLoad(k.Value), unit, k.Step, k.Slope, 100*k.Share, k.InitialSlope))
-	} else if sw.Mode == ModeSweep {
+	} else if sw.Mode == results.ModeSweep {
 		out = append(out, fmt.Sprintf("Knee: none: output throughput never rose by less than %g%% of its initial slope per added unit of load.", 100*sw.KneeShare))
 	}
-	step := func(n int) *Step {
+	step := func(n int) *results.Step {
 		for i := range sw.Steps {
 			if sw.Steps[i].Step == n {
 				return &sw.Steps[i]
@@ -128,7 +129,7 @@ func SweepFindings(sw *Sweep) []string {
 		}
 		return nil
 	}
-	evidence := func(st *Step) string {
+	evidence := func(st *results.Step) string {
 		s := st.Summary
 		line := fmt.Sprintf("step %d at %s %s: %.2f req/s, %.2f out tok/s", st.Step, formatLoad(st.Value), unit, s.RequestThroughput, s.OutputThroughput)
 		for _, c := range st.Checks {
@@ -163,20 +164,20 @@ func SweepFindings(sw *Sweep) []string {
 	}
 	if sr := sw.Search; sr != nil {
 		switch sr.Outcome {
-		case SearchConverged:
+		case results.SearchConverged:
 			out = append(out, fmt.Sprintf("Search: converged after %d probes: the capacity lies in [%s, %s) %s, a bracket of %s (%.1f%%; precision asked %g%%).",
 				len(sw.Steps), formatLoad(sr.Low), formatLoad(sr.High), unit, formatLoad(*sr.Width), 100**sr.RelWidth, 100*sr.Precision))
-		case SearchMaxPassed:
+		case results.SearchMaxPassed:
 			out = append(out, fmt.Sprintf("Search: every probe up to max (%s %s) passed: the capacity is at least that; raise max to find it.", formatLoad(sr.Max), unit))
-		case SearchMinFailed:
+		case results.SearchMinFailed:
 			out = append(out, fmt.Sprintf("Search: the probe at min (%s %s) failed: the capacity is below it; lower min to find it.", formatLoad(sr.Min), unit))
-		case SearchMaxProbes:
+		case results.SearchMaxProbes:
 			line := fmt.Sprintf("Search: stopped at max_probes (%d) before reaching the precision", len(sw.Steps))
 			if sr.Width != nil {
 				line += fmt.Sprintf("; the capacity lies in [%s, %s) %s (%.1f%%)", formatLoad(sr.Low), formatLoad(sr.High), unit, 100**sr.RelWidth)
 			}
 			out = append(out, line+".")
-		case SearchInterrupted:
+		case results.SearchInterrupted:
 			out = append(out, "Search: interrupted; the bracket above is partial.")
 		}
 		if st := step(sr.LastPass); st != nil {
@@ -187,4 +188,26 @@ func SweepFindings(sw *Sweep) []string {
 		}
 	}
 	return out
+}
+
+// spreadKey is a figure's key in a Spread: "ttft_p99", "error_rate".
+func spreadKey(metric, stat string) string {
+	if stat == "" {
+		return metric
+	}
+	return metric + "_" + stat
+}
+
+func cmpOr(a, b float64) float64 {
+	if a > 0 {
+		return a
+	}
+	return b
+}
+
+func perUnit(v, n float64) float64 {
+	if n <= 0 {
+		return 0
+	}
+	return v / n
 }

@@ -17,7 +17,7 @@ import (
 	"github.com/llmload/llmload/dataset"
 	"github.com/llmload/llmload/executor"
 	"github.com/llmload/llmload/metrics"
-	"github.com/llmload/llmload/report"
+	"github.com/llmload/llmload/results"
 	"github.com/llmload/llmload/scenario"
 )
 
@@ -86,7 +86,7 @@ func blockPlan(base executor.Plan, offs []time.Duration, b abBlock, first bool) 
 
 // abArm is an arm's target and what its blocks measured.
 type abArm struct {
-	name    string // report.ArmBaseline or report.ArmCandidate
+	name    string // results.ArmBaseline or results.ArmCandidate
 	lt      *liveTarget
 	target  *scenario.Target
 	version string
@@ -102,7 +102,7 @@ type abOutcome struct {
 	// baseBlocks and candBlocks are each arm's blocks, in order (block k
 	// of both arms ran back to back: paired).
 	baseBlocks, candBlocks []*metrics.Summary
-	ab                     *report.AB
+	ab                     *results.AB
 }
 
 // interleaved is an A/B run: the schedule cut into blocks, each block run
@@ -124,7 +124,7 @@ func (il *interleaved) run(ctx context.Context, plan executor.Plan) (*executor.O
 	}
 	blocks := abBlocks(offs, s.Interleave)
 	po := observeParts(&plan)
-	res := &report.AB{Interleave: s.Interleave.String()}
+	res := &results.AB{Interleave: s.Interleave.String()}
 	var all []*executor.Outcome
 	cut := false
 	fmt.Fprintf(il.log, "llmload: A/B: %d blocks of %s, baseline %s and candidate %s in turn\n", len(blocks), s.Interleave, arms[0].target.Name, arms[1].target.Name)
@@ -174,8 +174,8 @@ run:
 	}
 	o.baseline, o.candidate, o.all = base.Overall, cand.Overall, both.Overall
 	for _, a := range arms {
-		arm := report.Arm{Target: a.target.Name, TargetURL: RedactURL(a.target.BaseURL), ServerVersion: a.version}
-		if a.name == report.ArmBaseline {
+		arm := results.Arm{Target: a.target.Name, TargetURL: RedactURL(a.target.BaseURL), ServerVersion: a.version}
+		if a.name == results.ArmBaseline {
 			own := *o.baseline
 			arm.Summary = &own
 			res.Baseline = arm
@@ -205,7 +205,7 @@ func startBaselineArm(ctx context.Context, log io.Writer, s *scenario.Scenario, 
 	if lt.profile != "" {
 		fmt.Fprintf(log, "llmload: baseline arm: simulator %q listening on %s\n", lt.profile, lt.target.BaseURL)
 	}
-	return &abArm{name: report.ArmBaseline, lt: lt, target: s.BaselineTarget, version: probeVersion(ctx, log, lt)}, nil
+	return &abArm{name: results.ArmBaseline, lt: lt, target: s.BaselineTarget, version: probeVersion(ctx, log, lt)}, nil
 }
 
 // armsBaseline is the baseline arm as the checks' baseline: baseline.*
@@ -217,11 +217,11 @@ func armsBaseline(s *scenario.Scenario, o *abOutcome) *assert.Baseline {
 
 // abComparison compares the candidate arm with the baseline arm by the
 // scenario's regression tolerances (none: the deltas alone, not judged).
-func abComparison(s *scenario.Scenario, o *abOutcome, rep *report.Run) *report.Comparison {
-	base := &report.Result{Extras: report.Extras{Summary: o.baseline, RunID: rep.RunID, ServerVersion: o.ab.Baseline.ServerVersion}}
-	cand := &report.Result{Extras: report.Extras{Summary: o.candidate, RunID: rep.RunID, ServerVersion: rep.ServerVersion}}
+func abComparison(s *scenario.Scenario, o *abOutcome, rep *results.Run) *results.Comparison {
+	base := &results.Result{Extras: results.Extras{Summary: o.baseline, RunID: rep.RunID, ServerVersion: o.ab.Baseline.ServerVersion}}
+	cand := &results.Result{Extras: results.Extras{Summary: o.candidate, RunID: rep.RunID, ServerVersion: rep.ServerVersion}}
 	if !rep.Goodput.Empty() {
-		base.Goodput, cand.Goodput = &report.SLOms{}, &report.SLOms{}
+		base.Goodput, cand.Goodput = &results.SLOms{}, &results.SLOms{}
 	}
 	b := armsBaseline(s, o)
 	c := compareWith(b.Path, base, cand, s.Tolerances(), compare.Options{BaseRuns: b.Runs, NewRuns: b.NewRuns, Paired: b.Paired})

@@ -13,6 +13,7 @@ import (
 	"github.com/llmload/llmload/assert"
 	"github.com/llmload/llmload/compare"
 	"github.com/llmload/llmload/report"
+	"github.com/llmload/llmload/results"
 	"github.com/llmload/llmload/scenario"
 )
 
@@ -31,7 +32,7 @@ func DefaultTolerances() string {
 // result base (read from basePath) is judged by: spec's (-max-regression)
 // when given, else the baseline scenario's regression block, else the
 // defaults.
-func TolerancesFor(spec, basePath string, base *report.Result) ([]compare.Tolerance, error) {
+func TolerancesFor(spec, basePath string, base *results.Result) ([]compare.Tolerance, error) {
 	if spec != "" {
 		t, err := compare.ParseTolerances(spec)
 		if err != nil {
@@ -54,8 +55,8 @@ func TolerancesFor(spec, basePath string, base *report.Result) ([]compare.Tolera
 // result when either run was invalid (its load generator did not do what
 // its scenario said) or when the evidence cannot decide, else the
 // comparison's verdict. It says why on log.
-func CompareStatus(log io.Writer, c *report.Comparison, base, cand *report.Result) Status {
-	for i, r := range []*report.Result{base, cand} {
+func CompareStatus(log io.Writer, c *results.Comparison, base, cand *results.Result) Status {
+	for i, r := range []*results.Result{base, cand} {
 		if r.Validity != nil && !r.Validity.Valid {
 			fmt.Fprintf(log, "llmload compare: the %s run is invalid (the load generator did not do what its scenario said): no verdict\n", []string{"baseline", "candidate"}[i])
 			return StatusNoResult

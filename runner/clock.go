@@ -10,7 +10,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/llmload/llmload/report"
+	"github.com/llmload/llmload/results"
 )
 
 // A clock probe asks another machine for its time over HTTP. The answer T
@@ -34,8 +34,8 @@ func (p probe) bounds(res time.Duration) (lo, hi time.Duration) {
 // disagree (an empty intersection: the other clock stepped, or rounds
 // instead of truncating) fall back on the median probe's midpoint, with
 // half the resolution and of the round trip as the uncertainty.
-func estimate(probes []probe, res time.Duration, resolution string) *report.ClockOffset {
-	c := &report.ClockOffset{Probes: len(probes), Resolution: resolution}
+func estimate(probes []probe, res time.Duration, resolution string) *results.ClockOffset {
+	c := &results.ClockOffset{Probes: len(probes), Resolution: resolution}
 	if len(probes) == 0 {
 		c.Error = "no probe answered"
 		return c
@@ -71,7 +71,7 @@ const DateProbes = 6
 // Each probe after the first is sent so that it reaches the target, by the
 // current estimate, right at a change of the target's second: its answer
 // then tells on which side the true offset lies.
-func probeDate(ctx context.Context, client *http.Client, base string, n int) *report.ClockOffset {
+func probeDate(ctx context.Context, client *http.Client, base string, n int) *results.ClockOffset {
 	var probes []probe
 	var lastErr error
 	lo, hi := time.Duration(-math.MaxInt64/2), time.Duration(math.MaxInt64/2)
@@ -149,7 +149,7 @@ const leaderProbes = 5
 
 // probeLeader measures shard 0's clock against ours from its barrier's
 // /time, which answers in nanoseconds.
-func probeLeader(ctx context.Context, client *http.Client, base string) *report.ClockOffset {
+func probeLeader(ctx context.Context, client *http.Client, base string) *results.ClockOffset {
 	var probes []probe
 	var lastErr error
 	for range leaderProbes {

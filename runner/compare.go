@@ -5,21 +5,21 @@ import (
 	"strings"
 
 	"github.com/llmload/llmload/compare"
-	"github.com/llmload/llmload/report"
+	"github.com/llmload/llmload/results"
 )
 
 // CompareResults compares two results' summaries; with repeats on both
 // sides, the run-to-run spread makes the intervals (compare.MethodRuns).
-func CompareResults(basePath string, base, cand *report.Result, tols []compare.Tolerance) *report.Comparison {
+func CompareResults(basePath string, base, cand *results.Result, tols []compare.Tolerance) *results.Comparison {
 	opts := compare.Options{BaseRuns: base.Repeat.Summaries(), NewRuns: cand.Repeat.Summaries()}
 	return compareWith(basePath, base, cand, tols, opts)
 }
 
 // compareWith compares two results' summaries with the given options.
-func compareWith(basePath string, base, cand *report.Result, tols []compare.Tolerance, opts compare.Options) *report.Comparison {
+func compareWith(basePath string, base, cand *results.Result, tols []compare.Tolerance, opts compare.Options) *results.Comparison {
 	rows := compareRows(base.Goodput != nil || cand.Goodput != nil)
 	ds := compare.Compare(base.Summary, cand.Summary, rows, tols, opts)
-	return &report.Comparison{
+	return &results.Comparison{
 		Baseline:          basePath,
 		BaseRunID:         base.RunID,
 		BaseServerVersion: base.ServerVersion,
@@ -42,16 +42,16 @@ func compareRows(goodput bool) []compare.Row {
 }
 
 // deltaRows turns the comparison's deltas into the result file's rows.
-func deltaRows(ds []compare.Delta) []report.DeltaRow {
+func deltaRows(ds []compare.Delta) []results.DeltaRow {
 	ptr := func(v float64) *float64 {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return nil
 		}
 		return &v
 	}
-	out := make([]report.DeltaRow, 0, len(ds))
+	out := make([]results.DeltaRow, 0, len(ds))
 	for _, d := range ds {
-		r := report.DeltaRow{
+		r := results.DeltaRow{
 			Key: d.Key, Metric: d.Metric, Stat: d.Stat, Unit: d.Unit,
 			Method: d.Method, BaseSamples: d.BaseSamples, NewSamples: d.NewSamples,
 			Verdict: d.Verdict, Change: d.Change, Message: d.Message,

@@ -14,6 +14,7 @@
 // the command renders the report between them.
 //
 // It imports scenario, assert, compare, dataset, executor, metrics,
-// report, live, scrape, sim and tokenizer (and, through them,
-// internal/secret and internal/openaiwire). cmd/llmload imports it.
+// results, report (for the progress line only), live, scrape, sim and
+// tokenizer (and, through them, internal/secret and internal/openaiwire).
+// cmd/llmload imports it.
 package runner

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/llmload/llmload/assert"
-	"github.com/llmload/llmload/report"
+	"github.com/llmload/llmload/results"
 	"github.com/llmload/llmload/scenario"
 )
 
@@ -21,7 +21,7 @@ import (
 // StatusOK) when the scenario has none and needs none. A missing file is
 // StatusInvalid unless baseline_optional, which skips the checks that need
 // it.
-func baselineFor(log io.Writer, s *scenario.Scenario, override string) (*assert.Baseline, *report.Result, Status) {
+func baselineFor(log io.Writer, s *scenario.Scenario, override string) (*assert.Baseline, *results.Result, Status) {
 	if override != "" {
 		s.Baseline = override
 	}
@@ -36,9 +36,9 @@ func baselineFor(log io.Writer, s *scenario.Scenario, override string) (*assert.
 		}
 		return nil, nil, StatusOK
 	}
-	res, err := report.ReadResult(s.Baseline)
+	res, err := results.ReadResult(s.Baseline)
 	switch {
-	case err == nil && res.Verdict() == report.VerdictInvalid || err == nil && res.Verdict() == report.VerdictNoResult:
+	case err == nil && res.Verdict() == results.VerdictInvalid || err == nil && res.Verdict() == results.VerdictNoResult:
 		fmt.Fprintf(log, "llmload: scenario %q: baseline %s is a run with no valid result (%s): it cannot judge another; refresh it\n", s.Name, s.Baseline, res.Verdict())
 		return nil, nil, StatusInvalid
 	case err == nil:
@@ -59,13 +59,13 @@ func baselineFor(log io.Writer, s *scenario.Scenario, override string) (*assert.
 
 // comparison compares the run with its baseline result by the scenario's
 // regression tolerances (none: the deltas alone, not judged).
-func comparison(s *scenario.Scenario, baseRes *report.Result, rep *report.Run, forced []string) *report.Comparison {
+func comparison(s *scenario.Scenario, baseRes *results.Result, rep *results.Run, forced []string) *results.Comparison {
 	if baseRes == nil || baseRes.Summary == nil {
 		return nil
 	}
-	cand := &report.Result{Extras: report.Extras{Summary: rep.Overall, RunID: rep.RunID, ServerVersion: rep.ServerVersion, Repeat: rep.Repeat}}
+	cand := &results.Result{Extras: results.Extras{Summary: rep.Overall, RunID: rep.RunID, ServerVersion: rep.ServerVersion, Repeat: rep.Repeat}}
 	if !rep.Goodput.Empty() {
-		cand.Goodput = &report.SLOms{}
+		cand.Goodput = &results.SLOms{}
 	}
 	c := CompareResults(s.Baseline, baseRes, cand, s.Tolerances())
 	if len(s.Regression) == 0 {

@@ -6,7 +6,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/llmload/llmload/assert"
-	"github.com/llmload/llmload/report"
+	"github.com/llmload/llmload/results"
 	"github.com/llmload/llmload/scenario"
 )
 
@@ -18,7 +18,7 @@ import (
 // names is loaded as a run would (messages to opts.Log); opts.Baseline is
 // not read. A status other than StatusOK, or diagnostics, mean it could
 // not judge.
-func JudgeMerged(res *report.Result, path string, opts Options) (*scenario.Scenario, []assert.Outcome, Status, hcl.Diagnostics) {
+func JudgeMerged(res *results.Result, path string, opts Options) (*scenario.Scenario, []assert.Outcome, Status, hcl.Diagnostics) {
 	sc, diags := scenario.ChecksFromResolved(path, res.Config)
 	if diags.HasErrors() {
 		return nil, nil, StatusInvalid, diags
@@ -33,13 +33,13 @@ func JudgeMerged(res *report.Result, path string, opts Options) (*scenario.Scena
 		if base != nil {
 			outs = assert.EvaluateWith(sc, res.Summary, base)
 		}
-		res.Comparison = comparison(sc, baseRes, &report.Run{Overall: res.Summary, RunID: res.RunID, ServerVersion: res.ServerVersion}, nil)
+		res.Comparison = comparison(sc, baseRes, &results.Run{Overall: res.Summary, RunID: res.RunID, ServerVersion: res.ServerVersion}, nil)
 	}
 	res.Checks = reportChecks(outs)
 	for i := range res.Stages {
 		res.Stages[i] = judgeStage(sc, res.Stages[i])
 	}
-	res.Capacity = report.CapacityOf(res.Stages)
+	res.Capacity = results.CapacityOf(res.Stages)
 	res.Validity = ReportValidity(opts.validity(sc), res.Summary)
 	return sc, outs, StatusOK, nil
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/llmload/llmload/compare"
 	"github.com/llmload/llmload/executor"
 	"github.com/llmload/llmload/metrics"
-	"github.com/llmload/llmload/report"
+	"github.com/llmload/llmload/results"
 	"github.com/llmload/llmload/scenario"
 )
 
@@ -24,7 +24,7 @@ type repeats struct {
 	log    io.Writer
 	bounds scenario.Validity
 	// reps is what the runs measured, for the result.
-	reps *report.Repeats
+	reps *results.Repeats
 }
 
 func (rs *repeats) run(ctx context.Context, plan executor.Plan) (*executor.Outcome, error) {
@@ -38,11 +38,11 @@ func (rs *repeats) run(ctx context.Context, plan executor.Plan) (*executor.Outco
 	if err != nil {
 		return nil, err
 	}
-	rs.reps = &report.Repeats{Count: n, Cooldown: s.Cooldown.Seconds()}
+	rs.reps = &results.Repeats{Count: n, Cooldown: s.Cooldown.Seconds()}
 	for i, r := range runs {
 		own := *r.out.Overall
 		own.Series = nil
-		rs.reps.Runs = append(rs.reps.Runs, report.RepeatRun{
+		rs.reps.Runs = append(rs.reps.Runs, results.RepeatRun{
 			Run: i + 1, StartedAt: r.started, EndedAt: r.ended, TimeZero: r.out.Started.Round(0).UTC(),
 			Valid: ReportValidity(rs.bounds, &own).Valid, Summary: &own,
 		})
@@ -80,28 +80,28 @@ func poolStages(outs []*executor.Outcome) ([]executor.StageOutcome, error) {
 }
 
 // spreads computes the spread over runs of the figures compare shows.
-func spreads(runs []*metrics.Summary, pooled *metrics.Summary) []report.Spread {
+func spreads(runs []*metrics.Summary, pooled *metrics.Summary) []results.Spread {
 	return spreadsOf(runs, compareRows(pooled.GoodRequests > 0))
 }
 
 // spreadsOf is the spread over runs of each figure in rows that the runs
 // have.
-func spreadsOf(runs []*metrics.Summary, rows []compare.Row) []report.Spread {
-	var out []report.Spread
+func spreadsOf(runs []*metrics.Summary, rows []compare.Row) []results.Spread {
+	var out []results.Spread
 	for _, r := range rows {
 		sp, ok := compare.RunSpread(runs, r.Metric, r.Stat)
 		if !ok {
 			continue
 		}
 		m, _ := metrics.Lookup(r.Metric)
-		out = append(out, report.NewSpread(compare.Key(r.Metric, r.Stat), r.Metric, r.Stat, m.Unit, sp.Values, sp.Median, sp.Min, sp.Max, sp.CV))
+		out = append(out, results.NewSpread(compare.Key(r.Metric, r.Stat), r.Metric, r.Stat, m.Unit, sp.Values, sp.Median, sp.Min, sp.Max, sp.CV))
 	}
 	return out
 }
 
 // repeatsValidity is the pooled run's validity, made invalid when a run
 // was invalid on its own (a stall in one run hides in the pool).
-func repeatsValidity(bounds scenario.Validity, pooled *metrics.Summary, reps *report.Repeats) *report.Validity {
+func repeatsValidity(bounds scenario.Validity, pooled *metrics.Summary, reps *results.Repeats) *results.Validity {
 	v := ReportValidity(bounds, pooled)
 	if reps == nil || len(reps.Runs) == 0 {
 		return v
@@ -112,7 +112,7 @@ func repeatsValidity(bounds scenario.Validity, pooled *metrics.Summary, reps *re
 			bad++
 		}
 	}
-	rule := report.Rule{
+	rule := results.Rule{
 		Name: "invalid_runs", Description: "share of the repeated runs that were invalid on their own",
 		Value: float64(bad) / float64(len(reps.Runs)), Bound: 0, Unit: "fraction", Applies: true, Valid: bad == 0,
 		Why: fmt.Sprintf("%d of %d runs", bad, len(reps.Runs)),

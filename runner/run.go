@@ -19,6 +19,7 @@ import (
 	"github.com/llmload/llmload/executor"
 	"github.com/llmload/llmload/metrics"
 	"github.com/llmload/llmload/report"
+	"github.com/llmload/llmload/results"
 	"github.com/llmload/llmload/scenario"
 	"github.com/llmload/llmload/tokenizer"
 )
@@ -91,14 +92,14 @@ func (o Options) log() io.Writer {
 type Run struct {
 	Scenario *scenario.Scenario
 	// Result is the run's result, as written to <scenario>.json.
-	Result *report.Result
+	Result *results.Result
 	// Outcomes are the checks' outcomes (failed ones may carry a
 	// diagnostic pointing at the check's line).
 	Outcomes []assert.Outcome
 
 	opts    Options
 	outcome *executor.Outcome
-	reqs    *report.RequestWriter
+	reqs    *results.RequestWriter
 	out     string
 	dest    destination
 	closers []func()
@@ -175,7 +176,7 @@ func (r *Run) run(ctx context.Context) (Status, hcl.Diagnostics) {
 	}
 
 	var base *assert.Baseline
-	var baseRes *report.Result
+	var baseRes *results.Result
 	var arms [2]*abArm
 	if s.AB() {
 		b, diags := startBaselineArm(ctx, log, s, opts.Secrets)
@@ -183,7 +184,7 @@ func (r *Run) run(ctx context.Context) (Status, hcl.Diagnostics) {
 			return StatusInvalid, diags
 		}
 		r.closers = append(r.closers, b.lt.Close)
-		arms = [2]*abArm{b, {name: report.ArmCandidate, lt: lt, target: s.Target}}
+		arms = [2]*abArm{b, {name: results.ArmCandidate, lt: lt, target: s.Target}}
 	} else {
 		var st Status
 		if base, baseRes, st = baselineFor(log, s, opts.Baseline); st != StatusOK {
@@ -214,19 +215,19 @@ func (r *Run) run(ctx context.Context) (Status, hcl.Diagnostics) {
 	out := opts.Shard.shardDir(dest.dir)
 	// The requests file is opened before any load is sent: an unwritable
 	// output directory fails now, not after the run.
-	var reqs *report.RequestWriter
+	var reqs *results.RequestWriter
 	if out != "" {
 		// A sweep's requests carry their step as their stage.
-		if reqs, err = report.CreateRequests(out, strings.TrimSuffix(dest.name, ".json"), plan.Closed != nil || s.Varies() != ""); err != nil {
+		if reqs, err = results.CreateRequests(out, strings.TrimSuffix(dest.name, ".json"), plan.Closed != nil || s.Varies() != ""); err != nil {
 			fmt.Fprintf(log, "llmload: cannot write results to %s: %v\n", out, err)
 			return StatusInvalid, nil
 		}
 		plan.Observers = append(plan.Observers, reqs)
 	}
-	var detailed *report.DetailedCollector
+	var detailed *results.DetailedCollector
 	if s.SaveDetailed {
 		// vLLM's per-request arrays: kept in memory until the run ends.
-		detailed = report.NewDetailedCollector()
+		detailed = results.NewDetailedCollector()
 		plan.Observers = append(plan.Observers, detailed)
 		plan.KeepText = true
 	}
@@ -270,8 +271,8 @@ func (r *Run) run(ctx context.Context) (Status, hcl.Diagnostics) {
 	started := time.Now()
 	tree := treeOf(log, s, bounds, arms)
 	outcome, err := tree.run(ctx, plan)
-	var sweep *report.Sweep
-	var reps *report.Repeats
+	var sweep *results.Sweep
+	var reps *results.Repeats
 	var abo *abOutcome
 	switch l := tree.(type) {
 	case *steps:
@@ -337,7 +338,7 @@ func (r *Run) run(ctx context.Context) (Status, hcl.Diagnostics) {
 	}
 	rep.RunID, rep.Fingerprint = co.runID, fp
 	if opts.Shard.Count > 0 {
-		rep.Shard = &report.Shard{Index: opts.Shard.Index, Count: opts.Shard.Count}
+		rep.Shard = &results.Shard{Index: opts.Shard.Index, Count: opts.Shard.Count}
 	}
 	if sy := co.sync; sy != nil {
 		sy.StartLateMs = ms(outcome.StartLate)
@@ -347,7 +348,7 @@ func (r *Run) run(ctx context.Context) (Status, hcl.Diagnostics) {
 		}
 	}
 	rep.Sweep = sweep
-	res, err := report.NewResult(rep)
+	res, err := results.NewResult(rep)
 	if err != nil {
 		fmt.Fprintf(log, "llmload: %v\n", err)
 		return StatusNoResult, nil
@@ -393,7 +394,7 @@ func (r *Run) Save() Status {
 	if werr == nil {
 		paths = append(paths, r.reqs.Path())
 		p := filepath.Join(r.out, r.dest.name)
-		if werr = report.WriteResultFile(p, r.Result); werr == nil {
+		if werr = results.WriteResultFile(p, r.Result); werr == nil {
 			paths = append([]string{p}, paths...)
 			if r.dest.latest != "" {
 				if err := updateLatest(r.dest.latest, r.out); err != nil {
@@ -417,7 +418,7 @@ func (r *Run) Save() Status {
 // judge each step (they define its capacity); the whole run keeps its
 // asserts, which may read metrics.capacity, and fails when no load met
 // the sla checks.
-func evaluateRun(s *scenario.Scenario, overall *metrics.Summary, sweep *report.Sweep, base *assert.Baseline) []assert.Outcome {
+func evaluateRun(s *scenario.Scenario, overall *metrics.Summary, sweep *results.Sweep, base *assert.Baseline) []assert.Outcome {
 	evaluate := func(s *scenario.Scenario) []assert.Outcome {
 		if base != nil {
 			return assert.EvaluateWith(s, overall, base)
@@ -453,7 +454,7 @@ func evaluateRun(s *scenario.Scenario, overall *metrics.Summary, sweep *report.S
 // one judge (metrics.Judge) over how the run ended, what completed, its
 // validity and its checks, said on log when it is not a clean pass or
 // fail, and mapped to a Status (StatusOf).
-func Judge(log io.Writer, interrupted bool, overall *metrics.Summary, outs []assert.Outcome, validity *report.Validity, allowInconclusive bool) Status {
+func Judge(log io.Writer, interrupted bool, overall *metrics.Summary, outs []assert.Outcome, validity *results.Validity, allowInconclusive bool) Status {
 	j := metrics.Judging{Interrupted: interrupted, Completed: overall.Completed, AllowInconclusive: allowInconclusive}
 	if validity != nil && !validity.Valid {
 		for _, r := range validity.Broken() {
@@ -486,7 +487,7 @@ func StatusOf(verdict string) Status {
 }
 
 // ruleValue renders a validity figure in its unit.
-func ruleValue(r report.Rule, v float64) string {
+func ruleValue(r results.Rule, v float64) string {
 	if r.Unit == "ms" {
 		return strconv.FormatFloat(v, 'f', 3, 64) + " ms"
 	}
@@ -501,8 +502,8 @@ func count(n int, one, many string) string {
 	return fmt.Sprintf("%d %s", n, many)
 }
 
-func buildReport(s *scenario.Scenario, lt *liveTarget, ds *dataset.Dataset, tok tokenizer.Tokenizer, o *executor.Outcome, outs []assert.Outcome, started, ended time.Time, version string) *report.Run {
-	r := &report.Run{
+func buildReport(s *scenario.Scenario, lt *liveTarget, ds *dataset.Dataset, tok tokenizer.Tokenizer, o *executor.Outcome, outs []assert.Outcome, started, ended time.Time, version string) *results.Run {
+	r := &results.Run{
 		Scenario:             s.Name,
 		ToolVersion:          version,
 		RunID:                newRunID(),
@@ -546,16 +547,16 @@ func buildReport(s *scenario.Scenario, lt *liveTarget, ds *dataset.Dataset, tok 
 // stageReports judges each closed-loop stage by the sla checks alone
 // (asserts may speak of the whole run), so the report can name the most
 // users that still meet them: the knee.
-func stageReports(s *scenario.Scenario, stages []executor.StageOutcome) []report.Stage {
-	var out []report.Stage
+func stageReports(s *scenario.Scenario, stages []executor.StageOutcome) []results.Stage {
+	var out []results.Stage
 	for _, st := range stages {
-		out = append(out, judgeStage(s, report.Stage{Stage: st.Index + 1, Users: st.Users, Duration: st.Duration.Seconds(), Summary: st.Summary}))
+		out = append(out, judgeStage(s, results.Stage{Stage: st.Index + 1, Users: st.Users, Duration: st.Duration.Seconds(), Summary: st.Summary}))
 	}
 	return out
 }
 
 // judgeStage evaluates the scenario's sla checks on one stage.
-func judgeStage(s *scenario.Scenario, rs report.Stage) report.Stage {
+func judgeStage(s *scenario.Scenario, rs results.Stage) results.Stage {
 	rs.SLAChecked, rs.SLAFailed, rs.SLAInconclusive, rs.Checks = false, nil, nil, nil
 	if len(s.SLA) == 0 || rs.Summary == nil || rs.Summary.Completed+rs.Summary.Failed == 0 {
 		return rs
@@ -578,10 +579,10 @@ func judgeStage(s *scenario.Scenario, rs report.Stage) report.Stage {
 
 // abortCheck is the failed check an aborted run reports: abort_on, with the
 // error rate it saw.
-func abortCheck(a *scenario.AbortOn, o *executor.Outcome) report.Check {
+func abortCheck(a *scenario.AbortOn, o *executor.Outcome) results.Check {
 	s := o.Overall
 	bound, rate := a.ErrorRate, s.ErrorRate()
-	return report.Check{
+	return results.Check{
 		Name:        "abort_on",
 		Kind:        "abort_on",
 		Description: fmt.Sprintf("error_rate <= %g once %d requests finished", a.ErrorRate, a.MinRequests),
@@ -591,7 +592,7 @@ func abortCheck(a *scenario.AbortOn, o *executor.Outcome) report.Check {
 		Unit:        "fraction",
 		Value:       &rate,
 		Samples:     int64(s.Completed + s.Failed),
-		Verdict:     report.Fail,
+		Verdict:     results.Fail,
 		Message:     o.Aborted,
 	}
 }

@@ -9,7 +9,7 @@ import (
 
 	"github.com/llmload/llmload/assert"
 	"github.com/llmload/llmload/metrics"
-	"github.com/llmload/llmload/report"
+	"github.com/llmload/llmload/results"
 	"github.com/llmload/llmload/scenario"
 )
 
@@ -70,7 +70,7 @@ func TestJudge(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var log bytes.Buffer
-		if got := Judge(&log, tt.interrupted, tt.sum, tt.outs, &report.Validity{Valid: true}, tt.allow); got != tt.want {
+		if got := Judge(&log, tt.interrupted, tt.sum, tt.outs, &results.Validity{Valid: true}, tt.allow); got != tt.want {
 			t.Errorf("%s: status %d, want %d (%s)", tt.name, got, tt.want, log.String())
 		}
 		if !strings.Contains(log.String(), tt.says) || tt.says == "" && log.Len() > 0 {

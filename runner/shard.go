@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/llmload/llmload/executor"
-	"github.com/llmload/llmload/report"
+	"github.com/llmload/llmload/results"
 	"github.com/llmload/llmload/scenario"
 )
 
@@ -57,7 +57,7 @@ func (o Shard) shardDir(out string) string {
 // coordination is what a shard settled with the others before its run.
 type coordination struct {
 	runID string
-	sync  *report.Sync // nil without a common start
+	sync  *results.Sync // nil without a common start
 	close func()
 }
 
@@ -107,7 +107,7 @@ func coordinate(ctx context.Context, log io.Writer, s *scenario.Scenario, lt *li
 		fmt.Fprintf(log, "llmload: %v\n", err)
 		return nil, StatusInvalid
 	}
-	sy := &report.Sync{StartAt: start, Barrier: o.Barrier}
+	sy := &results.Sync{StartAt: start, Barrier: o.Barrier}
 	if o.ClockProbes > 0 {
 		sy.TargetClock = probeDate(ctx, client, lt.target.BaseURL, o.ClockProbes)
 		fmt.Fprintf(log, "llmload: target clock minus ours: %s\n", sy.TargetClock)

@@ -15,7 +15,7 @@ import (
 	"github.com/llmload/llmload/compare"
 	"github.com/llmload/llmload/executor"
 	"github.com/llmload/llmload/metrics"
-	"github.com/llmload/llmload/report"
+	"github.com/llmload/llmload/results"
 	"github.com/llmload/llmload/scenario"
 )
 
@@ -68,7 +68,7 @@ func stepPlan(s *scenario.Scenario, base executor.Plan, v float64, l stepLength)
 // needsMoreSamples is the hook that lengthens a probe: true when the
 // probe measured fewer requests than its checks need. (A verdict that
 // reports too few samples per check can widen this test.)
-func needsMoreSamples(st report.Step, l stepLength) bool {
+func needsMoreSamples(st results.Step, l stepLength) bool {
 	if l.minRequests == 0 || st.Summary == nil {
 		return false
 	}
@@ -88,7 +88,7 @@ type stepProbe struct {
 	// first says the probe's first run keeps the plan's warmup.
 	first bool
 	// last is the last run's step figures, judged.
-	last report.Step
+	last results.Step
 }
 
 func (pr *stepProbe) run(ctx context.Context, base executor.Plan) (*executor.Outcome, error) {
@@ -102,7 +102,7 @@ func (pr *stepProbe) run(ctx context.Context, base executor.Plan) (*executor.Out
 			return nil, err
 		}
 		pr.first = false
-		st := report.Step{Step: pr.step + 1, Value: pr.value, Summary: out.Overall, Duration: out.Overall.Duration, Lengthened: n}
+		st := results.Step{Step: pr.step + 1, Value: pr.value, Summary: out.Overall, Duration: out.Overall.Duration, Lengthened: n}
 		if len(out.Stages) == 1 {
 			st.Duration = out.Stages[0].Duration.Seconds()
 			st.MeanUsers = out.Stages[0].MeanUsers
@@ -128,10 +128,10 @@ func (pr *stepProbe) run(ctx context.Context, base executor.Plan) (*executor.Out
 // cut says the step's runs were cut short by an interruption (a run that
 // abort_on stopped ends the step's repeats, but not the sweep: the step
 // fails).
-func runStep(ctx context.Context, log io.Writer, s *scenario.Scenario, base executor.Plan, po *partObservers, i int, v float64, l stepLength) (_ []*executor.Outcome, _ report.Step, cut bool, _ error) {
+func runStep(ctx context.Context, log io.Writer, s *scenario.Scenario, base executor.Plan, po *partObservers, i int, v float64, l stepLength) (_ []*executor.Outcome, _ results.Step, cut bool, _ error) {
 	n := s.Repeats()
 	pr := &stepProbe{s: s, log: log, step: i, value: v, len: l, first: i == 0}
-	var judged []report.Step
+	var judged []results.Step
 	rp := &repeat{n: n, cooldown: s.Cooldown, log: log, po: po, part: recordProbe{pr, &judged},
 		say: func(run int) string {
 			if n > 1 {
@@ -149,7 +149,7 @@ func runStep(ctx context.Context, log io.Writer, s *scenario.Scenario, base exec
 	}
 	runs, cut, err := rp.run(ctx, base)
 	if err != nil {
-		return nil, report.Step{Step: i + 1, Value: v}, false, err
+		return nil, results.Step{Step: i + 1, Value: v}, false, err
 	}
 	outs := outcomes(runs)
 	last := outs[len(outs)-1]
@@ -160,14 +160,14 @@ func runStep(ctx context.Context, log io.Writer, s *scenario.Scenario, base exec
 		return outs, st, cut, nil
 	}
 	sums := make([]*metrics.Summary, len(judged))
-	st := report.Step{Step: i + 1, Value: v}
+	st := results.Step{Step: i + 1, Value: v}
 	for k, r := range judged {
 		r.Summary = copySummary(outs[k].Overall)
 		sums[k] = r.Summary
 		st.Duration += r.Duration
 		st.MeanUsers += r.MeanUsers / float64(len(judged))
 		st.Lengthened = max(st.Lengthened, r.Lengthened)
-		st.Runs = append(st.Runs, report.StepRun{Run: k + 1, Duration: r.Duration, Passed: r.Passed(),
+		st.Runs = append(st.Runs, results.StepRun{Run: k + 1, Duration: r.Duration, Passed: r.Passed(),
 			SLAFailed: r.SLAFailed, SLAInconclusive: r.SLAInconclusive, Summary: r.Summary})
 		if r.Passed() {
 			st.RunsPassed++
@@ -189,7 +189,7 @@ func runStep(ctx context.Context, log io.Writer, s *scenario.Scenario, base exec
 // recordProbe runs the probe and keeps each run's judged step.
 type recordProbe struct {
 	pr     *stepProbe
-	judged *[]report.Step
+	judged *[]results.Step
 }
 
 func (rp recordProbe) run(ctx context.Context, p executor.Plan) (*executor.Outcome, error) {
@@ -209,7 +209,7 @@ var stepFigures = []compare.Row{
 
 // stepSpreads is the spread over a step's runs of the figures that decide
 // it.
-func stepSpreads(runs []*metrics.Summary, checks []report.Check) []report.Spread {
+func stepSpreads(runs []*metrics.Summary, checks []results.Check) []results.Spread {
 	rows := slices.Clone(stepFigures)
 	for _, c := range checks {
 		r := compare.Row{Metric: c.Metric, Stat: c.Stat}
@@ -224,8 +224,8 @@ func formatValue(v float64) string { return fmt.Sprintf("%g", v) }
 
 // judgeStep evaluates the scenario's sla checks on one step, as for a
 // stage.
-func judgeStep(s *scenario.Scenario, st report.Step) report.Step {
-	js := judgeStage(s, report.Stage{Summary: st.Summary})
+func judgeStep(s *scenario.Scenario, st results.Step) results.Step {
+	js := judgeStage(s, results.Stage{Summary: st.Summary})
 	st.SLAChecked, st.SLAFailed, st.SLAInconclusive, st.Checks = js.SLAChecked, js.SLAFailed, js.SLAInconclusive, js.Checks
 	return st
 }
@@ -238,17 +238,17 @@ type steps struct {
 	s   *scenario.Scenario
 	log io.Writer
 	// sweep is what the steps measured, for the result.
-	sweep *report.Sweep
+	sweep *results.Sweep
 }
 
 // loads are the values steps run at: a sweep's list, or a capacity
 // search's next probe after each step's verdict.
 type loads interface {
 	next() (float64, bool)
-	record(st report.Step)
+	record(st results.Step)
 	// interrupt ends the loads early; finish says what they found.
 	interrupt()
-	finish(sw *report.Sweep)
+	finish(sw *results.Sweep)
 }
 
 // sweepLoads are a sweep's values, in order.
@@ -264,18 +264,18 @@ func (l *sweepLoads) next() (float64, bool) {
 	l.i++
 	return l.values[l.i-1], true
 }
-func (l *sweepLoads) record(report.Step)      {}
-func (l *sweepLoads) interrupt()              {}
-func (l *sweepLoads) finish(sw *report.Sweep) {}
+func (l *sweepLoads) record(results.Step)      {}
+func (l *sweepLoads) interrupt()               {}
+func (l *sweepLoads) finish(sw *results.Sweep) {}
 
 // searchLoads are a capacity search's probes.
 type searchLoads struct {
-	search *report.Searcher
+	search *results.Searcher
 	log    io.Writer
 }
 
 func (l searchLoads) next() (float64, bool) { return l.search.Next() }
-func (l searchLoads) record(st report.Step) {
+func (l searchLoads) record(st results.Step) {
 	l.search.Record(st.Value, st.Step, st.Passed())
 	verdict := "meets every sla check"
 	if !st.Passed() {
@@ -283,13 +283,13 @@ func (l searchLoads) record(st report.Step) {
 	}
 	fmt.Fprintf(l.log, "llmload: step %d at %s: %s\n", st.Step, formatValue(st.Value), verdict)
 }
-func (l searchLoads) interrupt()              { l.search.Interrupt() }
-func (l searchLoads) finish(sw *report.Sweep) { sw.Search = l.search.Result() }
+func (l searchLoads) interrupt()               { l.search.Interrupt() }
+func (l searchLoads) finish(sw *results.Sweep) { sw.Search = l.search.Result() }
 
 func (ss *steps) run(ctx context.Context, base executor.Plan) (*executor.Outcome, error) {
 	s, log := ss.s, ss.log
 	po := observeParts(&base)
-	sw := &report.Sweep{Vary: s.Varies()}
+	sw := &results.Sweep{Vary: s.Varies()}
 	ss.sweep = sw
 	var values loads
 	var length stepLength
@@ -297,13 +297,13 @@ func (ss *steps) run(ctx context.Context, base executor.Plan) (*executor.Outcome
 	switch {
 	case s.Sweep != nil:
 		c := s.Sweep
-		sw.Mode, sw.KneeShare = report.ModeSweep, c.KneeShare
+		sw.Mode, sw.KneeShare = results.ModeSweep, c.KneeShare
 		values, cooldown = &sweepLoads{values: c.Values}, c.Cooldown
 		length = stepLength{duration: c.Duration, requests: c.Requests}
 	case s.Capacity != nil:
 		c := s.Capacity
-		sw.Mode, sw.KneeShare = report.ModeCapacity, scenario.DefaultKneeShare
-		values, cooldown = searchLoads{search: report.NewSearcher(c.Min, c.Max, c.Precision, c.Vary != scenario.VaryRate, c.MaxProbes), log: log}, c.Cooldown
+		sw.Mode, sw.KneeShare = results.ModeCapacity, scenario.DefaultKneeShare
+		values, cooldown = searchLoads{search: results.NewSearcher(c.Min, c.Max, c.Precision, c.Vary != scenario.VaryRate, c.MaxProbes), log: log}, c.Cooldown
 		length = stepLength{duration: c.Duration, requests: c.Requests, minRequests: c.MinRequests}
 	}
 	var outs []*executor.Outcome

@@ -23,7 +23,7 @@ import (
 	"github.com/llmload/llmload/dataset"
 	"github.com/llmload/llmload/executor"
 	"github.com/llmload/llmload/metrics"
-	"github.com/llmload/llmload/report"
+	"github.com/llmload/llmload/results"
 	"github.com/llmload/llmload/scenario"
 	"github.com/llmload/llmload/sim"
 	"github.com/llmload/llmload/tokenizer"
@@ -330,8 +330,8 @@ func OfflinePlan(s *scenario.Scenario, ds *dataset.Dataset) executor.Plan {
 	return executorPlan(s, &liveTarget{target: ExecutorTarget(s.Target)}, ds, nil)
 }
 
-func reportChecks(outs []assert.Outcome) []report.Check {
-	checks := make([]report.Check, 0, len(outs))
+func reportChecks(outs []assert.Outcome) []results.Check {
+	checks := make([]results.Check, 0, len(outs))
 	for _, o := range outs {
 		checks = append(checks, o.Check)
 	}
@@ -340,9 +340,9 @@ func reportChecks(outs []assert.Outcome) []report.Check {
 
 // ReportValidity judges a run's validity for the result by the bounds v
 // (a scenario's, as Options.ValidityBounds leaves them).
-func ReportValidity(v scenario.Validity, sum *metrics.Summary) *report.Validity {
+func ReportValidity(v scenario.Validity, sum *metrics.Summary) *results.Validity {
 	rules := assert.Validity(v, sum)
-	return &report.Validity{Valid: assert.Valid(rules), Rules: rules}
+	return &results.Validity{Valid: assert.Valid(rules), Rules: rules}
 }
 
 // newRunID returns a random identifier for a run.

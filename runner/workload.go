@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/llmload/llmload/dataset"
-	"github.com/llmload/llmload/report"
+	"github.com/llmload/llmload/results"
 	"github.com/llmload/llmload/scenario"
 	"github.com/llmload/llmload/tokenizer"
 )
@@ -24,7 +24,7 @@ import (
 // seed, sampling rules, the sampled requests' hash and length statistics),
 // the tokenizer and llmload's version. compare refuses two runs whose
 // workloads differ, and a baseline must share the run's.
-func workloadOf(s *scenario.Scenario, ds *dataset.Dataset, tok tokenizer.Tokenizer, version string) *report.Workload {
+func workloadOf(s *scenario.Scenario, ds *dataset.Dataset, tok tokenizer.Tokenizer, version string) *results.Workload {
 	var resolved map[string]json.RawMessage
 	raw, _ := json.Marshal(s.Resolved())
 	_ = json.Unmarshal(raw, &resolved)
@@ -41,7 +41,7 @@ func workloadOf(s *scenario.Scenario, ds *dataset.Dataset, tok tokenizer.Tokeniz
 			load["extra_body"] = t.ExtraBody
 		}
 	}
-	w := &report.Workload{ToolVersion: version}
+	w := &results.Workload{ToolVersion: version}
 	if t := s.Target; t != nil {
 		w.Model, w.API = t.Model, t.API
 	}
@@ -175,7 +175,7 @@ func probeServerVersion(ctx context.Context, lt *liveTarget) string {
 // CheckWorkloads refuses results of different workloads unless forced; a
 // forced comparison prints every difference loudly. It returns the
 // differences (nil when the workloads are equal) and false when refused.
-func CheckWorkloads(log io.Writer, what string, base, cand *report.Workload, force bool) ([]string, bool) {
+func CheckWorkloads(log io.Writer, what string, base, cand *results.Workload, force bool) ([]string, bool) {
 	diffs := base.Differences(cand)
 	if len(diffs) == 0 {
 		return nil, true

@@ -11,8 +11,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/llmload/llmload/report"
+	"github.com/llmload/llmload/results"
 )
 
 // TestABInterleaved runs two simulators, the candidate 5 ms slower per
@@ -34,7 +33,7 @@ func TestABInterleaved(t *testing.T) {
 			if code != exitCheckFailed {
 				t.Fatalf("exit %d, want 1 (the candidate is slower)\n%s%s", code, stdout, stderr)
 			}
-			res, err := report.ReadResult(out)
+			res, err := results.ReadResult(out)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -49,7 +48,7 @@ func TestABInterleaved(t *testing.T) {
 				t.Fatalf("%d blocks, first arms %v", ab.Blocks, ab.First)
 			}
 			for k, arm := range ab.First {
-				if want := []string{report.ArmBaseline, report.ArmCandidate}[k%2]; arm != want {
+				if want := []string{results.ArmBaseline, results.ArmCandidate}[k%2]; arm != want {
 					t.Errorf("block %d: %s went first, want %s (alternating)", k+1, arm, want)
 				}
 			}
@@ -61,11 +60,11 @@ func TestABInterleaved(t *testing.T) {
 				verdicts[c.Kind+" "+c.Name] = c.Verdict
 			}
 			for _, k := range []string{"regression itl_p50", "assert itl close to the baseline arm"} {
-				if verdicts[k] != report.Fail {
+				if verdicts[k] != results.Fail {
 					t.Errorf("%s: %q, want fail (%v)", k, verdicts[k], verdicts)
 				}
 			}
-			if c := res.Comparison; c == nil || c.Verdict != report.Fail || !strings.Contains(stdout, "the baseline arm") {
+			if c := res.Comparison; c == nil || c.Verdict != results.Fail || !strings.Contains(stdout, "the baseline arm") {
 				t.Errorf("the comparison does not show the regression: %+v\n%s", c, stdout)
 			}
 			for _, r := range res.Comparison.Rows {
@@ -90,7 +89,7 @@ func TestABInterleaved(t *testing.T) {
 			sc.Buffer(nil, 1<<20)
 			warm := map[string]int{}
 			for sc.Scan() {
-				var l report.RequestLine
+				var l results.RequestLine
 				if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
 					t.Fatal(err)
 				}
@@ -101,7 +100,7 @@ func TestABInterleaved(t *testing.T) {
 				k := key{l.Arm, l.Block}
 				sched[k] = append(sched[k], [2]float64{l.IntendedMs, float64(l.DatasetIndex)})
 			}
-			if warm[report.ArmBaseline] != 4 || warm[report.ArmCandidate] != 4 {
+			if warm[results.ArmBaseline] != 4 || warm[results.ArmCandidate] != 4 {
 				t.Errorf("warmup requests per arm %v, want 4 each", warm)
 			}
 			norm := func(rows [][2]float64) [][2]float64 {
@@ -121,7 +120,7 @@ func TestABInterleaved(t *testing.T) {
 			}
 			total := 0
 			for b := 1; b <= ab.Blocks; b++ {
-				base, cand := sched[key{report.ArmBaseline, b}], sched[key{report.ArmCandidate, b}]
+				base, cand := sched[key{results.ArmBaseline, b}], sched[key{results.ArmCandidate, b}]
 				if len(base) == 0 {
 					t.Fatalf("block %d has no baseline request", b)
 				}

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/llmload/llmload/report"
+	"github.com/llmload/llmload/results"
 )
 
 // TestBaselineEndToEnd gates a slower simulator against a baseline run of
@@ -36,7 +36,7 @@ func TestBaselineEndToEnd(t *testing.T) {
 		t.Errorf("first run: the baseline checks were not reported as skipped:\n%s%s", stdout, stderr)
 	}
 	basePath := filepath.Join(baseDir, "upgrade.json")
-	base, err := report.ReadResult(basePath)
+	base, err := results.ReadResult(basePath)
 	if err != nil {
 		t.Fatalf("-save-baseline wrote no result: %v", err)
 	}
@@ -64,7 +64,7 @@ func TestBaselineEndToEnd(t *testing.T) {
 	if code != exitCheckFailed {
 		t.Fatalf("slower candidate: exit %d, want 1\n%s%s", code, stdout, stderr)
 	}
-	res, err := report.ReadResult(slow)
+	res, err := results.ReadResult(slow)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,11 +73,11 @@ func TestBaselineEndToEnd(t *testing.T) {
 		verdicts[c.Kind+" "+c.Name] = c.Verdict
 	}
 	for _, k := range []string{"regression itl_p50", "regression tpot_p50", "assert itl close to the baseline"} {
-		if verdicts[k] != report.Fail {
+		if verdicts[k] != results.Fail {
 			t.Errorf("%s: verdict %q, want fail (checks %v)", k, verdicts[k], verdicts)
 		}
 	}
-	if res.Comparison == nil || res.Comparison.Verdict != report.Fail {
+	if res.Comparison == nil || res.Comparison.Verdict != results.Fail {
 		t.Errorf("the result's comparison with the baseline is %+v, want a failed one", res.Comparison)
 	}
 	// The assert's message names both values and the change.
@@ -168,7 +168,7 @@ func TestBaselineEndToEnd(t *testing.T) {
 		t.Errorf("compare across workloads: exit %d, want 2 naming the seed\n%s", code, stderr)
 	}
 	code, stdout, stderr = call(t, ctx, "compare", "-force", "-format", "json", "-max-regression", "itl_p50=50%", basePath, other)
-	var c report.Comparison
+	var c results.Comparison
 	if err := json.Unmarshal([]byte(stdout), &c); err != nil || len(c.Forced) == 0 || !strings.Contains(stderr, "WARNING: -force") {
 		t.Errorf("compare -force: exit %d, %v, forced %v\n%s", code, err, c.Forced, stderr)
 	}
@@ -204,7 +204,7 @@ func TestMergeKeepsBaseline(t *testing.T) {
 	if code != exitCheckFailed {
 		t.Fatalf("merge: exit %d, want 1\n%s%s", code, out, errOut)
 	}
-	res, err := report.ReadResult(merged)
+	res, err := results.ReadResult(merged)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +212,7 @@ func TestMergeKeepsBaseline(t *testing.T) {
 	for _, c := range res.Checks {
 		if c.Kind == "regression" && c.Name == "itl_p50" {
 			found = true
-			if c.Verdict != report.Fail || c.Samples != res.Summary.ITL.Count {
+			if c.Verdict != results.Fail || c.Samples != res.Summary.ITL.Count {
 				t.Errorf("merged itl_p50: verdict %s on %d samples, want fail on the merged %d", c.Verdict, c.Samples, res.Summary.ITL.Count)
 			}
 		}

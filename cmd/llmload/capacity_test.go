@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/llmload/llmload/metrics"
-	"github.com/llmload/llmload/report"
+	"github.com/llmload/llmload/results"
 	"github.com/llmload/llmload/sim"
 )
 
@@ -37,8 +37,8 @@ func TestCapacitySearchVirtualTime(t *testing.T) {
 				t.Fatalf("the KV cache (%d tokens) cannot hold %d sequences of %d tokens: the derivation does not apply", p.KVCacheTokens, seqs, prompt+output)
 			}
 			work := []sim.Work{{PromptTokens: prompt, MaxTokens: output, IgnoreEOS: true}}
-			search := report.NewSearcher(1, 64, 0.05, true, 0)
-			var steps []report.Step
+			search := results.NewSearcher(1, 64, 0.05, true, 0)
+			var steps []results.Step
 			for {
 				v, ok := search.Next()
 				if !ok {
@@ -49,7 +49,7 @@ func TestCapacitySearchVirtualTime(t *testing.T) {
 				// The bound: ten full-batch steps, far above one step and far
 				// under a whole request (64 steps).
 				passed := res.TTFTP99.Seconds()*1000 <= 10*fullStepMs(p, seqs, prompt+output)
-				st := report.Step{Step: len(steps) + 1, Value: v, SLAChecked: true,
+				st := results.Step{Step: len(steps) + 1, Value: v, SLAChecked: true,
 					Summary: &metrics.Summary{Completed: res.Completed, OutputThroughput: res.OutputTokPerSec}}
 				if !passed {
 					st.SLAFailed = []string{"ttft_p99"}
@@ -58,13 +58,13 @@ func TestCapacitySearchVirtualTime(t *testing.T) {
 				search.Record(v, st.Step, passed)
 			}
 			got := search.Result()
-			if got.Outcome != report.SearchConverged || got.Low != float64(seqs) || got.High != float64(seqs+1) {
+			if got.Outcome != results.SearchConverged || got.Low != float64(seqs) || got.High != float64(seqs+1) {
 				t.Errorf("search: %+v; want converged in [%d, %d)", got, seqs, seqs+1)
 			}
-			if c := report.CapacityOfSteps(steps); c == nil || c.Value != float64(seqs) {
+			if c := results.CapacityOfSteps(steps); c == nil || c.Value != float64(seqs) {
 				t.Errorf("capacity %+v, want %d users", c, seqs)
 			}
-			if k := report.KneeOf(steps, 0.1); k == nil || k.Value != float64(seqs) {
+			if k := results.KneeOf(steps, 0.1); k == nil || k.Value != float64(seqs) {
 				t.Errorf("knee %+v, want %d users", k, seqs)
 			}
 		})
@@ -107,12 +107,12 @@ func runScenarioFile(t *testing.T, path, name string, wants ...string) string {
 func TestRunSweep(t *testing.T) {
 	dir := runScenarioFile(t, "testdata/sweep.hcl", "sweep", "Sweep over users", "Knee:", "Capacity:")
 
-	sweep, err := report.ReadResult(filepath.Join(dir, "sweep.json"))
+	sweep, err := results.ReadResult(filepath.Join(dir, "sweep.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	sw := sweep.Sweep
-	if sw == nil || sw.Mode != report.ModeSweep || len(sw.Steps) != 4 {
+	if sw == nil || sw.Mode != results.ModeSweep || len(sw.Steps) != 4 {
 		t.Fatalf("sweep: %+v", sw)
 	}
 	for i, st := range sw.Steps {
@@ -148,7 +148,7 @@ func TestRunSweep(t *testing.T) {
 	stages := map[int]int{}
 	first, last := map[int]float64{}, map[int]float64{}
 	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-		var l report.RequestLine
+		var l results.RequestLine
 		if err := json.Unmarshal([]byte(line), &l); err != nil {
 			t.Fatal(err)
 		}
@@ -178,15 +178,15 @@ func TestRunSweep(t *testing.T) {
 // the same simulator: 4 users meet the TTFT bound, 16 never do.
 func TestRunCapacitySearch(t *testing.T) {
 	dir := runScenarioFile(t, "testdata/sweep.hcl", "capacity", "Capacity search over users", "Capacity:", "Search:")
-	search, err := report.ReadResult(filepath.Join(dir, "capacity.json"))
+	search, err := results.ReadResult(filepath.Join(dir, "capacity.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	sr := search.Sweep
-	if sr == nil || sr.Search == nil || sr.Mode != report.ModeCapacity {
+	if sr == nil || sr.Search == nil || sr.Mode != results.ModeCapacity {
 		t.Fatalf("search: %+v", sr)
 	}
-	if sr.Search.Outcome != report.SearchConverged || sr.Search.High >= 16 || sr.Search.High != sr.Search.Low+1 {
+	if sr.Search.Outcome != results.SearchConverged || sr.Search.High >= 16 || sr.Search.High != sr.Search.Low+1 {
 		t.Errorf("search: %+v; want a one-user bracket under 16 users", sr.Search)
 	}
 	if sr.Capacity == nil || sr.Capacity.Value != sr.Search.Low || *search.Summary.Capacity != sr.Search.Low {
@@ -248,7 +248,7 @@ func TestReportCommand(t *testing.T) {
 // counts, and the capacity carries the runs' spread of the checked figure.
 func TestRunRepeatedCapacitySearch(t *testing.T) {
 	dir := runScenarioFile(t, "testdata/sweep.hcl", "repeats", "Capacity search over users", "Capacity:", "the capacity held in ")
-	res, err := report.ReadResult(filepath.Join(dir, "repeats.json"))
+	res, err := results.ReadResult(filepath.Join(dir, "repeats.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

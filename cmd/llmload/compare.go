@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/llmload/llmload/report"
+	"github.com/llmload/llmload/results"
 	"github.com/llmload/llmload/runner"
 )
 
@@ -29,9 +30,9 @@ func cmdCompare(_ context.Context, e env, args []string) int {
 	if *format != "text" && *format != "json" {
 		return fs.usageError(fmt.Sprintf("-format %q: want text or json", *format))
 	}
-	var res [2]*report.Result
+	var res [2]*results.Result
 	for i, p := range paths {
-		r, err := report.ReadResult(p)
+		r, err := results.ReadResult(p)
 		if err != nil {
 			fmt.Fprintf(e.stderr, "llmload compare: %v\n", err)
 			return exitInvalid

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/llmload/llmload/report"
+	"github.com/llmload/llmload/results"
 	"github.com/llmload/llmload/runner"
 )
 
@@ -28,7 +29,7 @@ type gateOptions struct {
 
 	// results collects every scenario's result for the outputs written
 	// once all have run (JUnit).
-	results []*report.Result
+	results []*results.Result
 }
 
 func (g *gateOptions) register(fs *flagSet) {
@@ -58,14 +59,14 @@ func (g *gateOptions) finishScenario(e env, r *runner.Run) int {
 	g.results = append(g.results, res)
 	switch v := res.Verdict(); {
 	case g.saveBaseline == "":
-	case res.Interrupted || v == report.VerdictInvalid || v == report.VerdictNoResult:
+	case res.Interrupted || v == results.VerdictInvalid || v == results.VerdictNoResult:
 		// A baseline from a run that proves nothing would gate every
 		// later run against garbage.
 		fmt.Fprintf(e.stderr, "llmload: -save-baseline: not saving a run that was interrupted, invalid or without result\n")
 		code = exitNoResult
 	default:
 		p := filepath.Join(g.saveBaseline, s.ResultFile())
-		if err := report.WriteResultFile(p, res); err != nil {
+		if err := results.WriteResultFile(p, res); err != nil {
 			fmt.Fprintf(e.stderr, "llmload: -save-baseline: %v\n", err)
 			code = exitNoResult
 		} else {

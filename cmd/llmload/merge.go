@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/llmload/llmload/report"
+	"github.com/llmload/llmload/results"
 	"github.com/llmload/llmload/runner"
 )
 
@@ -25,16 +26,16 @@ func cmdMerge(_ context.Context, e env, args []string) int {
 		fmt.Fprintln(e.stderr, "llmload merge: no result file given")
 		return exitInvalid
 	}
-	var parts []*report.Result
+	var parts []*results.Result
 	for _, p := range paths {
-		r, err := report.ReadResult(p)
+		r, err := results.ReadResult(p)
 		if err != nil {
 			fmt.Fprintf(e.stderr, "llmload merge: %v\n", err)
 			return exitInvalid
 		}
 		parts = append(parts, r)
 	}
-	res, err := report.MergeResults(parts)
+	res, err := results.MergeResults(parts)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "llmload merge: %v\n", err)
 		return exitInvalid
@@ -65,7 +66,7 @@ func cmdMerge(_ context.Context, e env, args []string) int {
 		}
 	}
 	if out := *outp; out != "" {
-		if err := report.WriteResultFile(out, res); err != nil {
+		if err := results.WriteResultFile(out, res); err != nil {
 			fmt.Fprintf(e.stderr, "llmload merge: %v\n", err)
 			return worse(code, exitNoResult)
 		}

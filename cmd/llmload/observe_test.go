@@ -12,10 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmload/llmload/results"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
-
-	"github.com/llmload/llmload/report"
 )
 
 // freeAddr returns a loopback address nothing listens on (just now).
@@ -176,7 +175,7 @@ func TestServerChecks(t *testing.T) {
 			if code != tt.code {
 				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.code, stdout, stderr)
 			}
-			res, err := report.ReadResult(filepath.Join(out, "server.json"))
+			res, err := results.ReadResult(filepath.Join(out, "server.json"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -220,7 +219,7 @@ func TestServerScrapeFails(t *testing.T) {
 	if code != exitNoResult {
 		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitNoResult, stdout, stderr)
 	}
-	res, err := report.ReadResult(filepath.Join(out, "server.json"))
+	res, err := results.ReadResult(filepath.Join(out, "server.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,7 +252,7 @@ func TestMergeServerChecks(t *testing.T) {
 			t.Fatalf("run %d: exit %d\n%s\n%s", i, code, stdout, stderr)
 		}
 		paths = append(paths, filepath.Join(dir, "server.json"))
-		res, err := report.ReadResult(paths[i])
+		res, err := results.ReadResult(paths[i])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -272,7 +271,7 @@ func TestMergeServerChecks(t *testing.T) {
 	if code != exitCheckFailed {
 		t.Fatalf("merge: exit %d, want %d\n%s\n%s", code, exitCheckFailed, stdout, stderr)
 	}
-	res, err := report.ReadResult(merged)
+	res, err := results.ReadResult(merged)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/llmload/llmload/report"
+	"github.com/llmload/llmload/results"
 )
 
 // TestRepeat runs a scenario three times: the result holds each run and
@@ -26,7 +26,7 @@ func TestRepeat(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d, want 0\n%s%s", code, stdout, stderr)
 	}
-	res, err := report.ReadResult(first)
+	res, err := results.ReadResult(first)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestRepeat(t *testing.T) {
 	if math.Abs(s.Duration-durations) > 1e-6 || math.Abs(s.OutputThroughput-tokens/durations) > 1e-6 {
 		t.Errorf("pooled duration %v s and throughput %v, want the sum of the runs' %v s and %v", s.Duration, s.OutputThroughput, durations, tokens/durations)
 	}
-	spread := map[string]report.Spread{}
+	spread := map[string]results.Spread{}
 	for _, sp := range rp.Spread {
 		spread[sp.Key] = sp
 	}
@@ -80,7 +80,7 @@ func TestRepeat(t *testing.T) {
 	sc.Buffer(nil, 1<<20)
 	ids := map[int64]bool{}
 	for sc.Scan() {
-		var l report.RequestLine
+		var l results.RequestLine
 		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
 			t.Fatal(err)
 		}
@@ -100,12 +100,12 @@ func TestRepeat(t *testing.T) {
 	if code, stdout, stderr := call(t, ctx, "run", "-quiet", "-out", second, "-baseline", first, "-var", "step_overhead=5ms", "testdata/repeat.hcl"); code != exitCheckFailed {
 		t.Fatalf("second run: exit %d, want 1\n%s%s", code, stdout, stderr)
 	}
-	slow, err := report.ReadResult(second)
+	slow, err := results.ReadResult(second)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range slow.Checks {
-		if c.Kind == "regression" && (c.Verdict != report.Fail || c.Samples != 3) {
+		if c.Kind == "regression" && (c.Verdict != results.Fail || c.Samples != 3) {
 			t.Errorf("regression %s: verdict %s on %d samples, want a failure resting on the 3 runs", c.Name, c.Verdict, c.Samples)
 		}
 	}
@@ -114,7 +114,7 @@ func TestRepeat(t *testing.T) {
 	if code != exitCheckFailed {
 		t.Fatalf("compare: exit %d, want 1\n%s%s", code, stdout, stderr)
 	}
-	var c report.Comparison
+	var c results.Comparison
 	if err := json.Unmarshal([]byte(stdout), &c); err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +123,7 @@ func TestRepeat(t *testing.T) {
 		if r.Lower != nil && r.Method != "runs" {
 			t.Errorf("%s compared by %q, want the run-to-run spread", r.Key, r.Method)
 		}
-		if r.Key == "itl_p50" && (r.Verdict != report.Fail || r.BaseSamples != 3 || r.NewSamples != 3) {
+		if r.Key == "itl_p50" && (r.Verdict != results.Fail || r.BaseSamples != 3 || r.NewSamples != 3) {
 			t.Errorf("itl_p50: %+v, want a failure resting on 3 runs a side", r)
 		}
 	}

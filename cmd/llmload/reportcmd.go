@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/llmload/llmload/report"
+	"github.com/llmload/llmload/results"
 )
 
 // Text formats of the report command.
@@ -40,17 +41,17 @@ func cmdReport(_ context.Context, e env, args []string) int {
 		fmt.Fprintf(e.stderr, "llmload report: unknown format %q (valid: %s)\n", *format, strings.Join(reportFormats, ", "))
 		return exitInvalid
 	}
-	var results []report.Labelled
+	var labelled []report.Labelled
 	for _, p := range paths {
-		r, err := report.ReadResult(p)
+		r, err := results.ReadResult(p)
 		if err != nil {
 			fmt.Fprintf(e.stderr, "llmload report: %v\n", err)
 			return exitInvalid
 		}
-		results = append(results, report.Labelled{Label: resultLabel(p, r, paths), Result: r})
+		labelled = append(labelled, report.Labelled{Label: resultLabel(p, r, paths), Result: r})
 	}
 	if *htmlPath != "" {
-		if err := writeHTMLFile(*htmlPath, results); err != nil {
+		if err := writeHTMLFile(*htmlPath, labelled); err != nil {
 			fmt.Fprintf(e.stderr, "llmload report: %v\n", err)
 			return exitInvalid
 		}
@@ -68,7 +69,7 @@ func cmdReport(_ context.Context, e env, args []string) int {
 		w = f
 	}
 	bw := bufio.NewWriter(w)
-	if err := writeTextReport(bw, *format, results); err != nil {
+	if err := writeTextReport(bw, *format, labelled); err != nil {
 		fmt.Fprintf(e.stderr, "llmload report: %v\n", err)
 		return exitInvalid
 	}
@@ -87,7 +88,7 @@ func cmdReport(_ context.Context, e env, args []string) int {
 
 // resultLabel names a result in legends: its file name without .json,
 // or the scenario and run when file names repeat.
-func resultLabel(path string, r *report.Result, all []string) string {
+func resultLabel(path string, r *results.Result, all []string) string {
 	base := strings.TrimSuffix(filepath.Base(path), ".json")
 	n := 0
 	for _, p := range all {
@@ -101,27 +102,27 @@ func resultLabel(path string, r *report.Result, all []string) string {
 	return base
 }
 
-func writeTextReport(w io.Writer, format string, results []report.Labelled) error {
+func writeTextReport(w io.Writer, format string, labelled []report.Labelled) error {
 	switch format {
 	case "markdown":
-		return report.WriteMarkdownTables(w, results)
+		return report.WriteMarkdownTables(w, labelled)
 	case "csv":
-		return report.WriteCSV(w, results)
+		return report.WriteCSV(w, labelled)
 	case "json":
 		enc := json.NewEncoder(w)
 		enc.SetEscapeHTML(false)
 		enc.SetIndent("", "  ")
-		if len(results) == 1 {
-			return enc.Encode(results[0].Result)
+		if len(labelled) == 1 {
+			return enc.Encode(labelled[0].Result)
 		}
-		var all []*report.Result
-		for _, r := range results {
+		var all []*results.Result
+		for _, r := range labelled {
 			all = append(all, r.Result)
 		}
 		return enc.Encode(all)
 	}
-	for i, r := range results {
-		if len(results) > 1 {
+	for i, r := range labelled {
+		if len(labelled) > 1 {
 			if i > 0 {
 				fmt.Fprintln(w)
 			}
@@ -136,7 +137,7 @@ func writeTextReport(w io.Writer, format string, results []report.Labelled) erro
 
 // writeHTMLFile writes the HTML report atomically enough: to a temporary
 // file beside path, renamed into place.
-func writeHTMLFile(path string, results []report.Labelled) error {
+func writeHTMLFile(path string, labelled []report.Labelled) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -147,7 +148,7 @@ func writeHTMLFile(path string, results []report.Labelled) error {
 	}
 	defer os.Remove(tmp.Name())
 	bw := bufio.NewWriter(tmp)
-	if err := report.WriteHTML(bw, results); err != nil {
+	if err := report.WriteHTML(bw, labelled); err != nil {
 		tmp.Close()
 		return fmt.Errorf("writing %s: %w", path, err)
 	}

@@ -14,22 +14,22 @@ import (
 	"time"
 
 	"github.com/llmload/llmload/metrics"
-	"github.com/llmload/llmload/report"
+	"github.com/llmload/llmload/results"
 )
 
 // requestLines reads a requests file.
-func requestLines(t *testing.T, path string) []report.RequestLine {
+func requestLines(t *testing.T, path string) []results.RequestLine {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var out []report.RequestLine
+	var out []results.RequestLine
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
-		var l report.RequestLine
+		var l results.RequestLine
 		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
 			t.Fatalf("%s line %d: %v", path, len(out)+1, err)
 		}
@@ -42,7 +42,7 @@ func requestLines(t *testing.T, path string) []report.RequestLine {
 }
 
 // measured counts a result's measured requests by its summary.
-func measured(r *report.Result) int {
+func measured(r *results.Result) int {
 	return r.Summary.Completed + r.Summary.Failed + r.Summary.Canceled
 }
 
@@ -76,14 +76,14 @@ func TestRequestsFileIsComplete(t *testing.T) {
 			if len(entries) != 2 {
 				t.Errorf("%s holds %d entries, want the result and the requests file (a temporary file left?)", out, len(entries))
 			}
-			var res *report.Result
-			var lines []report.RequestLine
+			var res *results.Result
+			var lines []results.RequestLine
 			for _, e := range entries {
 				switch p := filepath.Join(out, e.Name()); {
 				case strings.HasSuffix(p, ".requests.jsonl"):
 					lines = requestLines(t, p)
 				case strings.HasSuffix(p, ".json"):
-					r, err := report.ReadResult(p)
+					r, err := results.ReadResult(p)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -136,7 +136,7 @@ func TestPlanEqualsRun(t *testing.T) {
 			if code, stdout, stderr := call(t, context.Background(), "run", "-quiet", "-out", out, f); code != exitOK {
 				t.Fatalf("run exit %d:\n%s%s", code, stdout, stderr)
 			}
-			res, err := report.ReadResult(filepath.Join(out, name+".json"))
+			res, err := results.ReadResult(filepath.Join(out, name+".json"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -153,21 +153,21 @@ func TestPlanEqualsRun(t *testing.T) {
 // figures (tiny.hcl asserts exactly 40 completed requests, which two runs
 // break).
 func TestMergeCommand(t *testing.T) {
-	var dirs, results []string
+	var dirs, paths []string
 	for i := range 2 {
 		dir := t.TempDir()
 		if code, stdout, stderr := call(t, context.Background(), "run", "-quiet", "-out", dir, "testdata/tiny.hcl"); code != exitOK {
 			t.Fatalf("run %d exit %d:\n%s%s", i, code, stdout, stderr)
 		}
 		dirs = append(dirs, dir)
-		results = append(results, filepath.Join(dir, "tiny.json"))
+		paths = append(paths, filepath.Join(dir, "tiny.json"))
 	}
 	merged := filepath.Join(t.TempDir(), "merged.json")
-	code, stdout, stderr := call(t, context.Background(), "merge", results[0], results[1], "-o", merged)
+	code, stdout, stderr := call(t, context.Background(), "merge", paths[0], paths[1], "-o", merged)
 	if code != exitCheckFailed || !strings.Contains(stdout, "FAIL   everything completed") {
 		t.Fatalf("merge exit %d, want %d with the completed-count assert failing:\n%s%s", code, exitCheckFailed, stdout, stderr)
 	}
-	res, err := report.ReadResult(merged)
+	res, err := results.ReadResult(merged)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,9 +196,9 @@ func TestMergeCommand(t *testing.T) {
 			t.Errorf("%s: merged count %d p50 %v p99 %v max %v; one recorder %d %v %v %v", m, g.Count, g.P50, g.P99, g.Max, w.Count, w.P50, w.P99, w.Max)
 		}
 	}
-	var parts []*report.Result
-	for _, p := range results {
-		r, _ := report.ReadResult(p)
+	var parts []*results.Result
+	for _, p := range paths {
+		r, _ := results.ReadResult(p)
 		parts = append(parts, r)
 	}
 	if got, want := res.TotalOutputTokens, parts[0].TotalOutputTokens+parts[1].TotalOutputTokens; got != want {

@@ -16,7 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/llmload/llmload/metrics"
-	"github.com/llmload/llmload/report"
+	"github.com/llmload/llmload/results"
 	"github.com/llmload/llmload/sim"
 )
 
@@ -60,7 +60,7 @@ type sentKey struct {
 	Index    int
 }
 
-func measuredKeys(lines []report.RequestLine) []sentKey {
+func measuredKeys(lines []results.RequestLine) []sentKey {
 	var keys []sentKey
 	for _, l := range lines {
 		if !l.Warmup {
@@ -128,19 +128,19 @@ func TestShardsEqualOneRun(t *testing.T) {
 
 	var got []sentKey
 	var paths []string
-	var parts []*report.Result
+	var parts []*results.Result
 	ids := map[string]bool{}
 	rec := metrics.NewRecorder(metrics.Options{})
 	ns := func(ms float64) time.Duration { return time.Duration(math.Round(ms * 1e6)) }
 	for i := range n {
 		dir := filepath.Join(out, fmt.Sprintf("shard-%d", i))
 		paths = append(paths, filepath.Join(dir, "shards.json"))
-		res, err := report.ReadResult(paths[i])
+		res, err := results.ReadResult(paths[i])
 		if err != nil {
 			t.Fatal(err)
 		}
 		parts = append(parts, res)
-		if res.Shard == nil || *res.Shard != (report.Shard{Index: i, Count: n}) || res.RunID != parts[0].RunID || res.Fingerprint != parts[0].Fingerprint {
+		if res.Shard == nil || *res.Shard != (results.Shard{Index: i, Count: n}) || res.RunID != parts[0].RunID || res.Fingerprint != parts[0].Fingerprint {
 			t.Errorf("shard %d: shard %+v, run %s, fingerprint %.12s; want %d/%d and shard 0's run %s and fingerprint %.12s", i, res.Shard, res.RunID, res.Fingerprint, i, n, parts[0].RunID, parts[0].Fingerprint)
 		}
 		if sy := res.Sync; sy == nil || !sy.StartAt.Equal(start) || !res.TimeZero.Equal(start) || sy.TargetClock == nil || sy.TargetClock.Probes != 1 {
@@ -193,7 +193,7 @@ func TestShardsEqualOneRun(t *testing.T) {
 	if code != exitOK || !strings.Contains(stdout, "PASS   the whole run") || !strings.Contains(stdout, "shard 3/4") {
 		t.Fatalf("merge exit %d, want %d with the whole-run assert passing and a per-shard table:\n%s%s", code, exitOK, stdout, stderr)
 	}
-	res, err := report.ReadResult(merged)
+	res, err := results.ReadResult(merged)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +215,7 @@ func TestShardsEqualOneRun(t *testing.T) {
 	}
 	// The shards drew one schedule from one time zero: merged, its rate is
 	// the whole run's.
-	wholeRes, err := report.ReadResult(filepath.Join(whole, "shards.json"))
+	wholeRes, err := results.ReadResult(filepath.Join(whole, "shards.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,24 +9,24 @@ import (
 	"time"
 
 	"github.com/llmload/llmload/executor/executortest"
-	"github.com/llmload/llmload/report"
+	"github.com/llmload/llmload/results"
 )
 
 // runVerdict runs one scenario of testdata/verdict.hcl against srv and
 // returns the exit code, the output and the result file.
-func runVerdict(t *testing.T, srv *executortest.Server, scenario string, args ...string) (int, string, string, *report.Result) {
+func runVerdict(t *testing.T, srv *executortest.Server, scenario string, args ...string) (int, string, string, *results.Result) {
 	t.Helper()
 	out := t.TempDir()
 	args = append([]string{"run", "-quiet", "-out", out, "-scenario", scenario, "-var", "base_url=" + srv.URL}, args...)
 	code, stdout, stderr := call(t, context.Background(), append(args, "testdata/verdict.hcl")...)
-	res, err := report.ReadResult(filepath.Join(out, scenario+".json"))
+	res, err := results.ReadResult(filepath.Join(out, scenario+".json"))
 	if err != nil {
 		t.Fatalf("%v\nstdout:\n%s\nstderr:\n%s", err, stdout, stderr)
 	}
 	return code, stdout, stderr, res
 }
 
-func checkNamed(t *testing.T, res *report.Result, name string) report.Check {
+func checkNamed(t *testing.T, res *results.Result, name string) results.Check {
 	t.Helper()
 	for _, c := range res.Checks {
 		if c.Name == name {
@@ -34,7 +34,7 @@ func checkNamed(t *testing.T, res *report.Result, name string) report.Check {
 		}
 	}
 	t.Fatalf("no check %q in %+v", name, res.Checks)
-	return report.Check{}
+	return results.Check{}
 }
 
 // TestFailuresFailTheRun: a server that dies after 8 of 20 requests fails
@@ -54,10 +54,10 @@ func TestFailuresFailTheRun(t *testing.T) {
 		t.Errorf("completed %d, failed %d; want 8 and 12", res.Completed, res.Failed)
 	}
 	c := checkNamed(t, res, "error_rate")
-	if !c.Default || c.Verdict != report.Fail || c.Passed {
+	if !c.Default || c.Verdict != results.Fail || c.Passed {
 		t.Errorf("error_rate check %+v: want the default budget, failed", c)
 	}
-	if ttft := checkNamed(t, res, "ttft_mean"); ttft.Samples != 8 || ttft.Verdict != report.Pass {
+	if ttft := checkNamed(t, res, "ttft_mean"); ttft.Samples != 8 || ttft.Verdict != results.Pass {
 		t.Errorf("ttft_mean rests on %d samples with verdict %s; want 8, pass", ttft.Samples, ttft.Verdict)
 	}
 	for _, want := range []string{"<= 1% (default)", "the 12 requests that failed are excluded from every latency figure"} {
@@ -77,7 +77,7 @@ func TestBufferedStreamsAreInconclusive(t *testing.T) {
 	if code != exitNoResult {
 		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitNoResult, stdout, stderr)
 	}
-	if c := checkNamed(t, res, "itl_mean"); c.Verdict != report.Inconclusive || c.Passed {
+	if c := checkNamed(t, res, "itl_mean"); c.Verdict != results.Inconclusive || c.Passed {
 		t.Errorf("itl_mean %+v: want inconclusive", c)
 	}
 	if s := res.Summary; s.BufferedStreams != 20 || s.TokenStreams != 20 {
@@ -128,7 +128,7 @@ func TestTooFewSamples(t *testing.T) {
 				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.code, stdout, stderr)
 			}
 			c := checkNamed(t, res, "ttft_p99")
-			if c.Verdict != report.Inconclusive || c.Samples != 20 || c.Lower == nil || c.Upper == nil || *c.Lower > *c.Value || *c.Upper < *c.Value {
+			if c.Verdict != results.Inconclusive || c.Samples != 20 || c.Lower == nil || c.Upper == nil || *c.Lower > *c.Value || *c.Upper < *c.Value {
 				t.Errorf("ttft_p99 %+v: want inconclusive on 20 samples with an interval around the value", c)
 			}
 			if !strings.Contains(stdout, "needs at least 1000") {
@@ -154,7 +154,7 @@ func TestInvalidRun(t *testing.T) {
 	if !strings.Contains(stderr, "invalid run (client_cpu") || !strings.Contains(stdout, "Run validity: INVALID (client_cpu)") {
 		t.Errorf("the reason is missing:\nstdout:\n%s\nstderr:\n%s", stdout, stderr)
 	}
-	if c := checkNamed(t, res, "ttft_mean"); c.Verdict != report.Pass {
+	if c := checkNamed(t, res, "ttft_mean"); c.Verdict != results.Pass {
 		t.Errorf("ttft_mean %s: the test means a run whose checks pass", c.Verdict)
 	}
 }
@@ -178,11 +178,11 @@ func TestMergedVerdict(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("merge: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitOK, stdout, stderr)
 	}
-	res, err := report.ReadResult(merged)
+	res, err := results.ReadResult(merged)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := checkNamed(t, res, "ttft_p90"); c.Verdict != report.Pass || c.Samples != 120 || c.Lower == nil {
+	if c := checkNamed(t, res, "ttft_p90"); c.Verdict != results.Pass || c.Samples != 120 || c.Lower == nil {
 		t.Errorf("merged ttft_p90 %+v: want a pass on 120 samples with an interval", c)
 	}
 	if res.Validity == nil || !res.Validity.Valid {

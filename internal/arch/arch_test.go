@@ -26,7 +26,11 @@ var allowed = map[string][]string{
 	"compare":  {"metrics"},
 	"executor": {"dataset", "metrics", "tokenizer", "internal/openaiwire", "internal/secret"},
 	"sim":      {"metrics", "tokenizer", "internal/openaiwire", "internal/secret"},
-	"report":   {"metrics"},
+	// The result schema, its files (result JSON, requests JSONL, merge) and
+	// the figures computed from a run: summaries in, results out.
+	"results": {"metrics"},
+	// Rendering a result: console, HTML, JUnit, Markdown, comparison table.
+	"report": {"metrics", "results"},
 	// The live Prometheus exporter (an executor observer) and the
 	// server-metrics scraper: both read and write only metrics' types.
 	"live":   {"metrics"},
@@ -46,23 +50,23 @@ var allowed = map[string][]string{
 	// simulator, and the fresh clone.
 	"internal/arch":       {},
 	"internal/e2e":        {"dataset", "executor", "metrics", "sim", "tokenizer", "internal/openaiwire", "internal/secret"},
-	"internal/freshclone": {"internal/testshared", "report", "metrics"},
+	"internal/freshclone": {"internal/testshared", "results", "metrics"},
 	// What a run is: target, dataset, baseline, shards, load, result and
 	// verdict; cmd renders it.
-	"runner": {"scenario", "assert", "compare", "dataset", "executor", "metrics", "report", "live", "scrape", "sim", "tokenizer",
+	"runner": {"scenario", "assert", "compare", "dataset", "executor", "metrics", "results", "report", "live", "scrape", "sim", "tokenizer",
 		"internal/secret", "internal/openaiwire"},
 	// The binary: the top of the graph.
-	"cmd": {"metrics", "tokenizer", "dataset", "scenario", "assert", "compare", "executor", "sim", "report", "live", "scrape", "runner",
+	"cmd": {"metrics", "tokenizer", "dataset", "scenario", "assert", "compare", "executor", "sim", "results", "report", "live", "scrape", "runner",
 		"internal/openaiwire", "internal/secret", "internal/testshared", "internal/vllmimport", "internal/profile"},
 	// The examples' data generator and the Kubernetes example's test.
 	"examples": {"tokenizer", "internal/secret"},
 	// Benchmark and calibration commands: the fake server, the stream
 	// check and the simulator's calibration.
-	"tools": {"executor", "report", "metrics", "internal/openaiwire"},
+	"tools": {"executor", "results", "metrics", "internal/openaiwire"},
 }
 
 // hclFree are the packages that must not depend on HCL or cty.
-var hclFree = []string{"compare", "metrics", "tokenizer", "dataset", "executor", "sim", "report", "live", "scrape", "internal/openaiwire", "internal/secret"}
+var hclFree = []string{"compare", "metrics", "tokenizer", "dataset", "executor", "sim", "results", "report", "live", "scrape", "internal/openaiwire", "internal/secret"}
 
 // unit is the name the rules know a package of ours by: its top-level
 // folder ("executor" for executor/executortest), or, under internal/, the

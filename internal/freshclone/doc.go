@@ -3,6 +3,6 @@
 // else), build llmload, then validate and plan every example and run the
 // fast ones. It is part of `make test`; `go test -short` skips it.
 //
-// It imports internal/testshared and report, in tests only; nothing imports
+// It imports internal/testshared and results, in tests only; nothing imports
 // it.
 package freshclone

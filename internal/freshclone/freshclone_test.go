@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/llmload/llmload/internal/testshared"
-	"github.com/llmload/llmload/report"
+	"github.com/llmload/llmload/results"
 )
 
 // machineRules are the validity rules that measure the machine running
@@ -20,7 +20,7 @@ var machineRules = map[string]bool{"lag_p99": true, "rate_shortfall": true, "cli
 
 // machineOnly reports whether a run is invalid for machine rules alone,
 // with every check passed and every request completed.
-func machineOnly(res *report.Result) bool {
+func machineOnly(res *results.Result) bool {
 	if res.Validity == nil || res.Validity.Valid || res.Interrupted || res.Failed > 0 || res.Completed == 0 {
 		return false
 	}
@@ -38,7 +38,7 @@ func machineOnly(res *report.Result) bool {
 }
 
 // brokenNames lists a result's broken validity rules.
-func brokenNames(res *report.Result) string {
+func brokenNames(res *results.Result) string {
 	var names []string
 	for _, r := range res.Validity.Broken() {
 		names = append(names, r.Name)
@@ -139,7 +139,7 @@ func TestFreshClone(t *testing.T) {
 
 	// The fast runs, from the clone's root as the README has them; each
 	// must exit 0 (every check passed) and write its result file.
-	results := filepath.Join(t.TempDir(), "results")
+	outDir := filepath.Join(t.TempDir(), "results")
 	runs := []struct {
 		name   string
 		args   []string
@@ -152,9 +152,9 @@ func TestFreshClone(t *testing.T) {
 	for _, r := range runs {
 		t.Run("run "+r.name, func(t *testing.T) {
 			start := time.Now()
-			args := append(append([]string{}, r.args...), "-out", results, "-quiet")
+			args := append(append([]string{}, r.args...), "-out", outDir, "-quiet")
 			code, out := command(ctx, t, clone, bin, args...)
-			res, err := report.ReadResult(filepath.Join(results, r.result))
+			res, err := results.ReadResult(filepath.Join(outDir, r.result))
 			if err != nil {
 				t.Fatalf("llmload %s (exit %d) wrote no result file: %v\n%s", strings.Join(args, " "), code, err, out)
 			}

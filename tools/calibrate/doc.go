@@ -3,5 +3,5 @@
 // with the public reference figures for Llama-3-8B on one A100 80GB, prints
 // the table, and exits 1 when a figure is outside its tolerance.
 //
-// It imports report; nothing imports it.
+// It imports results; nothing imports it.
 package main

@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/llmload/llmload/report"
+	"github.com/llmload/llmload/results"
 )
 
 // reference is one row of the public reference: closed-loop users without
@@ -35,14 +35,14 @@ func main() {
 
 type row struct {
 	ref    reference
-	res    *report.Result
+	res    *results.Result
 	simRaw json.RawMessage
 }
 
 func run(dir string, w io.Writer) int {
 	var rows []row
 	for _, ref := range references {
-		res, err := report.ReadResult(filepath.Join(dir, ref.scenario+".json"))
+		res, err := results.ReadResult(filepath.Join(dir, ref.scenario+".json"))
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "calibrate: %v\n", err)
 			return 2

@@ -1,9 +1,8 @@
-package report
+package results_test
 
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -14,16 +13,15 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/llmload/llmload/metrics"
+	"github.com/llmload/llmload/results"
 )
-
-var errShort = errors.New("short write")
 
 func inf() float64 { return math.Inf(1) }
 
 // writeFiles writes a run's result and its requests file as run does.
-func writeFiles(t *testing.T, dir string, run *Run, reqs []*metrics.Request) []string {
+func writeFiles(t *testing.T, dir string, run *results.Run, reqs []*metrics.Request) []string {
 	t.Helper()
-	rw, err := CreateRequests(dir, run.Scenario, len(run.Stages) > 0)
+	rw, err := results.CreateRequests(dir, run.Scenario, len(run.Stages) > 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +32,7 @@ func writeFiles(t *testing.T, dir string, run *Run, reqs []*metrics.Request) []s
 	if err := rw.Close(); err != nil {
 		t.Fatal(err)
 	}
-	p, err := WriteResult(dir, result(t, run))
+	p, err := results.WriteResult(dir, result(t, run))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,10 +41,10 @@ func writeFiles(t *testing.T, dir string, run *Run, reqs []*metrics.Request) []s
 
 func TestWriteFilesGolden(t *testing.T) {
 	for _, tt := range runs {
-		t.Run(tt.name, func(t *testing.T) {
+		t.Run(tt.Name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "out")
-			run := tt.run()
-			paths := writeFiles(t, dir, run, tt.requests())
+			run := tt.Run()
+			paths := writeFiles(t, dir, run, tt.Requests())
 			want := []string{filepath.Join(dir, run.Scenario+".json"), filepath.Join(dir, run.Scenario+".requests.jsonl")}
 			if diff := cmp.Diff(want, paths); diff != "" {
 				t.Fatalf("paths (-want +got):\n%s", diff)
@@ -56,7 +54,7 @@ func TestWriteFilesGolden(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				golden(t, tt.name+suffix, got)
+				golden(t, tt.Name+suffix, got)
 			}
 			entries, err := os.ReadDir(dir)
 			if err != nil {
@@ -71,20 +69,20 @@ func TestWriteFilesGolden(t *testing.T) {
 
 func TestReadResultRoundTrip(t *testing.T) {
 	for _, tt := range runs {
-		t.Run(tt.name, func(t *testing.T) { checkRoundTrip(t, tt.run(), tt.requests()) })
+		t.Run(tt.Name, func(t *testing.T) { checkRoundTrip(t, tt.Run(), tt.Requests()) })
 	}
 }
 
-// checkRoundTrip writes a run's result, reads it back and compares, and
-// renders both the same.
-func checkRoundTrip(t *testing.T, run *Run, reqs []*metrics.Request) {
+// checkRoundTrip writes a run's result, reads it back and compares (report
+// checks that both render the same).
+func checkRoundTrip(t *testing.T, run *results.Run, reqs []*metrics.Request) {
 	dir := t.TempDir()
 	paths := writeFiles(t, dir, run, reqs)
-	got, err := ReadResult(paths[0])
+	got, err := results.ReadResult(paths[0])
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := NewResult(run)
+	want, err := results.NewResult(run)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,18 +94,8 @@ func checkRoundTrip(t *testing.T, run *Run, reqs []*metrics.Request) {
 		}
 		*raw = buf.Bytes()
 	}
-	if diff := cmp.Diff(want, got, cmpopts.IgnoreFields(Extras{}, "Simulator")); diff != "" {
+	if diff := cmp.Diff(want, got, cmpopts.IgnoreFields(results.Extras{}, "Simulator")); diff != "" {
 		t.Errorf("ReadResult (-want +got):\n%s", diff)
-	}
-	var live, saved bytes.Buffer
-	if err := WriteConsole(&live, want); err != nil {
-		t.Fatal(err)
-	}
-	if err := WriteConsole(&saved, got); err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(live.String(), saved.String()); diff != "" {
-		t.Errorf("the saved result renders differently (-live +saved):\n%s", diff)
 	}
 	// The histograms read back merge exactly.
 	merged, err := metrics.MergeLatency(got.Summary.TTFT, got.Summary.TTFT)
@@ -150,7 +138,7 @@ func TestResultChosenPercentiles(t *testing.T) {
 			t.Errorf("%s written for a metric the run did not choose", k)
 		}
 	}
-	keys := orderedLatencyKeys(res.VLLMLatencies)
+	keys := results.OrderedLatencyKeys(res.VLLMLatencies)
 	wantTTFT := []string{"mean_ttft_ms", "median_ttft_ms", "std_ttft_ms", "p50_ttft_ms", "p75_ttft_ms", "p90_ttft_ms", "p95_ttft_ms", "p99_ttft_ms", "p99.9_ttft_ms", "p99.99_ttft_ms"}
 	if diff := cmp.Diff(wantTTFT, keys[:len(wantTTFT)]); diff != "" {
 		t.Errorf("key order (-want +got):\n%s", diff)
@@ -162,7 +150,7 @@ func TestResultChosenPercentiles(t *testing.T) {
 func TestMergeKeepsKnobs(t *testing.T) {
 	a, b := result(t, simKnobsRun()), result(t, simKnobsRun())
 	b.RunID = "run-5"
-	m, err := MergeResults([]*Result{a, b})
+	m, err := results.MergeResults([]*results.Result{a, b})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,14 +165,14 @@ func TestMergeKeepsKnobs(t *testing.T) {
 	}
 	c := result(t, openLoopRun())
 	c.Scenario, c.Fingerprint, c.RunID = a.Scenario, a.Fingerprint, "run-6"
-	if m, err := MergeResults([]*Result{a, c}); err != nil || m.Detailed != nil {
+	if m, err := results.MergeResults([]*results.Result{a, c}); err != nil || m.Detailed != nil {
 		t.Errorf("merge with a part without arrays: %v, arrays %v; want none", err, m.Detailed)
 	}
 }
 
 func TestResultVLLMKeys(t *testing.T) {
 	run := openLoopRun()
-	res, err := NewResult(run)
+	res, err := results.NewResult(run)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,28 +212,28 @@ func TestResultVLLMKeys(t *testing.T) {
 
 func TestRateJSON(t *testing.T) {
 	tests := []struct {
-		rate Rate
+		rate results.Rate
 		json string
-	}{{Rate(inf()), `"inf"`}, {0, "null"}, {2.5, "2.5"}}
+	}{{results.Rate(inf()), `"inf"`}, {0, "null"}, {2.5, "2.5"}}
 	for _, tt := range tests {
 		b, err := json.Marshal(tt.rate)
 		if err != nil || string(b) != tt.json {
 			t.Errorf("Marshal(%v) = %s, %v; want %s", tt.rate, b, err, tt.json)
 		}
-		var back Rate
+		var back results.Rate
 		if err := json.Unmarshal(b, &back); err != nil || back != tt.rate {
 			t.Errorf("Unmarshal(%s) = %v, %v; want %v", b, back, err, tt.rate)
 		}
 	}
-	var r Rate
+	var r results.Rate
 	if err := json.Unmarshal([]byte(`"fast"`), &r); err == nil {
 		t.Error(`Unmarshal("fast") succeeded, want an error`)
 	}
 }
 
 // TestAPIKeyNeverWritten: Run has no field for the key, and a resolved
-// scenario that holds one in a json:"-" field does not leak it into any
-// output.
+// scenario that holds one in a json:"-" field does not leak it into the
+// result files (report checks the console).
 func TestAPIKeyNeverWritten(t *testing.T) {
 	run := openLoopRun()
 	if run.Config.(secretConfig).Target.APIKey != secret {
@@ -253,11 +241,7 @@ func TestAPIKeyNeverWritten(t *testing.T) {
 	}
 	dir := t.TempDir()
 	paths := writeFiles(t, dir, run, openLoopRequests())
-	var console bytes.Buffer
-	if err := WriteConsole(&console, result(t, run)); err != nil {
-		t.Fatal(err)
-	}
-	outputs := map[string][]byte{"console": console.Bytes()}
+	outputs := map[string][]byte{}
 	for _, p := range paths {
 		b, err := os.ReadFile(p)
 		if err != nil {
@@ -289,9 +273,9 @@ func TestRequestLines(t *testing.T) {
 	if len(lines) != len(reqs) {
 		t.Fatalf("%d lines, want %d", len(lines), len(reqs))
 	}
-	var got []RequestLine
+	var got []results.RequestLine
 	for i, l := range lines {
-		var rl RequestLine
+		var rl results.RequestLine
 		dec := json.NewDecoder(strings.NewReader(l))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&rl); err != nil {
@@ -300,7 +284,7 @@ func TestRequestLines(t *testing.T) {
 		got = append(got, rl)
 	}
 	ttft, e2e := 220.0, 327.0
-	want := RequestLine{
+	want := results.RequestLine{
 		ID: 2, DatasetIndex: 2, RequestID: "req-c",
 		SentAt:     zero.Add(104 * msec),
 		IntendedMs: 100, DispatchedMs: 103, SentMs: 104, EndMs: 431, QueueMs: 4, LagMs: 3,
@@ -324,16 +308,16 @@ func TestWriteFilesErrors(t *testing.T) {
 	for _, name := range []string{"", "../x", "a/b", ".."} {
 		run := openLoopRun()
 		run.Scenario = name
-		if _, err := WriteResult(dir, result(t, run)); err == nil {
+		if _, err := results.WriteResult(dir, result(t, run)); err == nil {
 			t.Errorf("WriteResult with scenario %q succeeded, want an error", name)
 		}
-		if _, err := CreateRequests(dir, name, false); err == nil {
+		if _, err := results.CreateRequests(dir, name, false); err == nil {
 			t.Errorf("CreateRequests with scenario %q succeeded, want an error", name)
 		}
 	}
 	run := openLoopRun()
 	run.Config = map[string]any{"bad": math.NaN()}
-	if _, err := NewResult(run); err == nil || !strings.Contains(err.Error(), "resolved scenario") {
+	if _, err := results.NewResult(run); err == nil || !strings.Contains(err.Error(), "resolved scenario") {
 		t.Errorf("NewResult with an unencodable config: %v, want an error naming the resolved scenario", err)
 	}
 	// A file where the directory should be: found before any load is sent.
@@ -341,10 +325,10 @@ func TestWriteFilesErrors(t *testing.T) {
 	if err := os.WriteFile(file, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := CreateRequests(file, "x", false); err == nil {
+	if _, err := results.CreateRequests(file, "x", false); err == nil {
 		t.Error("CreateRequests into a regular file succeeded, want an error")
 	}
-	if _, err := WriteResult(file, result(t, openLoopRun())); err == nil {
+	if _, err := results.WriteResult(file, result(t, openLoopRun())); err == nil {
 		t.Error("WriteResult into a regular file succeeded, want an error")
 	}
 }
@@ -360,26 +344,26 @@ func TestParseResultErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := ParseResult([]byte(tt.data))
+			_, err := results.ParseResult([]byte(tt.data))
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("ParseResult error = %v, want one containing %q", err, tt.want)
 			}
 		})
 	}
-	if _, err := ReadResult(filepath.Join(t.TempDir(), "missing.json")); err == nil {
+	if _, err := results.ReadResult(filepath.Join(t.TempDir(), "missing.json")); err == nil {
 		t.Error("ReadResult of a missing file succeeded")
 	}
 }
 
 func FuzzParseResult(f *testing.F) {
 	for _, tt := range runs {
-		if b, err := os.ReadFile(filepath.Join("testdata", tt.name+".json.golden")); err == nil {
+		if b, err := os.ReadFile(filepath.Join("testdata", tt.Name+".json.golden")); err == nil {
 			f.Add(b)
 		}
 	}
 	f.Add([]byte(`{"request_rate":"inf","summary":{}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		res, err := ParseResult(data)
+		res, err := results.ParseResult(data)
 		if err != nil {
 			return
 		}
@@ -388,7 +372,7 @@ func FuzzParseResult(f *testing.F) {
 		if err != nil {
 			return // e.g. a decoded value JSON cannot encode; not a parser bug
 		}
-		if _, err := ParseResult(b); err != nil {
+		if _, err := results.ParseResult(b); err != nil {
 			t.Errorf("re-parsing a written result: %v", err)
 		}
 	})
@@ -427,7 +411,7 @@ func TestScheduleOf(t *testing.T) {
 			for _, r := range tt.reqs {
 				rec.Add(r)
 			}
-			s := ScheduleOf(tt.rate, rec.Summary())
+			s := results.ScheduleOf(tt.rate, rec.Summary())
 			if math.Abs(s.AchievedRate-tt.wantRate) > 1e-6 || math.Abs(s.ScheduledRate-tt.wantSched) > 1e-6 || s.LateDispatches != tt.wantLate || (s.Warning != "") != tt.wantWarning {
 				t.Errorf("ScheduleOf = %+v; want rate %v, scheduled %v, %d late, warning %v", s, tt.wantRate, tt.wantSched, tt.wantLate, tt.wantWarning)
 			}

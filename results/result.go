@@ -1,4 +1,4 @@
-package report
+package results
 
 import (
 	"bytes"
@@ -216,9 +216,12 @@ type SLOms struct {
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-// vllmPercentileKey names a percentile key as vLLM does:
+// vllmLatencies are the latencies of vLLM's flat keys, in its order.
+var vllmLatencies = []string{"ttft", "tpot", "itl", "e2el"}
+
+// PercentileKey names a percentile key as vLLM does:
 // (99, "ttft") -> p99_ttft_ms, (99.9, "itl") -> p99.9_itl_ms.
-func vllmPercentileKey(p float64, metric string) string {
+func PercentileKey(p float64, metric string) string {
 	return fmt.Sprintf("p%s_%s_ms", strconv.FormatFloat(p, 'f', -1, 64), metric)
 }
 
@@ -226,8 +229,8 @@ func vllmPercentileKey(p float64, metric string) string {
 // every latency, whatever the scenario chose.
 var standardPercentiles = []float64{50, 90, 95, 99, 99.9}
 
-// standardPercentile returns a percentile the summary stores.
-func standardPercentile(l *metrics.Latency, p float64) (float64, bool) {
+// StandardPercentile returns a percentile the summary stores.
+func StandardPercentile(l *metrics.Latency, p float64) (float64, bool) {
 	switch p {
 	case 50:
 		return l.P50, true
@@ -250,29 +253,29 @@ func standardPercentile(l *metrics.Latency, p float64) (float64, bool) {
 func vllmLatencyFields(s *metrics.Summary, percentiles []float64, selected []string) ([]field, error) {
 	var out []field
 	for _, m := range vllmLatencies {
-		l := s.LatencyOf(m.key)
+		l := s.LatencyOf(m)
 		empty := l.Count == 0
 		out = append(out,
-			field{"mean_" + m.key + "_ms", l.Mean, empty},
-			field{"median_" + m.key + "_ms", l.P50, empty},
-			field{"std_" + m.key + "_ms", l.Stddev, empty},
+			field{"mean_" + m + "_ms", l.Mean, empty},
+			field{"median_" + m + "_ms", l.P50, empty},
+			field{"std_" + m + "_ms", l.Stddev, empty},
 		)
 		for _, p := range standardPercentiles {
-			v, _ := standardPercentile(l, p)
-			out = append(out, field{vllmPercentileKey(p, m.key), v, empty})
+			v, _ := StandardPercentile(l, p)
+			out = append(out, field{PercentileKey(p, m), v, empty})
 		}
-		if !slices.Contains(selected, m.key) {
+		if !slices.Contains(selected, m) {
 			continue
 		}
 		for _, p := range percentiles {
-			if _, std := standardPercentile(l, p); std {
+			if _, std := StandardPercentile(l, p); std {
 				continue
 			}
 			v, err := l.Percentile(p)
 			if err != nil {
-				return nil, fmt.Errorf("%s: %w", m.key, err)
+				return nil, fmt.Errorf("%s: %w", m, err)
 			}
-			out = append(out, field{vllmPercentileKey(p, m.key), v, empty})
+			out = append(out, field{PercentileKey(p, m), v, empty})
 		}
 	}
 	return out, nil
@@ -290,7 +293,7 @@ func latencyKey(key string) (stat string, p float64, metric string, ok bool) {
 		return "", 0, "", false
 	}
 	stat, metric = rest[:i], rest[i+1:]
-	if !slices.ContainsFunc(vllmLatencies, func(m vllmLatency) bool { return m.key == metric }) {
+	if !slices.Contains(vllmLatencies, metric) {
 		return "", 0, "", false
 	}
 	switch stat {
@@ -317,7 +320,7 @@ func orderedLatencyKeys(m map[string]float64) []string {
 	}
 	rank := func(k string) (int, int, float64) {
 		stat, p, metric, _ := latencyKey(k)
-		mi := slices.IndexFunc(vllmLatencies, func(m vllmLatency) bool { return m.key == metric })
+		mi := slices.Index(vllmLatencies, metric)
 		si := map[string]int{"mean": 0, "median": 1, "std": 2, "p": 3}[stat]
 		return mi, si, p
 	}
@@ -413,7 +416,7 @@ func NewResult(r *Run) (*Result, error) {
 		res.RequestGoodput = &s.RequestGoodput
 		res.Goodput = &SLOms{TTFT: ms(g.TTFT), TPOT: ms(g.TPOT), ITL: ms(g.ITL), E2EL: ms(g.E2EL)}
 	}
-	fields, err := vllmLatencyFields(s, res.percentiles(), res.percentileMetrics())
+	fields, err := vllmLatencyFields(s, res.ChosenPercentiles(), res.ChosenPercentileMetrics())
 	if err != nil {
 		return nil, err
 	}
@@ -490,16 +493,17 @@ func (res *Result) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// percentiles is the result's choice of percentiles, or the default.
-func (res *Result) percentiles() []float64 {
+// ChosenPercentiles is the result's choice of percentiles, or the default.
+func (res *Result) ChosenPercentiles() []float64 {
 	if len(res.Percentiles) == 0 {
 		return DefaultPercentiles
 	}
 	return res.Percentiles
 }
 
-// percentileMetrics is the result's choice of metrics, or the default.
-func (res *Result) percentileMetrics() []string {
+// ChosenPercentileMetrics is the result's choice of metrics, or the
+// default.
+func (res *Result) ChosenPercentileMetrics() []string {
 	if len(res.PercentileMetrics) == 0 {
 		return DefaultPercentileMetrics
 	}

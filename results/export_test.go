@@ -1,0 +1,4 @@
+package results
+
+// OrderedLatencyKeys is orderedLatencyKeys, for the tests of results_test.
+var OrderedLatencyKeys = orderedLatencyKeys

@@ -1,0 +1,184 @@
+package results_test
+
+import (
+	"math"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/llmload/llmload/metrics"
+	"github.com/llmload/llmload/results"
+)
+
+// steps builds steps from (load, output tok/s, passed) triples.
+func steps(rows ...[3]float64) []results.Step {
+	var out []results.Step
+	for i, r := range rows {
+		st := results.Step{Step: i + 1, Value: r[0], Summary: &metrics.Summary{Completed: 10, OutputThroughput: r[1]}, SLAChecked: true}
+		if r[2] == 0 {
+			st.SLAFailed = []string{"itl_p99"}
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+func TestKneeOf(t *testing.T) {
+	tests := []struct {
+		name  string
+		steps []results.Step
+		share float64
+		want  *results.Knee
+	}{
+		{
+			// The README's saturation table: 125 tok/s per user at 1 user;
+			// 50 -> 100 users adds 6.2 tok/s per user, under 12.5.
+			name:  "saturating users",
+			steps: steps([3]float64{1, 125, 1}, [3]float64{10, 1130, 1}, [3]float64{50, 3000, 0}, [3]float64{100, 3310, 0}, [3]float64{150, 3380, 0}),
+			share: 0.1,
+			want:  &results.Knee{Value: 50, Step: 3, InitialSlope: 125, Slope: 6.2, Share: 0.1},
+		},
+		{
+			name:  "linear: no knee",
+			steps: steps([3]float64{1, 100, 1}, [3]float64{2, 200, 1}, [3]float64{4, 400, 1}),
+			share: 0.1,
+		},
+		{
+			name:  "a larger share finds an earlier knee",
+			steps: steps([3]float64{1, 100, 1}, [3]float64{2, 180, 1}, [3]float64{4, 260, 1}, [3]float64{8, 300, 1}),
+			share: 0.5, // 100 -> 80 (ok) -> 40 (under 50): the knee is 2
+			want:  &results.Knee{Value: 2, Step: 2, InitialSlope: 100, Slope: 40, Share: 0.5},
+		},
+		{
+			name:  "falling throughput is past the knee",
+			steps: steps([3]float64{2, 100, 1}, [3]float64{4, 190, 1}, [3]float64{8, 150, 1}),
+			share: 0.1,
+			want:  &results.Knee{Value: 4, Step: 2, InitialSlope: 50, Slope: -10, Share: 0.1},
+		},
+		{
+			name:  "steps out of order (a search) are read by load",
+			steps: steps([3]float64{4, 400, 1}, [3]float64{8, 420, 0}, [3]float64{1, 100, 1}, [3]float64{2, 200, 1}),
+			share: 0.1,
+			want:  &results.Knee{Value: 4, Step: 1, InitialSlope: 100, Slope: 5, Share: 0.1},
+		},
+		{name: "one step", steps: steps([3]float64{4, 400, 1}), share: 0.1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := results.KneeOf(tt.steps, tt.share)
+			if diff := cmp.Diff(tt.want, got, cmp.Comparer(func(a, b float64) bool { return math.Abs(a-b) < 1e-9 })); diff != "" {
+				t.Errorf("knee (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestCapacityOfSteps(t *testing.T) {
+	unchecked := steps([3]float64{1, 1, 1})
+	unchecked[0].SLAChecked = false
+	notRun := steps([3]float64{1, 1, 1}, [3]float64{2, 2, 1})
+	notRun[1].Summary = &metrics.Summary{}
+	tests := []struct {
+		name  string
+		steps []results.Step
+		want  *results.LoadCapacity
+	}{
+		{"highest passing", steps([3]float64{1, 1, 1}, [3]float64{10, 1, 1}, [3]float64{50, 1, 0}), &results.LoadCapacity{Value: 10, Step: 2}},
+		{"a pass above a failure counts", steps([3]float64{1, 1, 1}, [3]float64{10, 1, 0}, [3]float64{50, 1, 1}), &results.LoadCapacity{Value: 50, Step: 3}},
+		{"none passes", steps([3]float64{1, 1, 0}), nil},
+		{"unchecked", unchecked, nil},
+		{"a step that did not run does not pass", notRun, &results.LoadCapacity{Value: 1, Step: 1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, results.CapacityOfSteps(tt.steps)); diff != "" {
+				t.Errorf("capacity (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestSearcher runs the search against loads that pass up to a known
+// capacity and checks the probes, the bracket and the outcome.
+func TestSearcher(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	tests := []struct {
+		name          string
+		min, max, prc float64
+		integral      bool
+		maxProbes     int
+		capacity      float64 // loads <= capacity pass
+		probes        []float64
+		want          results.Search
+	}{
+		{
+			name: "whole users: doubling then bisection to one user", min: 1, max: 64, prc: 0.05, integral: true, capacity: 23,
+			probes: []float64{1, 2, 4, 8, 16, 32, 24, 20, 22, 23},
+			want:   results.Search{Min: 1, Max: 64, Precision: 0.05, LastPass: 10, FirstFail: 7, Low: 23, High: 24, Width: f(1), RelWidth: f(1.0 / 23), Outcome: results.SearchConverged},
+		},
+		{
+			name: "rates: within the precision", min: 1, max: 64, prc: 0.05, capacity: 10,
+			probes: []float64{1, 2, 4, 8, 16, 12, 10, 11, 10.5},
+			want:   results.Search{Min: 1, Max: 64, Precision: 0.05, LastPass: 7, FirstFail: 9, Low: 10, High: 10.5, Width: f(0.5), RelWidth: f(0.05), Outcome: results.SearchConverged},
+		},
+		{
+			name: "everything passes up to max", min: 2, max: 20, prc: 0.05, integral: true, capacity: 100,
+			probes: []float64{2, 4, 8, 16, 20},
+			want:   results.Search{Min: 2, Max: 20, Precision: 0.05, LastPass: 5, Low: 20, Outcome: results.SearchMaxPassed},
+		},
+		{
+			name: "min fails", min: 4, max: 20, prc: 0.05, integral: true, capacity: 2,
+			probes: []float64{4},
+			want:   results.Search{Min: 4, Max: 20, Precision: 0.05, FirstFail: 1, High: 4, Outcome: results.SearchMinFailed},
+		},
+		{
+			name: "max_probes cuts the bisection", min: 1, max: 64, prc: 0.01, maxProbes: 7, capacity: 40,
+			probes: []float64{1, 2, 4, 8, 16, 32, 64},
+			want:   results.Search{Min: 1, Max: 64, Precision: 0.01, LastPass: 6, FirstFail: 7, Low: 32, High: 64, Width: f(32), RelWidth: f(1), Outcome: results.SearchMaxProbes},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := results.NewSearcher(tt.min, tt.max, tt.prc, tt.integral, tt.maxProbes)
+			var probes []float64
+			for {
+				v, ok := s.Next()
+				if !ok {
+					break
+				}
+				if len(probes) > 50 {
+					t.Fatal("the search does not end")
+				}
+				probes = append(probes, v)
+				s.Record(v, len(probes), v <= tt.capacity)
+			}
+			if diff := cmp.Diff(tt.probes, probes); diff != "" {
+				t.Errorf("probes (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(&tt.want, s.Result()); diff != "" {
+				t.Errorf("result (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestFinishRepeatedSteps checks that the capacity of a sweep whose steps
+// were repeated carries its step's runs and the spread of each checked
+// figure (report checks that the findings say how many runs held).
+func TestFinishRepeatedSteps(t *testing.T) {
+	p99 := results.NewSpread("ttft_p99", "ttft", "p99", "ms", []float64{30, 45}, 37.5, 30, 45, 0.28)
+	tput := results.NewSpread("output_throughput", "output_throughput", "", "tok/s", []float64{100, 110}, 105, 100, 110, 0.07)
+	sw := &results.Sweep{Mode: results.ModeSweep, Vary: results.VaryUsers, Steps: steps([3]float64{1, 50, 1}, [3]float64{4, 150, 1}, [3]float64{8, 160, 0})}
+	for i := range sw.Steps {
+		st := &sw.Steps[i]
+		st.Checks = []results.Check{{Name: "ttft_p99", Kind: "sla", Metric: "ttft", Stat: "p99"}}
+		st.Runs = []results.StepRun{{Run: 1, Passed: true}, {Run: 2, Passed: i == 0}}
+		st.RunsPassed = 1 + map[bool]int{true: 1}[i == 0]
+		st.Spread = []results.Spread{tput, p99}
+	}
+	sw.Finish(nil)
+	want := &results.LoadCapacity{Value: 4, Step: 2, Runs: 2, RunsPassed: 1, Spread: []results.Spread{p99}}
+	if diff := cmp.Diff(want, sw.Capacity); diff != "" {
+		t.Errorf("capacity (-want +got):\n%s", diff)
+	}
+}
