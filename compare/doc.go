@@ -22,7 +22,11 @@
 //     the interval; for the blocks of an interleaved A/B run (paired), a
 //     t-interval over the per-block differences.
 //
-// It imports only metrics: it reads summaries, never files or HCL.
+// It imports only metrics: it reads summaries, never files or HCL. A
+// Delta writes itself as a row of a result file's comparison
+// (results.Comparison), the one type from the statistics to the file and
+// the table.
 //
-// It imports only metrics. scenario, assert and cmd/llmload import it.
+// It imports only metrics. scenario, assert, results, report, runner and
+// cmd/llmload import it.
 package compare

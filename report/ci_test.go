@@ -3,10 +3,12 @@ package report
 import (
 	"bytes"
 	"encoding/xml"
+	"math"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/llmload/llmload/compare"
 	"github.com/llmload/llmload/results"
 )
 
@@ -29,20 +31,29 @@ func gateRun() *results.Run {
 	)
 	r.Comparison = &results.Comparison{
 		Baseline: "baselines/gate.json", BaseRunID: "run-0", BaseServerVersion: "0.6.2 (/version)", ServerVersion: r.ServerVersion, Verdict: results.Fail,
-		Rows: []results.DeltaRow{
-			{Key: "ttft_p50", Metric: "ttft", Stat: "p50", Unit: "ms", Base: num(100), New: num(130), Delta: num(30), Percent: num(30), Lower: num(26), Upper: num(34),
-				Method: "bootstrap", BaseSamples: 2000, NewSamples: 2000, Tolerance: num(0.1), Verdict: results.Fail, Change: "worse",
+		Rows: []compare.Delta{
+			{Key: "ttft_p50", Metric: "ttft", Stat: "p50", Unit: "ms", Base: 100, New: 130, Delta: 30, Percent: 30, Lower: 26, Upper: 34, HasInterval: true,
+				Method: "bootstrap", BaseSamples: 2000, NewSamples: 2000, Tolerance: tolerance("ttft_p50", 0.1), Verdict: results.Fail, Change: "worse",
 				Message: "P50 TTFT rose 30.0% (100 ms to 130 ms) (interval +26.0% to +34.0%); its whole 95% interval lies beyond the +10% tolerance."},
-			{Key: "itl_p99", Metric: "itl", Stat: "p99", Unit: "ms", Base: num(20), New: num(20.5), Delta: num(0.5), Percent: num(2.5), Lower: num(-0.4), Upper: num(1.4),
-				Method: "bootstrap", BaseSamples: 30000, NewSamples: 30000, Tolerance: num(0.1), Verdict: results.Inconclusive, Change: "no change",
+			{Key: "itl_p99", Metric: "itl", Stat: "p99", Unit: "ms", Base: 20, New: 20.5, Delta: 0.5, Percent: 2.5, Lower: -0.4, Upper: 1.4, HasInterval: true,
+				Method: "bootstrap", BaseSamples: 30000, NewSamples: 30000, Tolerance: tolerance("itl_p99", 0.1), Verdict: results.Inconclusive, Change: "no change",
 				Message: "P99 ITL rose 2.5%; its 95% interval straddles the +10% tolerance."},
-			{Key: "output_throughput", Metric: "output_throughput", Unit: "tok/s", Base: num(2500), New: num(2450), Delta: num(-50), Percent: num(-2), Lower: num(-80), Upper: num(-20),
-				Method: "windows", BaseSamples: 58, NewSamples: 58, Tolerance: num(0.05), Verdict: results.Pass, Change: "worse"},
-			{Key: "error_rate", Metric: "error_rate", Unit: "fraction", Base: num(0), New: num(0.001), Delta: num(0.001), Lower: num(-0.002), Upper: num(0.004),
+			{Key: "output_throughput", Metric: "output_throughput", Unit: "tok/s", Base: 2500, New: 2450, Delta: -50, Percent: -2, Lower: -80, Upper: -20, HasInterval: true,
+				Method: "windows", BaseSamples: 58, NewSamples: 58, Tolerance: tolerance("output_throughput", 0.05), Verdict: results.Pass, Change: "worse"},
+			{Key: "error_rate", Metric: "error_rate", Unit: "fraction", Base: 0, New: 0.001, Delta: 0.001, Percent: math.NaN(), Lower: -0.002, Upper: 0.004, HasInterval: true,
 				Method: "agresti-caffo", BaseSamples: 2000, NewSamples: 2000, Change: "no change"},
 		},
 	}
 	return r
+}
+
+// tolerance is the tolerance of figure key ("ttft_p50") as parsed.
+func tolerance(key string, fraction float64) *compare.Tolerance {
+	metric, stat, err := compare.ParseKey(key)
+	if err != nil {
+		panic(err)
+	}
+	return &compare.Tolerance{Key: key, Metric: metric, Stat: stat, Fraction: fraction}
 }
 
 func TestWriteJUnitGolden(t *testing.T) {

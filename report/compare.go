@@ -7,18 +7,34 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/llmload/llmload/compare"
+	"github.com/llmload/llmload/metrics"
 	"github.com/llmload/llmload/results"
 )
 
+// rowValue is one of a comparison row's figures (base, new, delta, delta
+// %) and whether the row shows it: both runs have the figure and it is a
+// number ("-" otherwise, null in the result file).
+func rowValue(d compare.Delta, v float64) (float64, bool) {
+	return v, !d.Missing && isNumber(v)
+}
+
+// rowBound is one end of a row's interval and whether the row has it.
+func rowBound(d compare.Delta, v float64) (float64, bool) {
+	return v, d.HasInterval && isNumber(v)
+}
+
+func isNumber(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
 // rowNum renders a value of the row's metric without its unit.
-func rowNum(d results.DeltaRow, v float64) string {
+func rowNum(d compare.Delta, v float64) string {
 	if d.Unit == "fraction" {
 		return strconv.FormatFloat(100*v, 'f', 2, 64) + "%"
 	}
 	return strconv.FormatFloat(v, 'f', 2, 64)
 }
 
-func rowSigned(d results.DeltaRow, v float64) string {
+func rowSigned(d compare.Delta, v float64) string {
 	s := rowNum(d, math.Abs(v))
 	if v < 0 {
 		return "-" + s
@@ -28,36 +44,39 @@ func rowSigned(d results.DeltaRow, v float64) string {
 
 // rowCells renders the row's columns: metric, base, new, delta, delta %,
 // interval, verdict.
-func rowCells(d results.DeltaRow) []string {
-	title := d.Title()
+func rowCells(d compare.Delta) []string {
+	title := metrics.Title(d.Metric, d.Stat)
 	if d.Unit != "" && d.Unit != "fraction" {
 		title += " (" + d.Unit + ")"
 	}
 	c := []string{title, "-", "-", "-", "-", "-", verdictCell(d)}
-	if d.Base != nil {
-		c[1] = rowNum(d, *d.Base)
+	base, hasBase := rowValue(d, d.Base)
+	if hasBase {
+		c[1] = rowNum(d, base)
 	}
-	if d.New != nil {
-		c[2] = rowNum(d, *d.New)
+	if v, ok := rowValue(d, d.New); ok {
+		c[2] = rowNum(d, v)
 	}
-	if d.Delta != nil {
-		c[3] = rowSigned(d, *d.Delta)
+	if v, ok := rowValue(d, d.Delta); ok {
+		c[3] = rowSigned(d, v)
 	}
-	if d.Percent != nil && d.Unit != "fraction" {
-		c[4] = fmt.Sprintf("%+.1f%%", *d.Percent)
+	if v, ok := rowValue(d, d.Percent); ok && d.Unit != "fraction" {
+		c[4] = fmt.Sprintf("%+.1f%%", v)
 	}
-	switch lo, hi, ok := d.PercentInterval(); {
-	case ok && d.Unit != "fraction":
-		c[5] = fmt.Sprintf("[%+.1f%%, %+.1f%%]", lo, hi)
-	case d.Lower != nil && d.Upper != nil:
-		c[5] = fmt.Sprintf("[%s, %s]", rowSigned(d, *d.Lower), rowSigned(d, *d.Upper))
+	lo, hasLo := rowBound(d, d.Lower)
+	hi, hasHi := rowBound(d, d.Upper)
+	switch {
+	case hasLo && hasHi && hasBase && base != 0 && d.Unit != "fraction":
+		c[5] = fmt.Sprintf("[%+.1f%%, %+.1f%%]", 100*lo/math.Abs(base), 100*hi/math.Abs(base))
+	case hasLo && hasHi:
+		c[5] = fmt.Sprintf("[%s, %s]", rowSigned(d, lo), rowSigned(d, hi))
 	}
 	return c
 }
 
 // verdictCell: "FAIL (> +10%)", "pass (<= +5%)", "inconclusive", or the
 // change for a row without a tolerance.
-func verdictCell(d results.DeltaRow) string {
+func verdictCell(d compare.Delta) string {
 	if d.Verdict == "" {
 		return d.Change
 	}
@@ -65,9 +84,9 @@ func verdictCell(d results.DeltaRow) string {
 	if v == results.Fail {
 		v = "FAIL"
 	}
-	if d.Tolerance != nil {
-		tol := strconv.FormatFloat(*d.Tolerance*100, 'f', -1, 64) + "%"
-		if d.Absolute {
+	if t := d.Tolerance; t != nil && isNumber(t.Fraction) {
+		tol := strconv.FormatFloat(t.Fraction*100, 'f', -1, 64) + "%"
+		if t.Absolute() {
 			tol += " pt"
 		}
 		v += " (tolerance " + tol + ")"

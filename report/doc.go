@@ -6,6 +6,6 @@
 // merged result like any other; the schema, the files and the figures are
 // results'.
 //
-// It imports metrics and results. runner (the progress line), cmd/llmload
-// and the tests import it.
+// It imports metrics, compare and results. runner (the progress line),
+// cmd/llmload and the tests import it.
 package report

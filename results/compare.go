@@ -4,10 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"math"
 	"slices"
 
-	"github.com/llmload/llmload/metrics"
+	"github.com/llmload/llmload/compare"
 )
 
 // Workload is the identity of what a run sent, without where it sent it:
@@ -116,50 +115,8 @@ type Comparison struct {
 	// Forced lists the workload differences a -force comparison ignored.
 	Forced []string `json:"forced,omitempty"`
 	// Verdict is pass, fail or inconclusive over the rows with a tolerance.
-	Verdict string     `json:"verdict"`
-	Rows    []DeltaRow `json:"rows"`
+	Verdict string `json:"verdict"`
+	// Rows are the figures compared: candidate minus baseline, the
+	// interval of that delta and, against a tolerance, the verdict.
+	Rows []compare.Delta `json:"rows"`
 }
-
-// DeltaRow is one figure of a comparison: candidate minus baseline, the
-// interval of that delta, and the verdict against a tolerance.
-type DeltaRow struct {
-	Key    string `json:"key"` // "ttft_p99", "output_throughput"
-	Metric string `json:"metric"`
-	Stat   string `json:"stat,omitempty"`
-	Unit   string `json:"unit"`
-	// Base, New and Delta are null when a run lacks the figure; Percent is
-	// null when the base is 0.
-	Base    *float64 `json:"base"`
-	New     *float64 `json:"new"`
-	Delta   *float64 `json:"delta"`
-	Percent *float64 `json:"delta_pct"`
-	// Lower and Upper bound the delta (95%), null without an interval;
-	// Method says how they were computed.
-	Lower  *float64 `json:"lower,omitempty"`
-	Upper  *float64 `json:"upper,omitempty"`
-	Method string   `json:"method"`
-	// BaseSamples and NewSamples are what each side rests on.
-	BaseSamples int64 `json:"base_samples"`
-	NewSamples  int64 `json:"new_samples"`
-	// Tolerance is the fraction allowed (null when not judged); Absolute
-	// says it is in the metric's unit (percentage points of a fraction).
-	Tolerance *float64 `json:"tolerance,omitempty"`
-	Absolute  bool     `json:"absolute,omitempty"`
-	// Verdict is pass, fail or inconclusive ("" when not judged); Change
-	// is which way the interval points: worse, better or "no change".
-	Verdict string `json:"verdict,omitempty"`
-	Change  string `json:"change"`
-	Message string `json:"message,omitempty"`
-}
-
-// PercentInterval is the interval as percentages of the base; ok is false
-// without one.
-func (d DeltaRow) PercentInterval() (lo, hi float64, ok bool) {
-	if d.Lower == nil || d.Upper == nil || d.Base == nil || *d.Base == 0 {
-		return 0, 0, false
-	}
-	return 100 * *d.Lower / math.Abs(*d.Base), 100 * *d.Upper / math.Abs(*d.Base), true
-}
-
-// Title is the row's metric for people: "P99 TTFT".
-func (d DeltaRow) Title() string { return metrics.Title(d.Metric, d.Stat) }

@@ -8,6 +8,7 @@
 // spreads, a result's overall verdict). It prints nothing: report renders
 // a Result, and a saved result renders as the live one did.
 //
-// It imports only metrics. runner, report, cmd/llmload, tools/calibrate
-// and the tests import it; it never imports report.
+// It imports metrics and compare (a comparison's rows are compare.Delta).
+// runner, report, cmd/llmload, tools/calibrate and the tests import it; it
+// never imports report.
 package results

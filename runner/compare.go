@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"math"
 	"strings"
 
 	"github.com/llmload/llmload/compare"
@@ -25,7 +24,7 @@ func compareWith(basePath string, base, cand *results.Result, tols []compare.Tol
 		BaseServerVersion: base.ServerVersion,
 		ServerVersion:     cand.ServerVersion,
 		Verdict:           compare.Verdict(ds),
-		Rows:              deltaRows(ds),
+		Rows:              ds,
 	}
 }
 
@@ -39,33 +38,4 @@ func compareRows(goodput bool) []compare.Row {
 		rows = append(rows, r)
 	}
 	return rows
-}
-
-// deltaRows turns the comparison's deltas into the result file's rows.
-func deltaRows(ds []compare.Delta) []results.DeltaRow {
-	ptr := func(v float64) *float64 {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil
-		}
-		return &v
-	}
-	out := make([]results.DeltaRow, 0, len(ds))
-	for _, d := range ds {
-		r := results.DeltaRow{
-			Key: d.Key, Metric: d.Metric, Stat: d.Stat, Unit: d.Unit,
-			Method: d.Method, BaseSamples: d.BaseSamples, NewSamples: d.NewSamples,
-			Verdict: d.Verdict, Change: d.Change, Message: d.Message,
-		}
-		if !d.Missing {
-			r.Base, r.New, r.Delta, r.Percent = ptr(d.Base), ptr(d.New), ptr(d.Delta), ptr(d.Percent)
-		}
-		if d.HasInterval {
-			r.Lower, r.Upper = ptr(d.Lower), ptr(d.Upper)
-		}
-		if d.Tolerance != nil {
-			r.Tolerance, r.Absolute = ptr(d.Tolerance.Fraction), d.Tolerance.Absolute()
-		}
-		out = append(out, r)
-	}
-	return out
 }

@@ -27,10 +27,11 @@ var allowed = map[string][]string{
 	"executor": {"dataset", "metrics", "tokenizer", "internal/openaiwire", "internal/secret"},
 	"sim":      {"metrics", "tokenizer", "internal/openaiwire", "internal/secret"},
 	// The result schema, its files (result JSON, requests JSONL, merge) and
-	// the figures computed from a run: summaries in, results out.
-	"results": {"metrics"},
+	// the figures computed from a run: summaries in, results out (a
+	// comparison's rows are compare's deltas).
+	"results": {"metrics", "compare"},
 	// Rendering a result: console, HTML, JUnit, Markdown, comparison table.
-	"report": {"metrics", "results"},
+	"report": {"metrics", "compare", "results"},
 	// The live Prometheus exporter (an executor observer) and the
 	// server-metrics scraper: both read and write only metrics' types.
 	"live":   {"metrics"},
@@ -62,7 +63,7 @@ var allowed = map[string][]string{
 	"examples": {"tokenizer", "internal/secret"},
 	// Benchmark and calibration commands: the fake server, the stream
 	// check and the simulator's calibration.
-	"tools": {"executor", "results", "metrics", "internal/openaiwire"},
+	"tools": {"executor", "results", "compare", "metrics", "internal/openaiwire"},
 }
 
 // hclFree are the packages that must not depend on HCL or cty.
