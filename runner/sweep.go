@@ -270,7 +270,7 @@ func (l *sweepLoads) finish(sw *results.Sweep) {}
 
 // searchLoads are a capacity search's probes.
 type searchLoads struct {
-	search *results.Searcher
+	search *Searcher
 	log    io.Writer
 }
 
@@ -303,7 +303,7 @@ func (ss *steps) run(ctx context.Context, base executor.Plan) (*executor.Outcome
 	case s.Capacity != nil:
 		c := s.Capacity
 		sw.Mode, sw.KneeShare = results.ModeCapacity, scenario.DefaultKneeShare
-		values, cooldown = searchLoads{search: results.NewSearcher(c.Min, c.Max, c.Precision, c.Vary != scenario.VaryRate, c.MaxProbes), log: log}, c.Cooldown
+		values, cooldown = searchLoads{search: NewSearcher(c.Min, c.Max, c.Precision, c.Vary != scenario.VaryRate, c.MaxProbes), log: log}, c.Cooldown
 		length = stepLength{duration: c.Duration, requests: c.Requests, minRequests: c.MinRequests}
 	}
 	var outs []*executor.Outcome

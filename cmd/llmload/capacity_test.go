@@ -12,6 +12,7 @@ import (
 
 	"github.com/llmload/llmload/metrics"
 	"github.com/llmload/llmload/results"
+	"github.com/llmload/llmload/runner"
 	"github.com/llmload/llmload/sim"
 )
 
@@ -37,7 +38,7 @@ func TestCapacitySearchVirtualTime(t *testing.T) {
 				t.Fatalf("the KV cache (%d tokens) cannot hold %d sequences of %d tokens: the derivation does not apply", p.KVCacheTokens, seqs, prompt+output)
 			}
 			work := []sim.Work{{PromptTokens: prompt, MaxTokens: output, IgnoreEOS: true}}
-			search := results.NewSearcher(1, 64, 0.05, true, 0)
+			search := runner.NewSearcher(1, 64, 0.05, true, 0)
 			var steps []results.Step
 			for {
 				v, ok := search.Next()
