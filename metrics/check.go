@@ -6,9 +6,9 @@ import (
 	"strings"
 )
 
-// The outcome of a check, as data. assert evaluates checks into it, report
-// stores and renders it, and merge and compare read it back: one type, so
-// the two sides cannot drift.
+// The outcome of a check, as data. assert evaluates checks into it, results
+// stores it, report renders it, and merge and compare read it back: one
+// type, so the two sides cannot drift.
 
 // Verdicts of a check. An inconclusive check could not be judged (too few
 // samples for its percentile, streams without per-token timing, or an
@@ -107,8 +107,8 @@ func (c *Check) MeasuredText() string {
 
 // Rule is one validity rule of a run, as data: a figure of the load
 // generator itself and the bound it must stay within (value <= bound) for
-// the run to say anything about the server. assert judges it, report
-// stores and renders it: one type.
+// the run to say anything about the server. assert judges it, results
+// stores it and report renders it: one type.
 type Rule struct {
 	Name        string  `json:"name"`
 	Description string  `json:"description"`
