@@ -12,7 +12,6 @@ import (
 
 	"github.com/llmload/llmload/assert"
 	"github.com/llmload/llmload/compare"
-	"github.com/llmload/llmload/report"
 	"github.com/llmload/llmload/results"
 	"github.com/llmload/llmload/scenario"
 )
@@ -68,11 +67,19 @@ func CompareStatus(log io.Writer, c *results.Comparison, base, cand *results.Res
 	return StatusOf(c.Verdict)
 }
 
-// Annotations are GitHub Actions error annotations for the run's failed
-// checks, at their line of the scenario file.
-func (r *Run) Annotations() []string {
+// Annotation is a failed check at its place in the scenario file, for a
+// CI system's annotations.
+type Annotation struct {
+	File           string // slash-separated
+	Line           int
+	Title, Message string
+}
+
+// Annotations are the run's failed checks at their line of the scenario
+// file.
+func (r *Run) Annotations() []Annotation {
 	s := r.Scenario
-	var out []string
+	var out []Annotation
 	for _, o := range r.Outcomes {
 		if o.Verdict != assert.Fail {
 			continue
@@ -85,7 +92,7 @@ func (r *Run) Annotations() []string {
 		if msg == "" && o.Diagnostic != nil {
 			msg = o.Diagnostic.Detail
 		}
-		out = append(out, report.GitHubAnnotation("error", filepath.ToSlash(file), line, fmt.Sprintf("llmload %s: %s %s", s.Name, o.Kind, o.Name), msg))
+		out = append(out, Annotation{File: filepath.ToSlash(file), Line: line, Title: fmt.Sprintf("llmload %s: %s %s", s.Name, o.Kind, o.Name), Message: msg})
 	}
 	return out
 }

@@ -7,6 +7,12 @@
 // comparison) and writing its files. It also judges a merge of shards'
 // results (JudgeMerged).
 //
+// A run is a tree of levels (tree.go), each one type with one job: a
+// sweep or capacity search has steps, a step or a scenario has repeats,
+// an A/B run has blocks on two arms, and every leaf is one executor run;
+// the observers see the leaves as one run and one function pools them.
+// What cannot combine is refused by scenario before any traffic.
+//
 // It prints progress and messages to the io.Writer it is given and
 // returns a Status and hcl.Diagnostics: rendering (console, HTML, JUnit,
 // Markdown, diagnostics), flags and exit codes are cmd/llmload's. A run is
@@ -14,7 +20,6 @@
 // the command renders the report between them.
 //
 // It imports scenario, assert, compare, dataset, executor, metrics,
-// results, report (for the progress line only), live, scrape, sim and
-// tokenizer (and, through them, internal/secret and internal/openaiwire).
+// results, live, scrape, sim and tokenizer (and, through them, internal/secret and internal/openaiwire).
 // cmd/llmload imports it.
 package runner

@@ -17,8 +17,8 @@ import (
 	"github.com/llmload/llmload/assert"
 	"github.com/llmload/llmload/dataset"
 	"github.com/llmload/llmload/executor"
+	"github.com/llmload/llmload/live"
 	"github.com/llmload/llmload/metrics"
-	"github.com/llmload/llmload/report"
 	"github.com/llmload/llmload/results"
 	"github.com/llmload/llmload/scenario"
 	"github.com/llmload/llmload/tokenizer"
@@ -232,7 +232,7 @@ func (r *Run) run(ctx context.Context) (Status, hcl.Diagnostics) {
 		plan.KeepText = true
 	}
 	if !opts.Quiet {
-		plan.Observers = append(plan.Observers, report.NewProgress(log, opts.Terminal))
+		plan.Observers = append(plan.Observers, live.NewProgress(log, opts.Terminal))
 	}
 	addr := opts.MetricsAddr
 	if addr == "" {

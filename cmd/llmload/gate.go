@@ -79,7 +79,7 @@ func (g *gateOptions) finishScenario(e env, r *runner.Run) int {
 			w = e.stderr
 		}
 		for _, a := range r.Annotations() {
-			fmt.Fprintln(w, a)
+			fmt.Fprintln(w, report.GitHubAnnotation("error", a.File, a.Line, a.Title, a.Message))
 		}
 	}
 	if g.format == "json" {

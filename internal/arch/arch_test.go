@@ -54,7 +54,7 @@ var allowed = map[string][]string{
 	"internal/freshclone": {"internal/testshared", "results", "metrics"},
 	// What a run is: target, dataset, baseline, shards, load, result and
 	// verdict; cmd renders it.
-	"runner": {"scenario", "assert", "compare", "dataset", "executor", "metrics", "results", "report", "live", "scrape", "sim", "tokenizer",
+	"runner": {"scenario", "assert", "compare", "dataset", "executor", "metrics", "results", "live", "scrape", "sim", "tokenizer",
 		"internal/secret", "internal/openaiwire"},
 	// The binary: the top of the graph.
 	"cmd": {"metrics", "tokenizer", "dataset", "scenario", "assert", "compare", "executor", "sim", "results", "report", "live", "scrape", "runner",
