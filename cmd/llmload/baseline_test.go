@@ -60,7 +60,7 @@ func TestBaselineEndToEnd(t *testing.T) {
 	junit, md := filepath.Join(dir, "junit.xml"), filepath.Join(dir, "report.md")
 	slow := filepath.Join(dir, "slow.json")
 	code, stdout, stderr = call(t, ctx, "run", "-quiet", "-out", slow, "-baseline", basePath, "-junit", junit, "-markdown", md,
-		"-var", "step_overhead=5ms", "testdata/baseline.hcl")
+		"-var", "step_overhead=80ms", "testdata/baseline.hcl")
 	if code != exitCheckFailed {
 		t.Fatalf("slower candidate: exit %d, want 1\n%s%s", code, stdout, stderr)
 	}
@@ -193,7 +193,7 @@ func TestMergeKeepsBaseline(t *testing.T) {
 	var parts []string
 	for i := range 2 {
 		p := filepath.Join(dir, "slow-"+strconv.Itoa(i)+".json")
-		code, out, errOut := call(t, ctx, "run", "-quiet", "-out", p, "-baseline", base, "-var", "step_overhead=5ms", "testdata/baseline.hcl")
+		code, out, errOut := call(t, ctx, "run", "-quiet", "-out", p, "-baseline", base, "-var", "step_overhead=80ms", "testdata/baseline.hcl")
 		if code != exitCheckFailed {
 			t.Fatalf("slow run %d: exit %d, want 1\n%s%s", i, code, out, errOut)
 		}
