@@ -231,7 +231,9 @@ func TestClientTimingTCP(t *testing.T) {
 			if len(writes) != n {
 				t.Fatalf("server wrote %d output chunks, want %d", len(writes), n)
 			}
-			at := t0.Add(res.TTFT)
+			// TTFT counts from the send (res.Sent after t0), not from t0:
+			// a busy machine can delay the send by milliseconds.
+			at := t0.Add(res.Sent + res.TTFT)
 			for i, w := range writes {
 				if i > 0 {
 					at = at.Add(res.ITL[i-1])
