@@ -7,6 +7,5 @@
 // failing one carries its expression and context and HCL's diagnostic
 // writer shows the values involved ("with metrics.ttft.p99 as 612.3").
 //
-// It imports scenario, metrics and compare. Only the run's wiring
-// (cmd/llmload) imports it.
+// It imports scenario, metrics and compare. Only runner imports it.
 package assert

@@ -27,6 +27,6 @@
 // (results.Comparison), the one type from the statistics to the file and
 // the table.
 //
-// It imports only metrics. scenario, assert, results, report, runner and
-// cmd/llmload import it.
+// It imports only metrics. scenario, assert, results, report and runner
+// import it.
 package compare

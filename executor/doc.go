@@ -12,6 +12,6 @@
 // of HCL (scenarios are turned into a Plan by the caller).
 //
 // It imports dataset, metrics, tokenizer, internal/openaiwire and
-// internal/secret. The run's wiring (cmd/llmload) and the end-to-end tests
+// internal/secret. runner and the end-to-end tests
 // (internal/e2e) import it. It never sees HCL or the simulator.
 package executor

@@ -117,6 +117,8 @@ func WriteJUnit(w io.Writer, rs []*results.Result) error {
 		class := "llmload." + r.Scenario
 		valid := junitCase{Name: "validity", Classname: class, Time: xmlSeconds(0)}
 		switch r.Verdict() {
+		case results.VerdictInterrupted:
+			valid.Error = &junitProblem{Message: "interrupted: the run did not finish, so its checks prove nothing", Type: "interrupted"}
 		case results.VerdictNoResult:
 			valid.Error = &junitProblem{Message: "no request completed: no valid result", Type: "no_result"}
 		case results.VerdictInvalid:
@@ -197,7 +199,7 @@ func mdRow(cells ...string) string {
 
 var verdictBadge = map[string]string{
 	results.Pass: "✅ pass", results.Fail: "❌ FAIL", results.Inconclusive: "⚠️ inconclusive", results.Skipped: "⏭️ skipped",
-	results.VerdictInvalid: "⛔ invalid", results.VerdictNoResult: "⛔ no result",
+	results.VerdictInvalid: "⛔ invalid", results.VerdictNoResult: "⛔ no result", results.VerdictInterrupted: "⏹️ interrupted",
 }
 
 // WriteMarkdown writes a result as GitHub-flavoured Markdown: the verdict,

@@ -136,7 +136,7 @@ func TestWriteJUnitGolden(t *testing.T) {
 		"gate/ttft_p50":    "failure: ttft_p50: threshold <= 110 ms (baseline 100 ms +10%); measured 130 ms (n=2000); 95% interval 126 ms to 134 ms",
 		"gate/vs_baseline": "skipped: skipped: vs_baseline",
 		"gate/tpot_p99":    "skipped: inconclusive: tpot_p99",
-		"down/validity":    "error: no request completed",
+		"down/validity":    "error: interrupted: the run did not finish",
 	} {
 		if !strings.HasPrefix(outcome[name], want) {
 			t.Errorf("%s: %q, want it to start with %q", name, outcome[name], want)
@@ -222,6 +222,13 @@ func TestGitHubAnnotation(t *testing.T) {
 	}
 }
 
+// finishedEmpty is emptyRun run to its end: nothing completed.
+func finishedEmpty() *results.Run {
+	r := emptyRun()
+	r.Interrupted = false
+	return r
+}
+
 func TestResultVerdict(t *testing.T) {
 	for name, tt := range map[string]struct {
 		run  *results.Run
@@ -229,7 +236,10 @@ func TestResultVerdict(t *testing.T) {
 	}{
 		"gate":    {gateRun(), results.Fail},
 		"invalid": {openLoopRun(), results.VerdictInvalid},
-		"empty":   {emptyRun(), results.VerdictNoResult},
+		// Interrupted before anything completed: the run did not finish,
+		// which the judge says first.
+		"empty, interrupted": {emptyRun(), results.VerdictInterrupted},
+		"empty":              {finishedEmpty(), results.VerdictNoResult},
 	} {
 		if got := result(t, tt.run).Verdict(); got != tt.want {
 			t.Errorf("%s: verdict %q, want %q", name, got, tt.want)

@@ -1,29 +1,51 @@
 package results
 
-// Overall verdicts of a run, as CI outputs name them.
-const (
-	VerdictInvalid  = "invalid"   // the load generator did not do what the scenario said
-	VerdictNoResult = "no result" // nothing completed
+import (
+	"encoding/json"
+
+	"github.com/llmload/llmload/metrics"
 )
 
-// Verdict is a result's overall verdict: invalid, no result, fail (a check
-// failed), inconclusive (one could not be judged), or pass. Skipped checks
-// count for nothing.
+// Overall verdicts of a run, as CI outputs name them, beside Pass, Fail,
+// Inconclusive and Skipped.
+const (
+	VerdictInvalid     = "invalid"     // the load generator did not do what the scenario said
+	VerdictNoResult    = "no result"   // nothing completed
+	VerdictInterrupted = "interrupted" // the run did not finish: it proves nothing either way
+)
+
+// Verdict is a result's overall verdict, from the one judge
+// (metrics.Judge) over what the result records: interrupted, no result
+// (nothing completed), invalid, fail (a check failed), inconclusive (one
+// could not be judged, unless its scenario allowed it: then pass),
+// skipped (every check was), or pass.
 func (r *Result) Verdict() string {
-	switch {
-	case r.Summary == nil || r.Summary.Completed == 0:
-		return VerdictNoResult
-	case r.Validity != nil && !r.Validity.Valid:
-		return VerdictInvalid
+	j := metrics.Judging{Interrupted: r.Interrupted, Checks: r.Checks, AllowInconclusive: r.allowsInconclusive()}
+	if r.Summary != nil {
+		j.Completed = r.Summary.Completed
 	}
-	v := Pass
-	for _, c := range r.Checks {
-		switch c.Verdict {
-		case Fail:
-			return Fail
-		case Inconclusive:
-			v = Inconclusive
+	if r.Validity != nil && !r.Validity.Valid {
+		for _, b := range r.Validity.Broken() {
+			j.Broken = append(j.Broken, b.Name)
 		}
 	}
-	return v
+	switch v := metrics.Judge(j).Verdict; v {
+	case metrics.Invalid:
+		if j.Completed == 0 {
+			return VerdictNoResult
+		}
+		return VerdictInvalid
+	default:
+		return v
+	}
+}
+
+// allowsInconclusive reads allow_inconclusive from the result's resolved
+// scenario.
+func (r *Result) allowsInconclusive() bool {
+	var c struct {
+		AllowInconclusive bool `json:"allow_inconclusive"`
+	}
+	_ = json.Unmarshal(r.Config, &c)
+	return c.AllowInconclusive
 }

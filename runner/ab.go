@@ -112,6 +112,7 @@ type interleaved struct {
 	s    *scenario.Scenario
 	log  io.Writer
 	arms [2]*abArm
+	stop *stop
 	// ab is what the arms measured, for the result.
 	ab *abOutcome
 }
@@ -145,6 +146,7 @@ run:
 				if len(all) == 0 {
 					return nil, fmt.Errorf("%s arm (target %q): %w", arm.name, arm.target.Name, err)
 				}
+				il.stop.set(ctx, il.log, fmt.Sprintf("block %d on the %s arm (target %q)", block, arm.name, arm.target.Name), err, 2*len(blocks), len(all))
 				cut = true
 				break run
 			}
@@ -160,15 +162,15 @@ run:
 	}
 	o := &abOutcome{ab: res, baseBlocks: summaries(arms[0].outs), candBlocks: summaries(arms[1].outs)}
 	il.ab = o
-	base, err := pool(ctx, arms[0].outs, cut)
+	base, err := pool(ctx, arms[0].outs, cut, il.stop)
 	if err != nil {
 		return nil, err
 	}
-	cand, err := pool(ctx, arms[1].outs, cut)
+	cand, err := pool(ctx, arms[1].outs, cut, il.stop)
 	if err != nil {
 		return nil, err
 	}
-	both, err := pool(ctx, all, cut)
+	both, err := pool(ctx, all, cut, il.stop)
 	if err != nil {
 		return nil, err
 	}

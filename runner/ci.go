@@ -51,13 +51,20 @@ func TolerancesFor(spec, basePath string, base *results.Result) ([]compare.Toler
 }
 
 // CompareStatus is the status of comparison c of two result files: no
-// result when either run was invalid (its load generator did not do what
-// its scenario said) or when the evidence cannot decide, else the
-// comparison's verdict. It says why on log.
+// result when either run has none of its own (the judge's verdict of it is
+// invalid, no result or interrupted: it proves nothing) or when the
+// evidence cannot decide, else the comparison's verdict. It says why on
+// log.
 func CompareStatus(log io.Writer, c *results.Comparison, base, cand *results.Result) Status {
 	for i, r := range []*results.Result{base, cand} {
-		if r.Validity != nil && !r.Validity.Valid {
-			fmt.Fprintf(log, "llmload compare: the %s run is invalid (the load generator did not do what its scenario said): no verdict\n", []string{"baseline", "candidate"}[i])
+		switch v := r.Verdict(); v {
+		case results.VerdictInvalid, results.VerdictNoResult, results.VerdictInterrupted:
+			why := map[string]string{
+				results.VerdictInvalid:     "is invalid (the load generator did not do what its scenario said)",
+				results.VerdictNoResult:    "completed no request",
+				results.VerdictInterrupted: "was interrupted (it did not finish)",
+			}[v]
+			fmt.Fprintf(log, "llmload compare: the %s run %s: no verdict\n", []string{"baseline", "candidate"}[i], why)
 			return StatusNoResult
 		}
 	}

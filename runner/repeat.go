@@ -23,6 +23,7 @@ type repeats struct {
 	s      *scenario.Scenario
 	log    io.Writer
 	bounds scenario.Validity
+	stop   *stop
 	// reps is what the runs measured, for the result.
 	reps *results.Repeats
 }
@@ -30,7 +31,7 @@ type repeats struct {
 func (rs *repeats) run(ctx context.Context, plan executor.Plan) (*executor.Outcome, error) {
 	s := rs.s
 	n := s.Repeats()
-	rp := &repeat{n: n, cooldown: s.Cooldown, log: rs.log, po: observeParts(&plan), part: once{},
+	rp := &repeat{n: n, cooldown: s.Cooldown, log: rs.log, po: observeParts(&plan), stop: rs.stop, part: once{},
 		say:  func(run int) string { return fmt.Sprintf("run %d of %d", run, n) },
 		mark: func(run int, r *metrics.Request) { r.Repeat = run },
 	}
@@ -47,7 +48,7 @@ func (rs *repeats) run(ctx context.Context, plan executor.Plan) (*executor.Outco
 			Valid: ReportValidity(rs.bounds, &own).Valid, Summary: &own,
 		})
 	}
-	out, err := pool(ctx, outcomes(runs), cut)
+	out, err := pool(ctx, outcomes(runs), cut, rs.stop)
 	if err != nil {
 		return nil, err
 	}

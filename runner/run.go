@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -269,7 +270,8 @@ func (r *Run) run(ctx context.Context) (Status, hcl.Diagnostics) {
 	plan.Observers = append(plan.Observers, cpu)
 	bounds := opts.validity(s)
 	started := time.Now()
-	tree := treeOf(log, s, bounds, arms)
+	stopped := &stop{}
+	tree := treeOf(log, s, bounds, arms, stopped)
 	outcome, err := tree.run(ctx, plan)
 	var sweep *results.Sweep
 	var reps *results.Repeats
@@ -336,6 +338,12 @@ func (r *Run) run(ctx context.Context) (Status, hcl.Diagnostics) {
 	default:
 		rep.Validity = ReportValidity(bounds, outcome.Overall)
 	}
+	if r := stopped.rule(); r != nil {
+		// A part could not start: what ran is kept, and proves nothing
+		// about the plan.
+		rep.Validity.Rules = append(rep.Validity.Rules, *r)
+		rep.Validity.Valid = false
+	}
 	rep.RunID, rep.Fingerprint = co.runID, fp
 	if opts.Shard.Count > 0 {
 		rep.Shard = &results.Shard{Index: opts.Shard.Index, Count: opts.Shard.Count}
@@ -358,17 +366,22 @@ func (r *Run) run(ctx context.Context) (Status, hcl.Diagnostics) {
 	return StatusOK, nil
 }
 
-// Verdict judges the run (see Judge), and says so on the log: an abort_on
-// that stopped the run fails it; a shard's failed checks do not (the
-// merge's verdict is the run's).
+// Verdict judges the run (see Judge), and says so on the log. An abort_on
+// that stopped the run is a failed check among the others (so a run that
+// completed nothing, or an invalid one, still has no valid result); a
+// shard's failed checks do not fail it (the merge's verdict is the run's).
 func (r *Run) Verdict() Status {
 	log, o, res := r.opts.log(), r.outcome, r.Result
-	st := Judge(log, o.Interrupted, o.Overall, r.Outcomes, res.Validity, r.Scenario.AllowInconclusive)
-	if o.Aborted != "" && !o.Interrupted {
-		// abort_on is a check the run failed, whatever the others say.
-		fmt.Fprintf(log, "llmload: %s; the run was stopped early\n", o.Aborted)
-		st = StatusFailed
+	outs := r.Outcomes
+	for _, c := range res.Checks {
+		if c.Kind == "abort_on" {
+			outs = append(slices.Clip(outs), assert.Outcome{Check: c})
+		}
 	}
+	if o.Aborted != "" && !o.Interrupted {
+		fmt.Fprintf(log, "llmload: %s; the run was stopped early\n", o.Aborted)
+	}
+	st := Judge(log, o.Interrupted, o.Overall, outs, res.Validity, r.Scenario.AllowInconclusive)
 	if sh := r.opts.Shard; st == StatusFailed && sh.Sharded() {
 		// A shard's checks see a slice of the run; the verdict is the
 		// merge's. A shard that produced a result succeeded (a failed pod

@@ -82,6 +82,7 @@ func needsMoreSamples(st results.Step, l stepLength) bool {
 type stepProbe struct {
 	s     *scenario.Scenario
 	log   io.Writer
+	po    *partObservers
 	step  int // 0-based
 	value float64
 	len   stepLength
@@ -89,6 +90,8 @@ type stepProbe struct {
 	first bool
 	// last is the last run's step figures, judged.
 	last results.Step
+	// leaf runs each attempt (executor.Run when nil; tests fake it).
+	leaf level
 }
 
 func (pr *stepProbe) run(ctx context.Context, base executor.Plan) (*executor.Outcome, error) {
@@ -97,7 +100,16 @@ func (pr *stepProbe) run(ctx context.Context, base executor.Plan) (*executor.Out
 		if !pr.first || n > 0 {
 			p.Warmup = 0
 		}
-		out, err := executor.Run(ctx, p)
+		if n > 0 {
+			// The longer run's requests follow the short one's in the
+			// requests file, with their own ids.
+			pr.po.again()
+		}
+		leaf := pr.leaf
+		if leaf == nil {
+			leaf = once{}
+		}
+		out, err := leaf.run(ctx, p)
 		if err != nil {
 			return nil, err
 		}
@@ -108,6 +120,11 @@ func (pr *stepProbe) run(ctx context.Context, base executor.Plan) (*executor.Out
 			st.MeanUsers = out.Stages[0].MeanUsers
 		}
 		pr.last = judgeStep(pr.s, st)
+		if out.Aborted != "" {
+			// abort_on stopped the step: it failed, whatever its sla
+			// checks say of the requests it measured.
+			pr.last = abortStep(pr.last)
+		}
 		l := pr.len
 		if out.Interrupted || n >= maxLengthen || l.duration == 0 || !needsMoreSamples(pr.last, l) {
 			return out, nil
@@ -119,6 +136,15 @@ func (pr *stepProbe) run(ctx context.Context, base executor.Plan) (*executor.Out
 	}
 }
 
+// abortStep is a step that abort_on stopped: failed, by abort_on.
+func abortStep(st results.Step) results.Step {
+	st.SLAChecked = true
+	if !slices.Contains(st.SLAFailed, "abort_on") {
+		st.SLAFailed = append(st.SLAFailed, "abort_on")
+	}
+	return st
+}
+
 // runStep runs step i at load v s.Repeats() times, s.Cooldown apart (a
 // repeat of probes), and returns the runs' outcomes and the step: with
 // one run, the run's; with several, their summaries pooled and judged,
@@ -128,11 +154,11 @@ func (pr *stepProbe) run(ctx context.Context, base executor.Plan) (*executor.Out
 // cut says the step's runs were cut short by an interruption (a run that
 // abort_on stopped ends the step's repeats, but not the sweep: the step
 // fails).
-func runStep(ctx context.Context, log io.Writer, s *scenario.Scenario, base executor.Plan, po *partObservers, i int, v float64, l stepLength) (_ []*executor.Outcome, _ results.Step, cut bool, _ error) {
+func runStep(ctx context.Context, log io.Writer, s *scenario.Scenario, base executor.Plan, po *partObservers, st0 *stop, i int, v float64, l stepLength) (_ []*executor.Outcome, _ results.Step, cut bool, _ error) {
 	n := s.Repeats()
-	pr := &stepProbe{s: s, log: log, step: i, value: v, len: l, first: i == 0}
+	pr := &stepProbe{s: s, log: log, po: po, step: i, value: v, len: l, first: i == 0}
 	var judged []results.Step
-	rp := &repeat{n: n, cooldown: s.Cooldown, log: log, po: po, part: recordProbe{pr, &judged},
+	rp := &repeat{n: n, cooldown: s.Cooldown, log: log, po: po, stop: st0, part: recordProbe{pr, &judged},
 		say: func(run int) string {
 			if n > 1 {
 				return fmt.Sprintf("step %d: %s = %s, run %d of %d", i+1, s.Varies(), formatValue(v), run, n)
@@ -153,7 +179,8 @@ func runStep(ctx context.Context, log io.Writer, s *scenario.Scenario, base exec
 	}
 	outs := outcomes(runs)
 	last := outs[len(outs)-1]
-	cut = cut && last.Aborted == "" || last.Interrupted || ctx.Err() != nil
+	aborted := slices.ContainsFunc(outs, func(o *executor.Outcome) bool { return o.Aborted != "" })
+	cut = interrupted(ctx, cut, last, st0)
 	if n <= 1 {
 		st := judged[0]
 		st.Summary = copySummary(outs[0].Overall)
@@ -182,6 +209,9 @@ func runStep(ctx context.Context, log io.Writer, s *scenario.Scenario, base exec
 	pooled.Series = nil
 	st.Summary = pooled
 	st = judgeStep(s, st)
+	if aborted {
+		st = abortStep(st)
+	}
 	st.Spread = stepSpreads(sums, st.Checks)
 	return outs, st, cut, nil
 }
@@ -235,8 +265,9 @@ func judgeStep(s *scenario.Scenario, st results.Step) results.Step {
 // outcome is the steps' summaries merged (the run's series holds every
 // step; each step keeps its own figures).
 type steps struct {
-	s   *scenario.Scenario
-	log io.Writer
+	s    *scenario.Scenario
+	log  io.Writer
+	stop *stop
 	// sweep is what the steps measured, for the result.
 	sweep *results.Sweep
 }
@@ -294,11 +325,12 @@ func (ss *steps) run(ctx context.Context, base executor.Plan) (*executor.Outcome
 	var values loads
 	var length stepLength
 	var cooldown time.Duration
+	planned := 0 // steps (unknown for a search)
 	switch {
 	case s.Sweep != nil:
 		c := s.Sweep
 		sw.Mode, sw.KneeShare = results.ModeSweep, c.KneeShare
-		values, cooldown = &sweepLoads{values: c.Values}, c.Cooldown
+		values, cooldown, planned = &sweepLoads{values: c.Values}, c.Cooldown, len(c.Values)
 		length = stepLength{duration: c.Duration, requests: c.Requests}
 	case s.Capacity != nil:
 		c := s.Capacity
@@ -307,33 +339,33 @@ func (ss *steps) run(ctx context.Context, base executor.Plan) (*executor.Outcome
 		length = stepLength{duration: c.Duration, requests: c.Requests, minRequests: c.MinRequests}
 	}
 	var outs []*executor.Outcome
-	interrupted := false
+	cut := false // interrupted
 	for {
 		v, more := values.next()
 		if !more {
 			break
 		}
 		if len(sw.Steps) > 0 && !pause(ctx, cooldown) {
-			interrupted = true
+			cut = true
 			values.interrupt()
 			break
 		}
-		stepOuts, st, cut, err := runStep(ctx, log, s, base, po, len(sw.Steps), v, length)
+		stepOuts, st, stepCut, err := runStep(ctx, log, s, base, po, ss.stop, len(sw.Steps), v, length)
 		if err != nil {
 			if len(sw.Steps) == 0 {
 				return nil, err
 			}
-			if ctx.Err() == nil {
-				fmt.Fprintf(log, "llmload: step %d: %v; the steps before it stand\n", len(sw.Steps)+1, err)
-			}
-			cut = true
+			ss.stop.set(ctx, log, fmt.Sprintf("step %d", len(sw.Steps)+1), err, planned, len(sw.Steps))
+			values.interrupt()
+			break
 		}
 		if len(stepOuts) > 0 {
 			outs = append(outs, stepOuts...)
 			sw.Steps = append(sw.Steps, st)
 		}
-		if cut {
-			interrupted = true
+		if stepCut || ss.stop.err != nil {
+			// Interrupted, or a run of the step could not start.
+			cut = stepCut
 			values.interrupt()
 			break
 		}
@@ -359,7 +391,7 @@ func (ss *steps) run(ctx context.Context, base executor.Plan) (*executor.Outcome
 	for _, sm := range sums {
 		overall.PeakConcurrency = max(overall.PeakConcurrency, sm.PeakConcurrency)
 	}
-	out := &executor.Outcome{Overall: overall, Started: outs[0].Started, Interrupted: interrupted || ctx.Err() != nil}
+	out := &executor.Outcome{Overall: overall, Started: outs[0].Started, Interrupted: cut || ctx.Err() != nil}
 	for _, o := range outs {
 		out.Elapsed = max(out.Elapsed, o.Started.Add(o.Elapsed).Sub(out.Started))
 	}

@@ -8,6 +8,10 @@ package runner
 // observers see every leaf as a part of one run (partObservers), and parts
 // that ran one after another are pooled by one function (pool).
 //
+// A part that cannot start after the first stops the run where it is
+// (stop): what ran is kept and the run is invalid, not interrupted; Ctrl-C
+// interrupts it; abort_on fails it.
+//
 // What cannot combine (A/B with repeats or a sweep, a split repeated run,
 // and so on) never reaches the tree: scenario refuses it with the file and
 // line of the block that makes it impossible, and validate says the same
@@ -21,6 +25,7 @@ import (
 
 	"github.com/llmload/llmload/executor"
 	"github.com/llmload/llmload/metrics"
+	"github.com/llmload/llmload/results"
 	"github.com/llmload/llmload/scenario"
 )
 
@@ -42,28 +47,28 @@ func (once) run(ctx context.Context, p executor.Plan) (*executor.Outcome, error)
 // treeOf is the tree of s's run: the level at its top. A sweep or search
 // (steps) comes first, then an A/B run's blocks, then repeats; a plain run
 // is one executor run.
-func treeOf(log io.Writer, s *scenario.Scenario, bounds scenario.Validity, arms [2]*abArm) level {
+func treeOf(log io.Writer, s *scenario.Scenario, bounds scenario.Validity, arms [2]*abArm, st *stop) level {
 	switch {
 	case s.Varies() != "":
-		return &steps{s: s, log: log}
+		return &steps{s: s, log: log, stop: st}
 	case s.AB():
-		return &interleaved{s: s, log: log, arms: arms}
+		return &interleaved{s: s, log: log, arms: arms, stop: st}
 	case s.Repeats() > 1:
-		return &repeats{s: s, log: log, bounds: bounds}
+		return &repeats{s: s, log: log, bounds: bounds, stop: st}
 	}
 	return once{}
 }
 
 // repeat runs its part n times, cooldown apart: every run with its warmup,
 // only the first with the preflight probe. The observers see each run as a
-// part of one run, marked by mark. A run that failed to start, after the
-// first, cuts the repeats short as an interruption does: what the earlier
-// runs measured stands.
+// part of one run, marked by mark. A run that cannot start, after the
+// first, stops the run (stop): what the earlier runs measured stands.
 type repeat struct {
 	n        int
 	cooldown time.Duration
 	log      io.Writer
 	po       *partObservers
+	stop     *stop
 	// say is the log line that starts run k (none when nil); mark places
 	// run k's requests.
 	say  func(run int) string
@@ -102,9 +107,7 @@ func (rp *repeat) run(ctx context.Context, p executor.Plan) ([]repeatRun, bool, 
 			if i == 0 {
 				return nil, false, err
 			}
-			if ctx.Err() == nil {
-				fmt.Fprintf(rp.log, "llmload: run %d of %d: %v; the runs before it stand\n", run, rp.n, err)
-			}
+			rp.stop.set(ctx, rp.log, fmt.Sprintf("run %d of %d", run, rp.n), err, rp.n, i)
 			return runs, true, nil
 		}
 		runs = append(runs, repeatRun{out: out, started: started, ended: time.Now()})
@@ -115,24 +118,65 @@ func (rp *repeat) run(ctx context.Context, p executor.Plan) ([]repeatRun, bool, 
 	return runs, false, nil
 }
 
+// stop is what ended a run before its plan, shared by the levels of its
+// tree: a part that could not start after the first (the target went
+// down, say). The run keeps what it measured and is invalid (its
+// parts_not_run validity rule); it was not interrupted.
+type stop struct {
+	err          error
+	planned, ran int
+}
+
+// set records that part what (ran of planned parts having run) could not
+// start, unless ctx ended (an interruption) or a part already stopped the
+// run; it says so on log.
+func (st *stop) set(ctx context.Context, log io.Writer, what string, err error, planned, ran int) {
+	if ctx.Err() != nil || st.err != nil {
+		return
+	}
+	st.err, st.planned, st.ran = fmt.Errorf("%s: %w", what, err), planned, ran
+	fmt.Fprintf(log, "llmload: %s could not start: %v; the run stops, keeps what it measured, and is invalid\n", what, err)
+}
+
+// rule is the validity rule of a run that stop ended (nil when none did).
+func (st *stop) rule() *results.Rule {
+	if st == nil || st.err == nil {
+		return nil
+	}
+	planned := max(st.planned, st.ran+1)
+	return &results.Rule{
+		Name: "parts_not_run", Description: "share of the run's parts (repeats, steps, A/B blocks) left unrun because one could not start",
+		Value: float64(planned-st.ran) / float64(planned), Bound: 0, Unit: "fraction", Applies: true, Valid: false,
+		Why: st.err.Error(),
+	}
+}
+
+// interrupted says whether parts cut short (cut) make an interrupted run:
+// when ctx ended or the last part was interrupted, or when the parts were
+// cut short by neither abort_on (a failed run) nor a part that could not
+// start (an invalid one).
+func interrupted(ctx context.Context, cut bool, last *executor.Outcome, st *stop) bool {
+	return last.Interrupted || ctx.Err() != nil || cut && last.Aborted == "" && (st == nil || st.err == nil)
+}
+
 // pool is the outcome of parts that ran one after another (repeats, or
 // one arm's blocks): their summaries pooled (metrics.PoolSummaries), each
 // closed-loop stage pooled over the parts, the planned requests summed,
 // and the span from the first part's start to the last one's end. cut
-// says the parts were cut short (the run was interrupted).
-func pool(ctx context.Context, outs []*executor.Outcome, cut bool) (*executor.Outcome, error) {
+// says the parts were cut short (see interrupted).
+func pool(ctx context.Context, outs []*executor.Outcome, cut bool, st *stop) (*executor.Outcome, error) {
 	pooled, err := metrics.PoolSummaries(summaries(outs)...)
 	if err != nil {
 		return nil, err
 	}
 	if len(outs) == 0 {
 		// An arm that never ran (the run was cut short before its turn).
-		return &executor.Outcome{Overall: pooled, Interrupted: true}, nil
+		return &executor.Outcome{Overall: pooled, Interrupted: interrupted(ctx, cut, &executor.Outcome{}, st)}, nil
 	}
 	first, last := outs[0], outs[len(outs)-1]
 	out := &executor.Outcome{
 		Overall: pooled, Started: first.Started, ConfiguredRate: first.ConfiguredRate,
-		Interrupted: cut && last.Aborted == "" || last.Interrupted || ctx.Err() != nil, Aborted: last.Aborted,
+		Interrupted: interrupted(ctx, cut, last, st), Aborted: last.Aborted,
 		Elapsed: last.Started.Add(last.Elapsed).Sub(first.Started),
 	}
 	for _, o := range outs {
@@ -234,6 +278,11 @@ func (po *partObservers) next(index []int, mark func(*metrics.Request)) {
 	}
 	po.index, po.mark = index, mark
 }
+
+// again starts another executor run of the same part (a probe run
+// again, longer): its ids follow the previous run's, its requests are
+// marked alike.
+func (po *partObservers) again() { po.next(po.index, po.mark) }
 
 // pause waits d, or until ctx ends (false).
 func pause(ctx context.Context, d time.Duration) bool {

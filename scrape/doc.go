@@ -4,5 +4,5 @@
 // llmload knows (the catalogue's server sources) or was asked for. A
 // failed scrape is counted, never fatal.
 //
-// It imports only metrics. The run's wiring (cmd/llmload) imports it.
+// It imports only metrics. runner imports it.
 package scrape

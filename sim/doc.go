@@ -6,6 +6,6 @@
 // the same engine in virtual time for calibration.
 //
 // It imports metrics, tokenizer, internal/openaiwire and internal/secret.
-// The run's wiring (cmd/llmload, for sim:// targets) and tests import it; it
+// runner (for sim:// targets) and tests import it; it
 // never imports the executor.
 package sim

@@ -3,6 +3,6 @@
 //
 // It imports nothing else of llmload.
 //
-// It imports only internal/secret. dataset, sim, the run's wiring
-// (cmd/llmload) and examples/data/gen import it.
+// It imports only internal/secret. dataset, sim, runner and
+// examples/data/gen import it.
 package tokenizer

@@ -7,6 +7,7 @@
 // here; what a run of a scenario is (target, dataset, baseline, shards,
 // load, result, verdict) is package runner's.
 //
-// It is the top of the import graph: it may import every package of llmload,
-// and nothing imports it.
+// It is the top of the import graph, and nothing imports it; it imports
+// none of executor, assert, compare and metrics itself (internal/arch
+// holds it so): what a run does and how it is judged are runner's.
 package main
