@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -367,21 +366,17 @@ func (r *Run) run(ctx context.Context) (Status, hcl.Diagnostics) {
 }
 
 // Verdict judges the run (see Judge), and says so on the log. An abort_on
-// that stopped the run is a failed check among the others (so a run that
-// completed nothing, or an invalid one, still has no valid result); a
-// shard's failed checks do not fail it (the merge's verdict is the run's).
+// that stopped the run fails it, even when nothing completed: it is the
+// scenario's own guard against a dead server, and its verdict is clear
+// (docs/scenarios.md). A shard's failed checks do not fail it (the
+// merge's verdict is the run's).
 func (r *Run) Verdict() Status {
 	log, o, res := r.opts.log(), r.outcome, r.Result
-	outs := r.Outcomes
-	for _, c := range res.Checks {
-		if c.Kind == "abort_on" {
-			outs = append(slices.Clip(outs), assert.Outcome{Check: c})
-		}
-	}
+	st := Judge(log, o.Interrupted, o.Overall, r.Outcomes, res.Validity, r.Scenario.AllowInconclusive)
 	if o.Aborted != "" && !o.Interrupted {
 		fmt.Fprintf(log, "llmload: %s; the run was stopped early\n", o.Aborted)
+		st = StatusFailed
 	}
-	st := Judge(log, o.Interrupted, o.Overall, outs, res.Validity, r.Scenario.AllowInconclusive)
 	if sh := r.opts.Shard; st == StatusFailed && sh.Sharded() {
 		// A shard's checks see a slice of the run; the verdict is the
 		// merge's. A shard that produced a result succeeded (a failed pod
