@@ -18,7 +18,8 @@ const (
 // (metrics.Judge) over what the result records: interrupted, no result
 // (nothing completed), invalid, fail (a check failed), inconclusive (one
 // could not be judged, unless its scenario allowed it: then pass),
-// skipped (every check was), or pass.
+// skipped (every check was), or pass; a run abort_on stopped fails, as
+// its exit code says.
 func (r *Result) Verdict() string {
 	j := metrics.Judging{Interrupted: r.Interrupted, Checks: r.Checks, AllowInconclusive: r.allowsInconclusive()}
 	if r.Summary != nil {
@@ -29,8 +30,11 @@ func (r *Result) Verdict() string {
 			j.Broken = append(j.Broken, b.Name)
 		}
 	}
-	switch v := metrics.Judge(j).Verdict; v {
-	case metrics.Invalid:
+	switch v := metrics.Judge(j).Verdict; {
+	case r.Aborted != "" && !r.Interrupted:
+		// abort_on stopped the run: failed, as the run's exit says.
+		return Fail
+	case v == metrics.Invalid:
 		if j.Completed == 0 {
 			return VerdictNoResult
 		}
