@@ -29,7 +29,10 @@ func (f RunFlags) coordinated() bool { return f.Shards > 0 || f.StartAt || f.Bar
 //     other processes: its runs follow one another in one process;
 //   - an A/B scenario (targets = {...}) takes no -baseline (its baseline
 //     is its baseline arm) and cannot be split;
-//   - a closed loop cannot be split into more shards than its users.
+//   - a sweep or capacity search cannot be split: its steps follow one
+//     another in one process, and merge does not merge them;
+//   - a closed loop cannot be split into more shards than its users, nor
+//     an open loop of N requests into more than N shards.
 func (s *Scenario) CheckRunFlags(f RunFlags) hcl.Diagnostics {
 	var diags hcl.Diagnostics
 	refuse := func(rng *hcl.Range, summary, detail string) {
@@ -57,6 +60,18 @@ func (s *Scenario) CheckRunFlags(f RunFlags) hcl.Diagnostics {
 	if cl := s.ClosedLoop; cl != nil && f.Shards > 1 && cl.Users > 0 && cl.Users < f.Shards {
 		refuse(s.closedRange, "More shards than users",
 			fmt.Sprintf("A closed loop of %d users cannot be split into %d shards: a shard would have no user. Use at most %d shards, or more users.", cl.Users, f.Shards, cl.Users))
+	}
+	if s.Varies() != "" && f.coordinated() {
+		what := "A sweep"
+		if s.Capacity != nil {
+			what = "A capacity search"
+		}
+		refuse(s.variedRange, what+" cannot be split",
+			fmt.Sprintf("Scenario %q runs its steps one after another in one process (and a capacity search picks each probe from the whole load's verdict on the last), and llmload merge does not merge steps: -shard, -run-id, -start-at and -barrier do not apply. Run it unsplit, or split a scenario of one load.", s.Name))
+	}
+	if s.OpenLoop != nil && s.Varies() == "" && f.Shards > 1 && s.Requests > 0 && s.Requests < f.Shards {
+		refuse(s.requestsRange, "More shards than requests",
+			fmt.Sprintf("%d requests cannot be split into %d shards: a shard would have no arrival. Use at most %d shards, or more requests.", s.Requests, f.Shards, s.Requests))
 	}
 	return diags
 }

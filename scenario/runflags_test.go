@@ -47,6 +47,25 @@ func TestCheckRunFlags(t *testing.T) {
 		"two_users": {
 			"-shard 0/4": "runflags.hcl:50: More shards than users",
 		},
+		"three_requests": {
+			"-shard 0/4": "runflags.hcl:59: More shards than requests",
+		},
+		"sweep": {
+			"-shard 0/2": "runflags.hcl:68: A sweep cannot be split",
+			"-shard 0/4": "runflags.hcl:68: A sweep cannot be split",
+			"-shard 0/1": "runflags.hcl:68: A sweep cannot be split",
+			"-start-at":  "runflags.hcl:68: A sweep cannot be split",
+			"-barrier":   "runflags.hcl:68: A sweep cannot be split",
+			"-run-id":    "runflags.hcl:68: A sweep cannot be split",
+		},
+		"capacity": {
+			"-shard 0/2": "runflags.hcl:77: A capacity search cannot be split",
+			"-shard 0/4": "runflags.hcl:77: A capacity search cannot be split",
+			"-shard 0/1": "runflags.hcl:77: A capacity search cannot be split",
+			"-start-at":  "runflags.hcl:77: A capacity search cannot be split",
+			"-barrier":   "runflags.hcl:77: A capacity search cannot be split",
+			"-run-id":    "runflags.hcl:77: A capacity search cannot be split",
+		},
 	}
 	for _, s := range cfg.Scenarios {
 		for name, f := range flags {

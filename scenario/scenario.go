@@ -457,7 +457,7 @@ type Scenario struct {
 	resultRange *hcl.Range // result_filename's value, when set
 	// Where repeat, targets and closed_loop were written, for refusals
 	// that depend on command-line flags (CheckRunFlags).
-	repeatRange, targetsRange, closedRange *hcl.Range
+	repeatRange, targetsRange, closedRange, requestsRange, variedRange *hcl.Range
 	secrets                                *secret.Scrubber // the configuration's, for Resolved
 }
 

@@ -111,7 +111,9 @@ func (l *loader) decodeScenario(d dec, filename string, b *hcl.Block) {
 			s.Dataset = l.datasets[n]
 		}
 	}
-	d.integer(a, "requests", &s.Requests, 1)
+	if attr := d.integer(a, "requests", &s.Requests, 1); attr != nil {
+		s.requestsRange = attr.Range.Ptr()
+	}
 	d.duration(a, "duration", &s.Duration, true)
 	d.int64(a, "seed", &s.Seed, minInt64)
 	if s.Dataset != nil && !s.Dataset.seedSet {
@@ -171,6 +173,9 @@ func (l *loader) decodeScenario(d dec, filename string, b *hcl.Block) {
 		varied = capacity.DefRange
 	}
 	vary := s.Varies()
+	if vary != "" {
+		s.variedRange = varied.Ptr()
+	}
 
 	open := atMostOne(&l.diags, content.Blocks.OfType("open_loop"), "a scenario")
 	closed := atMostOne(&l.diags, content.Blocks.OfType("closed_loop"), "a scenario")

@@ -52,3 +52,32 @@ scenario "two_users" {
     duration = "1s"
   }
 }
+
+scenario "three_requests" {
+  target   = target.a
+  dataset  = dataset.d
+  requests = 3
+  open_loop {
+    rate = 10
+  }
+}
+
+scenario "sweep" {
+  target  = target.a
+  dataset = dataset.d
+  sweep {
+    rate     = [1, 2]
+    requests = 8
+  }
+}
+
+scenario "capacity" {
+  target  = target.a
+  dataset = dataset.d
+  capacity {
+    vary     = "rate"
+    min      = 1
+    max      = 8
+    duration = "1s"
+  }
+}
