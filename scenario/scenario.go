@@ -458,7 +458,7 @@ type Scenario struct {
 	// Where repeat, targets and closed_loop were written, for refusals
 	// that depend on command-line flags (CheckRunFlags).
 	repeatRange, targetsRange, closedRange, requestsRange, variedRange *hcl.Range
-	secrets                                *secret.Scrubber // the configuration's, for Resolved
+	secrets                                                            *secret.Scrubber // the configuration's, for Resolved
 }
 
 // Verdict modes.
