@@ -307,7 +307,7 @@ func TestShardOptions(t *testing.T) {
 	}{
 		{"no shared run id", []string{"-shard", "1/2"}, "needs a run id every shard shares"},
 		{"start passed", []string{"-shard", "1/2", "-start-at", past}, "has passed"},
-		{"more shards than arrivals", []string{"-shard", "70/71", "-run-id", "x"}, "has no arrival"},
+		{"more shards than arrivals", []string{"-shard", "70/71", "-run-id", "x"}, "shards.hcl:32:3: error: More shards than requests"},
 		{"several scenarios", []string{"-shard", "0/2", "-run-id", "x", two}, "apply to one scenario"},
 	}
 	for _, tt := range runs {
