@@ -25,7 +25,7 @@ target "sim" {
 dataset "random" {
   random {
     input_len   = 32
-    output_len  = 16
+    output_len  = 8
     num_prompts = 300
     seed        = var.seed
   }
@@ -34,9 +34,9 @@ dataset "random" {
 scenario "upgrade" {
   target   = target.sim
   dataset  = dataset.random
-  requests = 60
+  requests = 40
   open_loop {
-    rate = 50
+    rate = 40
   }
 
   baseline          = "baselines/upgrade.json"
