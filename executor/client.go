@@ -3,6 +3,7 @@ package executor
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -16,12 +17,12 @@ import (
 	"net/http/httptrace"
 	"net/url"
 	"os"
-	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/llmload/llmload/dataset"
+	"github.com/llmload/llmload/internal/safehttp"
 	"github.com/llmload/llmload/internal/secret"
 	"github.com/llmload/llmload/metrics"
 	"github.com/llmload/llmload/tokenizer"
@@ -58,8 +59,10 @@ type client struct {
 	scrub   *secret.Scrubber
 	timeout time.Duration
 	stall   time.Duration
-	tok     tokenizer.Tokenizer
-	proto   protocol
+	// redirects is the target's follow_redirects policy.
+	redirects string
+	tok       tokenizer.Tokenizer
+	proto     protocol
 	// keepText keeps the generated text of every request in its result
 	// (Plan.KeepText); otherwise only when tok counts it.
 	keepText bool
@@ -78,17 +81,20 @@ func newClient(t Target, conns int, tok tokenizer.Tokenizer) (*client, error) {
 	if err != nil {
 		return nil, err
 	}
-	ht := hc.Transport.(*headerTransport)
+	ht := hc.Transport.(*safehttp.Guard)
 	return &client{
-		http:    &http.Client{Transport: ht.base},
-		url:     t.endpoint(proto),
-		base:    t.baseURL(),
-		header:  t.requestHeader(),
-		scrub:   t.Scrubber(),
-		timeout: t.Timeout,
-		stall:   t.StallTimeout,
-		tok:     tok,
-		proto:   proto,
+		// The headers are set on each request (below); the policy keeps
+		// them, and the body, from following a redirect to another host.
+		http:      &http.Client{Transport: ht.Base, CheckRedirect: safehttp.CheckRedirect(t.FollowRedirects)},
+		url:       t.endpoint(proto),
+		base:      t.baseURL(),
+		header:    t.requestHeader(),
+		scrub:     t.Scrubber(),
+		timeout:   t.Timeout,
+		stall:     t.StallTimeout,
+		redirects: t.FollowRedirects,
+		tok:       tok,
+		proto:     proto,
 	}, nil
 }
 
@@ -201,7 +207,12 @@ func (t Target) HTTPClient(conns int) (*http.Client, error) {
 		p.SetUnencryptedHTTP2(true)
 		tr.Protocols = &p
 	}
-	return &http.Client{Transport: &headerTransport{base: tr, header: t.credentialHeader()}}, nil
+	// The credential and the configured headers go to the target's own
+	// scheme, host and port, never elsewhere, whatever a redirect says.
+	return &http.Client{
+		Transport:     &safehttp.Guard{Base: tr, Origin: u, Header: t.credentialHeader()},
+		CheckRedirect: safehttp.CheckRedirect(t.FollowRedirects),
+	}, nil
 }
 
 // testDial, set by tests alone, dials the connections of every transport
@@ -209,25 +220,6 @@ func (t Target) HTTPClient(conns int) (*http.Client, error) {
 // the client under testing/synctest's fake clock, where time moves only
 // when every goroutine waits. Nil outside tests.
 var testDial func(ctx context.Context, network, addr string) (net.Conn, error)
-
-// headerTransport adds a target's headers to every request.
-type headerTransport struct {
-	base   *http.Transport
-	header http.Header
-}
-
-// RoundTrip sends a copy of req with the headers set (a RoundTripper must
-// not modify the request it is given).
-func (h *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	r := req.Clone(req.Context())
-	for k, v := range h.header {
-		r.Header[k] = slices.Clone(v)
-	}
-	return h.base.RoundTrip(r)
-}
-
-// CloseIdleConnections closes the idle connections of the transport.
-func (h *headerTransport) CloseIdleConnections() { h.base.CloseIdleConnections() }
 
 // prepare builds the JSON body of every dataset entry in the target's API:
 // the protocol's body, "ignore_eos": true when the target asks for it (as
@@ -286,12 +278,22 @@ var readings = sync.Pool{New: func() any { return &reading{br: bufio.NewReaderSi
 func (c *client) do(ctx context.Context, start time.Time, p *prepared, res *metrics.Request) {
 	p.describe(res)
 	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
+	stop := context.CancelFunc(func() {})
 	if c.timeout > 0 {
-		var stop context.CancelFunc
 		ctx, stop = context.WithTimeoutCause(ctx, c.timeout, errTimeout)
-		defer stop()
 	}
+	// release ends the request's context. A stream that ended at [DONE]
+	// hands its body, and release, to afterDone; every other request
+	// releases both as it returns.
+	release := func() { stop(); cancel(nil) }
+	var rest io.ReadCloser
+	defer func() {
+		if rest != nil {
+			afterDone(rest, release)
+		} else {
+			release()
+		}
+	}()
 	// The connection phases are traced per request (one small allocation
 	// each); read once the headers are in.
 	ph := newPhases()
@@ -308,11 +310,26 @@ func (c *client) do(ctx context.Context, start time.Time, p *prepared, res *metr
 	resp, err := c.http.Do(req)
 	ph.fill(t0, res)
 	if err != nil {
+		if re, ok := safehttp.IsRedirect(err); ok {
+			c.fail(res, metrics.ErrRedirect, re)
+			return
+		}
 		c.failCtx(ctx, res, metrics.ErrConnect, err)
 		return
 	}
-	defer resp.Body.Close()
+	defer func() {
+		if rest == nil {
+			resp.Body.Close()
+		}
+	}()
 	res.StatusCode = resp.StatusCode
+	if loc := safehttp.Location(resp); loc != "" || resp.StatusCode >= 300 && resp.StatusCode <= 399 {
+		// Not followed (follow_redirects): the run would measure, and send
+		// its credentials to, a server it was not pointed at.
+		c.body(resp, res)
+		c.fail(res, metrics.ErrRedirect, fmt.Errorf("HTTP %d redirect to %q, not followed (follow_redirects = %q)", resp.StatusCode, loc, cmp.Or(c.redirects, safehttp.Never)))
+		return
+	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		b := c.body(resp, res)
 		kind := metrics.ErrHTTPStatus
@@ -343,7 +360,52 @@ func (c *client) do(ctx context.Context, start time.Time, p *prepared, res *metr
 			resp.StatusCode, resp.Header.Get("Content-Type"), bytes.TrimSpace(b)))
 		return
 	}
-	c.read(ctx, newSSEReader(rd.br), tr, t0, &rd.ch, res)
+	// stall_timeout is the silence allowed between two events: keep-alive
+	// comments do not reset it.
+	tr.eventsOnly = true
+	if c.read(ctx, newSSEReader(rd.br), tr, t0, &rd.ch, res) {
+		rest = resp.Body
+	}
+}
+
+// After [DONE] a correct server ends the body at once; the client reads to
+// its end so that the connection is reused. A server that holds the body
+// open must not hold the request (a closed loop's user would wait for
+// stall_timeout after every answer): afterDone waits doneWait for the end,
+// then leaves the rest to a goroutine, which gives the connection up
+// (releasing the request's context closes it) after drainWait.
+const (
+	doneWait  = 5 * time.Millisecond
+	drainWait = time.Second
+	// drainBytes is the most read after [DONE]: a server that keeps
+	// talking loses the connection.
+	drainBytes = 4 << 10
+)
+
+// afterDone reads what body holds after [DONE], then closes it and calls
+// release.
+func afterDone(body io.ReadCloser, release func()) {
+	ended := make(chan struct{})
+	go func() {
+		_, _ = io.CopyN(io.Discard, body, drainBytes)
+		close(ended)
+	}()
+	wait := time.NewTimer(doneWait)
+	select {
+	case <-ended:
+		wait.Stop()
+		body.Close()
+		release()
+		return
+	case <-wait.C:
+	}
+	go func() {
+		giveUp := time.AfterFunc(drainWait, release)
+		<-ended
+		giveUp.Stop()
+		body.Close()
+		release()
+	}()
 }
 
 // body reads the start of an error answer, for its message, and counts
@@ -384,7 +446,10 @@ func isSSE(contentType string, br *bufio.Reader) bool {
 // read consumes the event stream and fills the latency and token fields;
 // ch is scratch for the parsed events. A request the run abandons after
 // some tokens (see abandonment) is closed here once it has them.
-func (c *client) read(ctx context.Context, sr *sseReader, tr *timedReader, t0 time.Time, ch *chunk, res *metrics.Request) {
+//
+// It returns true when the stream ended at [DONE] as it should: the body's
+// end is then the caller's to read (afterDone).
+func (c *client) read(ctx context.Context, sr *sseReader, tr *timedReader, t0 time.Time, ch *chunk, res *metrics.Request) (done bool) {
 	keepText := c.keepText || c.tok != nil
 	ab := abandonmentOf(ctx)
 	var (
@@ -403,6 +468,8 @@ func (c *client) read(ctx context.Context, sr *sseReader, tr *timedReader, t0 ti
 		name, data, err := sr.next()
 		if err != nil {
 			switch {
+			case errors.Is(err, errOversized):
+				c.fail(res, metrics.ErrOversized, err)
 			case !errors.Is(err, io.EOF):
 				c.failCtx(ctx, res, metrics.ErrStream, err)
 			case !ended:
@@ -412,6 +479,9 @@ func (c *client) read(ctx context.Context, sr *sseReader, tr *timedReader, t0 ti
 			break
 		}
 		at := tr.at
+		if tr.watch != nil {
+			tr.watch.note(at)
+		}
 		if string(name) == "error" {
 			c.fail(res, metrics.ErrStream, fmt.Errorf("error event: %s", excerpt(data)))
 			break
@@ -438,6 +508,10 @@ func (c *client) read(ctx context.Context, sr *sseReader, tr *timedReader, t0 ti
 		if ch.finish != "" {
 			res.FinishReason = ch.finish
 			ended = true
+			if ch.finish == "abort" || ch.finish == "error" {
+				c.fail(res, metrics.ErrServerAbort, fmt.Errorf("the server ended the stream with finish_reason %q after %d output events", ch.finish, res.OutputEvents))
+				break
+			}
 		}
 		if ch.hasUsage {
 			usage = true
@@ -450,9 +524,7 @@ func (c *client) read(ctx context.Context, sr *sseReader, tr *timedReader, t0 ti
 			}
 		}
 		if ch.done {
-			ended = true
-			// Let the connection be reused: the stream ends right after.
-			_, _ = io.CopyN(io.Discard, tr, 4<<10)
+			ended, done = true, true
 			break
 		}
 		if ab != nil && ab.tokens > 0 && !ended && res.OutputEvents >= ab.tokens {
@@ -494,6 +566,7 @@ func (c *client) read(ctx context.Context, sr *sseReader, tr *timedReader, t0 ti
 		c.fail(res, metrics.ErrEmpty, errors.New("the stream ended without an output token"))
 	}
 	res.ShortOutput = shortOutput(res)
+	return done
 }
 
 // streamPhases follows a stream's reasoning and answer phases.

@@ -64,6 +64,11 @@ type Target struct {
 	// each has its own connection), so that the first requests do not
 	// queue behind a storm of connects; they stay in the idle pool.
 	PrewarmConnections int
+	// FollowRedirects is the redirect policy of every request to the
+	// target: "" or "never" follows none (a 3xx is a failure of kind
+	// redirect), "same-host" follows the target's own scheme, host and
+	// port. The credential and headers never go to another host.
+	FollowRedirects string
 }
 
 // OpenLoop sends requests at scheduled arrival times, whatever the server

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"sync/atomic"
 	"time"
@@ -27,6 +28,15 @@ type sseReader struct {
 	long    []byte // scratch for lines longer than the buffer
 	started bool
 }
+
+// MaxEventBytes bounds an event's data and any one line of the stream: a
+// server or proxy that sends more (one event of 1.5 GB took the client to
+// 3.4 GB of memory) fails the request as oversized_event instead of
+// exhausting the client, whose every result would be lost.
+const MaxEventBytes = 4 << 20
+
+// errOversized is an event or line over MaxEventBytes.
+var errOversized = fmt.Errorf("an event or line of the stream is over %d MiB", MaxEventBytes>>20)
 
 func newSSEReader(br *bufio.Reader) *sseReader {
 	return &sseReader{br: br}
@@ -64,6 +74,9 @@ func (s *sseReader) next() (name, data []byte, err error) {
 		}
 		switch string(field) {
 		case "data":
+			if len(s.data)+len(value) > MaxEventBytes {
+				return nil, nil, errOversized
+			}
 			if s.hasData {
 				s.data = append(s.data, '\n')
 			}
@@ -83,6 +96,10 @@ func (s *sseReader) readLine() ([]byte, error) {
 	if errors.Is(err, bufio.ErrBufferFull) {
 		s.long = append(s.long[:0], line...)
 		for errors.Is(err, bufio.ErrBufferFull) {
+			if len(s.long) > MaxEventBytes+64 { // the field name and its colon
+				s.long = nil // give the memory back
+				return nil, errOversized
+			}
 			line, err = s.br.ReadSlice('\n')
 			s.long = append(s.long, line...)
 		}
@@ -104,13 +121,16 @@ func (s *sseReader) readLine() ([]byte, error) {
 // an event is stamped with the arrival of its last byte rather than with
 // the time it was parsed: the connection's receive time of its newest
 // bytes where the kernel gives one (see stamp.go), else the time the read
-// completed. Every such read also tells the stall watch.
+// completed. Every such read also tells the stall watch, unless
+// eventsOnly: then only a whole event does (progress), and comment lines,
+// blank lines and half an event do not.
 type timedReader struct {
-	r     io.Reader
-	n     int64     // bytes read
-	at    time.Time // when the bytes of the last read that returned any arrived
-	conn  stamped   // the response's connection, when it keeps receive times
-	watch *stallWatch
+	r          io.Reader
+	n          int64     // bytes read
+	at         time.Time // when the bytes of the last read that returned any arrived
+	conn       stamped   // the response's connection, when it keeps receive times
+	watch      *stallWatch
+	eventsOnly bool
 }
 
 func (t *timedReader) Read(p []byte) (int, error) {
@@ -118,8 +138,8 @@ func (t *timedReader) Read(p []byte) (int, error) {
 	if n > 0 {
 		t.n += int64(n)
 		t.at = readStamp(t.conn)
-		if t.watch != nil {
-			t.watch.last.Store(int64(t.at.Sub(stampBase)))
+		if t.watch != nil && !t.eventsOnly {
+			t.watch.note(t.at)
 		}
 	}
 	return n, err
@@ -144,6 +164,9 @@ func watchStalls(limit time.Duration, stall func()) *stallWatch {
 	w.timer = time.AfterFunc(limit, w.check)
 	return w
 }
+
+// note records progress at at.
+func (w *stallWatch) note(at time.Time) { w.last.Store(int64(at.Sub(stampBase))) }
 
 func (w *stallWatch) check() {
 	idle := time.Since(stampBase) - time.Duration(w.last.Load())

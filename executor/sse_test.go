@@ -210,3 +210,36 @@ func FuzzSSE(f *testing.F) {
 		}
 	})
 }
+
+// An event or line over MaxEventBytes is an error of its own, returned as
+// soon as the bound is crossed (the reader does not gather the rest).
+func TestSSEOversized(t *testing.T) {
+	big := strings.Repeat("x", MaxEventBytes/2)
+	for name, in := range map[string]io.Reader{
+		// One line that never ends: the reader must stop reading it.
+		"endless line": io.MultiReader(strings.NewReader("data: "), endless{}),
+		"data lines":   strings.NewReader("data: " + big + "\ndata: " + big + "\ndata: " + big + "\n\n"),
+	} {
+		t.Run(name, func(t *testing.T) {
+			sr := newSSEReader(bufio.NewReaderSize(in, 4<<10))
+			if _, _, err := sr.next(); !errors.Is(err, errOversized) {
+				t.Fatalf("got %v, want errOversized", err)
+			}
+		})
+	}
+	// Just under the bound is an event.
+	sr := newSSEReader(bufio.NewReader(strings.NewReader("data: " + strings.Repeat("y", MaxEventBytes-1) + "\n\n")))
+	if _, data, err := sr.next(); err != nil || len(data) != MaxEventBytes-1 {
+		t.Fatalf("an event under the bound: %d bytes, %v", len(data), err)
+	}
+}
+
+// endless is a reader of 'x' without end.
+type endless struct{}
+
+func (endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = 'x'
+	}
+	return len(p), nil
+}

@@ -10,7 +10,11 @@ type ErrorKind string
 const (
 	ErrNone        ErrorKind = ""
 	ErrConnect     ErrorKind = "connect"         // dial, TLS or write failed before any response
-	ErrHTTPStatus  ErrorKind = "http_status"     // non-2xx response (but 429)
+	ErrHTTPStatus  ErrorKind = "http_status"     // non-2xx response (but 429 and redirects)
+	// ErrRedirect is a 3xx answer that the target's follow_redirects did
+	// not follow (none by default; "same-host" follows the target's own):
+	// the message names where it pointed.
+	ErrRedirect    ErrorKind = "redirect"
 	ErrRateLimited ErrorKind = "rate_limited"    // HTTP 429; its Retry-After is kept in Request.RetryAfter
 	ErrNotSSE      ErrorKind = "not_sse"         // a 2xx answer that is not an event stream (JSON, an HTML page): its body is kept in the message
 	ErrTimeout     ErrorKind = "timeout"         // whole-request timeout expired
@@ -18,6 +22,14 @@ const (
 	ErrStream      ErrorKind = "stream_error"    // connection dropped or read failed mid-stream, or an error event
 	ErrMalformed   ErrorKind = "malformed_event" // an SSE data payload that is not the JSON we expect
 	ErrEmpty       ErrorKind = "empty_response"  // the stream ended without a single output token
+	// ErrServerAbort is a stream the server ended with finish_reason
+	// "abort" or "error" (what vLLM and SGLang send when they abort a
+	// request): whatever it streamed before, the answer is broken.
+	ErrServerAbort ErrorKind = "server_abort"
+	// ErrOversized is an event (or a line of one) longer than
+	// MaxEventBytes: a misbehaving server or proxy must not exhaust the
+	// client's memory.
+	ErrOversized ErrorKind = "oversized_event"
 	// ErrTruncatedStream is a stream that ended (EOF, closed connection)
 	// with neither a finish_reason nor [DONE]: the answer was cut short.
 	// Not to be confused with Summary.Truncated, a complete answer that
@@ -32,7 +44,7 @@ const (
 
 // ErrorKinds lists every failure kind in report order (ErrAbandoned, an
 // outcome the scenario asked for, is not among them).
-var ErrorKinds = []ErrorKind{ErrConnect, ErrHTTPStatus, ErrRateLimited, ErrNotSSE, ErrTimeout, ErrStall, ErrStream, ErrTruncatedStream, ErrMalformed, ErrEmpty, ErrCanceled}
+var ErrorKinds = []ErrorKind{ErrConnect, ErrHTTPStatus, ErrRedirect, ErrRateLimited, ErrNotSSE, ErrTimeout, ErrStall, ErrStream, ErrServerAbort, ErrTruncatedStream, ErrMalformed, ErrOversized, ErrEmpty, ErrCanceled}
 
 // Where a token count came from.
 const (

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/llmload/llmload/executor"
+	"github.com/llmload/llmload/internal/safehttp"
 	"github.com/llmload/llmload/results"
 	"github.com/llmload/llmload/scenario"
 )
@@ -131,7 +132,9 @@ func coordinate(ctx context.Context, log io.Writer, s *scenario.Scenario, lt *li
 				return nil, StatusNoResult
 			}
 		} else {
-			bc := &http.Client{} // a long poll: no timeout but the barrier's
+			// A long poll: no timeout but the barrier's; shard 0 answers
+			// itself, so a redirect is not followed.
+			bc := &http.Client{CheckRedirect: safehttp.CheckRedirect(safehttp.Never)}
 			a, err := joinBarrier(ctx, bc, strings.TrimSuffix(o.Barrier, "/"), s.Name, fp, c.runID, o.Index, o.Count, o.BarrierTimeout)
 			if err != nil {
 				fmt.Fprintf(log, "llmload: %v\n", err)

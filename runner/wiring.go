@@ -182,6 +182,7 @@ func ExecutorTarget(t *scenario.Target) executor.Target {
 
 		NewConnectionPerRequest: t.NewConnectionPerRequest,
 		PrewarmConnections:      t.PrewarmConnections,
+		FollowRedirects:         t.FollowRedirects,
 	}
 }
 

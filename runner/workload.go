@@ -35,10 +35,16 @@ func workloadOf(s *scenario.Scenario, ds *dataset.Dataset, tok tokenizer.Tokeniz
 		}
 	}
 	if t := s.Target; t != nil {
-		// What shapes each request's body beside its prompt.
+		// What shapes each request's body beside its prompt: extra_body as
+		// the resolved configuration shows it, with sensitive values
+		// redacted (a result file never holds a secret).
 		load["ignore_eos"] = t.IgnoreEOS
-		if len(t.ExtraBody) > 0 {
-			load["extra_body"] = t.ExtraBody
+		var target struct {
+			ExtraBody json.RawMessage `json:"extra_body"`
+		}
+		_ = json.Unmarshal(resolved["target"], &target)
+		if len(t.ExtraBody) > 0 && len(target.ExtraBody) > 0 {
+			load["extra_body"] = target.ExtraBody
 		}
 	}
 	w := &results.Workload{ToolVersion: version}

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
 
+	"github.com/llmload/llmload/internal/safehttp"
 	"github.com/llmload/llmload/internal/secret"
 )
 
@@ -20,7 +21,7 @@ var targetSchema = &hcl.BodySchema{
 		{Name: "extra_body"}, {Name: "http2"}, {Name: "ca_file"}, {Name: "insecure_skip_verify"},
 		{Name: "metrics_url"}, {Name: "scrape_interval"}, {Name: "scrape_metrics"}, {Name: "sensitive_headers"},
 		{Name: "scrape_cooldown"},
-		{Name: "new_connection_per_request"}, {Name: "prewarm_connections"},
+		{Name: "new_connection_per_request"}, {Name: "prewarm_connections"}, {Name: "follow_redirects"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{{Type: "sim"}},
 }
@@ -74,6 +75,7 @@ func (l *loader) decodeTarget(d dec, b *hcl.Block) {
 	}
 	d.boolean(a, "insecure_skip_verify", &t.InsecureSkipVerify)
 	d.boolean(a, "new_connection_per_request", &t.NewConnectionPerRequest)
+	d.oneOf(a, "follow_redirects", &t.FollowRedirects, safehttp.Policies...)
 	if attr := d.integer(a, "prewarm_connections", &t.PrewarmConnections, 0); attr != nil && t.NewConnectionPerRequest && t.PrewarmConnections > 0 {
 		d.invalid(attr, "prewarm_connections opens connections for the requests to reuse, and new_connection_per_request = true reuses none: set one of them.")
 	}

@@ -169,6 +169,8 @@ type Target struct {
 	// the load.
 	NewConnectionPerRequest bool `json:"new_connection_per_request,omitempty"`
 	PrewarmConnections      int  `json:"prewarm_connections,omitempty"`
+	// FollowRedirects is "never" (the default, "" here) or "same-host".
+	FollowRedirects string `json:"follow_redirects,omitempty"`
 	// MetricsURL is the server's Prometheus endpoint, scraped during the
 	// run; when the target does not set it, MetricsURLDefault is true and
 	// the endpoint is <base_url>/metrics, scraped only when it answers.

@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
+	"github.com/llmload/llmload/internal/safehttp"
 	"github.com/llmload/llmload/metrics"
 )
 
@@ -76,7 +77,9 @@ func Start(ctx context.Context, cfg Config) *Scraper {
 		cfg.Interval = DefaultInterval
 	}
 	if cfg.Client == nil {
-		cfg.Client = &http.Client{Timeout: max(cfg.Interval, time.Second)}
+		// A redirect is followed to the endpoint's own host only: the
+		// headers (the API key) never go elsewhere.
+		cfg.Client = &http.Client{Timeout: max(cfg.Interval, time.Second), CheckRedirect: safehttp.CheckRedirect(safehttp.SameHost)}
 	}
 	s := &Scraper{cfg: cfg, wanted: map[string]bool{}, done: make(chan struct{})}
 	for _, n := range append(Wanted(), cfg.Extras...) {

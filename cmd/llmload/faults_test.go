@@ -126,6 +126,23 @@ func TestRunFaults(t *testing.T) {
 					t.Errorf("p99_ttft_ms = %v (present %v), want null", v, ok)
 				}
 			}},
+		// finish_reason "abort" or "error" (vLLM and SGLang abort so)
+		// after a few tokens: a failure, not a completion.
+		{name: "finish abort", cfg: executortest.Config{Vary: func(i int, c *executortest.Config) {
+			if i%2 == 1 {
+				c.FinishReason, c.Tokens = "abort", 3
+			}
+		}}, code: exitCheckFailed, kind: "server_abort", n: 10},
+		{name: "finish error", cfg: executortest.Config{Vary: func(i int, c *executortest.Config) {
+			if i%2 == 1 {
+				c.FinishReason, c.Tokens = "error", 3
+			}
+		}}, code: exitCheckFailed, kind: "server_abort", n: 10},
+		// Keep-alive comments are not progress: stall_timeout (2 s) ends
+		// the request, not the whole-request timeout (5 s).
+		{name: "keep-alive comments forever", cfg: half(executortest.ModeKeepAlive, 2), code: exitCheckFailed, kind: "stall", n: 10},
+		// One event that never ends is cut at MaxEventBytes.
+		{name: "huge event", cfg: half(executortest.ModeHugeEvent, 1), code: exitCheckFailed, kind: "oversized_event", n: 10},
 		{name: "429", cfg: executortest.Config{Mode: executortest.ModeRateLimited}, code: exitNoResult, kind: "rate_limited", n: 20,
 			check: func(t *testing.T, _ map[string]any, lines []map[string]any) {
 				if lines[0]["retry_after"] != "2" {

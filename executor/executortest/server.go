@@ -125,6 +125,15 @@ const (
 	ModeAuthEcho Mode = "auth_echo"
 	// ModeRateLimited: a 429 with "Retry-After: 2".
 	ModeRateLimited Mode = "rate_limited"
+	// ModeKeepAlive: after ModeAfter output chunks only SSE comment lines
+	// (": keep-alive") follow, every 20 ms, until the client goes.
+	ModeKeepAlive Mode = "keep_alive"
+	// ModeHoldAfterDone: the stream ends as it should ([DONE]), but the
+	// body is held open until the client goes.
+	ModeHoldAfterDone Mode = "hold_after_done"
+	// ModeHugeEvent: after ModeAfter output chunks, one event's data line
+	// grows without end (64 KiB at a time) until the client goes.
+	ModeHugeEvent Mode = "huge_event"
 )
 
 // Fault breaks a stream after After output chunks.
@@ -358,6 +367,22 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			case ModeReset:
 				reset(w)
 				return
+			case ModeKeepAlive:
+				for {
+					st.write([]byte(": keep-alive\n\n"))
+					if !sleepUntil(r, time.Now().Add(20*time.Millisecond)) {
+						return
+					}
+				}
+			case ModeHugeEvent:
+				st.write([]byte(`data: {"choices":[{"index":0,"text":"`))
+				junk := []byte(strings.Repeat("x", 64<<10))
+				for r.Context().Err() == nil {
+					if _, err := st.w.Write(junk); err != nil {
+						return
+					}
+				}
+				return
 			}
 		}
 		if !sleepUntil(r, received.Add(cfg.TTFT+time.Duration(k)*cfg.ITL)) {
@@ -416,6 +441,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	if !cfg.NoDone {
 		st.event("", openaiwire.Done)
+	}
+	if cfg.Mode == ModeHoldAfterDone {
+		<-r.Context().Done()
 	}
 }
 

@@ -20,11 +20,11 @@ var allowed = map[string][]string{
 	"metrics":   {},
 	"tokenizer": {"internal/secret"},
 	"dataset":   {"tokenizer", "internal/secret"},
-	"scenario":  {"metrics", "compare", "internal/secret"},
-	"assert":    {"scenario", "metrics", "compare", "internal/secret"},
+	"scenario":  {"metrics", "compare", "internal/secret", "internal/safehttp"},
+	"assert":    {"scenario", "metrics", "compare", "internal/secret", "internal/safehttp"},
 	// The statistics of comparing two runs: summaries in, deltas out.
 	"compare":  {"metrics"},
-	"executor": {"dataset", "metrics", "tokenizer", "internal/openaiwire", "internal/secret"},
+	"executor": {"dataset", "metrics", "tokenizer", "internal/openaiwire", "internal/secret", "internal/safehttp"},
 	"sim":      {"metrics", "tokenizer", "internal/openaiwire", "internal/secret"},
 	// The result schema, its files (result JSON, requests JSONL, merge) and
 	// the figures computed from a run: summaries in, results out (a
@@ -35,30 +35,32 @@ var allowed = map[string][]string{
 	// The live Prometheus exporter (an executor observer) and the
 	// server-metrics scraper: both read and write only metrics' types.
 	"live":   {"metrics"},
-	"scrape": {"metrics"},
+	"scrape": {"metrics", "internal/safehttp"},
 	// The OpenAI wire format's names, shared by executor and sim: a leaf.
 	"internal/openaiwire": {},
 	// Scrubbing credentials from text, for every package that prints or
 	// stores what a server said: a leaf.
 	"internal/secret": {},
+	// The redirect policy of every HTTP client: a leaf.
+	"internal/safehttp": {},
 	// How tests find ../shared: a leaf.
 	"internal/testshared": {},
 	// The process's profiles for the client benchmarks: a leaf.
 	"internal/profile": {},
 	// A vLLM command line into a scenario file, checked by decoding it.
-	"internal/vllmimport": {"scenario", "metrics", "compare", "internal/secret"},
+	"internal/vllmimport": {"scenario", "metrics", "compare", "internal/secret", "internal/safehttp"},
 	// Test-only packages: the import check itself, the executor against the
 	// simulator, and the fresh clone.
 	"internal/arch":       {},
-	"internal/e2e":        {"dataset", "executor", "metrics", "sim", "tokenizer", "internal/openaiwire", "internal/secret"},
+	"internal/e2e":        {"dataset", "executor", "metrics", "sim", "tokenizer", "internal/openaiwire", "internal/secret", "internal/safehttp"},
 	"internal/freshclone": {"internal/testshared", "results", "metrics"},
 	// What a run is: target, dataset, baseline, shards, load, result and
 	// verdict; cmd renders it.
 	"runner": {"scenario", "assert", "compare", "dataset", "executor", "metrics", "results", "live", "scrape", "sim", "tokenizer",
-		"internal/secret", "internal/openaiwire"},
+		"internal/secret", "internal/openaiwire", "internal/safehttp"},
 	// The binary: the top of the graph.
 	"cmd": {"metrics", "tokenizer", "dataset", "scenario", "assert", "compare", "executor", "sim", "results", "report", "live", "scrape", "runner",
-		"internal/openaiwire", "internal/secret", "internal/testshared", "internal/vllmimport", "internal/profile"},
+		"internal/openaiwire", "internal/secret", "internal/testshared", "internal/vllmimport", "internal/profile", "internal/safehttp"},
 	// The examples' data generator and the Kubernetes example's test.
 	"examples": {"tokenizer", "internal/secret"},
 	// Benchmark and calibration commands: the fake server, the stream

@@ -21,6 +21,11 @@ variable "token" {
   }
 }
 
+variable "follow_redirects" {
+  type    = string
+  default = "never"
+}
+
 variable "preflight" {
   type    = bool
   default = false
@@ -35,6 +40,10 @@ target "t" {
   sensitive_headers = ["x-tenant-pass"]
   timeout           = "5s"
   stall_timeout     = "2s"
+  follow_redirects  = var.follow_redirects
+  # A sensitive value in the body, too: results record extra_body (config
+  # and workload), redacted.
+  extra_body = { user = var.token }
 }
 
 dataset "d" {

@@ -1,0 +1,144 @@
+package main
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/llmload/llmload/executor/executortest"
+)
+
+// TestRedirects: a target that redirects. By default no redirect is
+// followed (each request fails as a redirect, and the run has no valid
+// result); follow_redirects = "same-host" follows the target's own. In no
+// case does another host receive a request, a credential, a configured
+// header or a body: not from the load, the version probe, the tokenizer
+// or the metrics scrape.
+func TestRedirects(t *testing.T) {
+	var mu sync.Mutex
+	var stolen []string
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		stolen = append(stolen, r.Method+" "+r.URL.Path+" "+r.Header.Get("Authorization")+" "+r.Header.Get("X-Auth"))
+		mu.Unlock()
+		http.Error(w, "not here", http.StatusNotFound)
+	}))
+	defer other.Close()
+	engine := executortest.New(executortest.Config{})
+	defer engine.Close()
+	eu, _ := url.Parse(engine.URL)
+	proxy := httputil.NewSingleHostReverseProxy(eu)
+
+	for _, tc := range []struct {
+		name, policy string
+		// to is where the target redirects its API paths: "other" (another
+		// host) or "self" (its own /moved/ prefix).
+		to        string
+		status    int
+		code      int
+		redirects float64
+	}{
+		{name: "307 elsewhere, default", policy: "never", to: "other", status: http.StatusTemporaryRedirect, code: exitNoResult, redirects: 20},
+		{name: "302 elsewhere, default", policy: "never", to: "other", status: http.StatusFound, code: exitNoResult, redirects: 20},
+		{name: "307 elsewhere, same-host", policy: "same-host", to: "other", status: http.StatusTemporaryRedirect, code: exitNoResult, redirects: 20},
+		{name: "308 to itself, default", policy: "never", to: "self", status: http.StatusPermanentRedirect, code: exitNoResult, redirects: 20},
+		{name: "307 to itself, same-host", policy: "same-host", to: "self", status: http.StatusTemporaryRedirect, code: exitOK},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var target *httptest.Server
+			target = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if rest, ok := strings.CutPrefix(r.URL.Path, "/moved"); ok {
+					r.URL.Path = rest
+					proxy.ServeHTTP(w, r)
+					return
+				}
+				base := other.URL
+				if tc.to == "self" {
+					base = target.URL + "/moved"
+				}
+				http.Redirect(w, r, base+r.URL.Path, tc.status)
+			}))
+			defer target.Close()
+			out := t.TempDir()
+			code, stdout, stderr := call(t, context.Background(), "run", "-quiet", "-out", out, "-scenario", "open",
+				"-var", "base_url="+withPassword(target.URL), "-var", "follow_redirects="+tc.policy, "-var", "preflight=true", "testdata/faults.hcl")
+			if tc.redirects > 0 {
+				// The preflight probe meets the redirect first: no load.
+				if code != tc.code || !strings.Contains(stderr, "redirect") {
+					t.Fatalf("exit %d, want %d naming the redirect\nstdout:\n%s\nstderr:\n%s", code, tc.code, stdout, stderr)
+				}
+			} else if code != tc.code {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.code, stdout, stderr)
+			}
+			mu.Lock()
+			if len(stolen) > 0 {
+				t.Errorf("another host received %d requests: %q", len(stolen), stolen)
+			}
+			stolen = nil
+			mu.Unlock()
+			noLeaks(t, out, stdout, stderr)
+		})
+	}
+
+	// Without the preflight probe, every request of the load meets the
+	// redirect and fails as one, with where it pointed.
+	t.Run("the load's requests", func(t *testing.T) {
+		target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, other.URL+r.URL.Path, http.StatusTemporaryRedirect)
+		}))
+		defer target.Close()
+		out := t.TempDir()
+		code, stdout, stderr := call(t, context.Background(), "run", "-quiet", "-out", out, "-scenario", "open",
+			"-var", "base_url="+withPassword(target.URL), "testdata/faults.hcl")
+		if code != exitNoResult {
+			t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitNoResult, stdout, stderr)
+		}
+		res := resultFile(t, filepath.Join(out, "open.json"))
+		if n := errorCount(res, "redirect"); n != 20 {
+			t.Errorf("errors.redirect = %v, want 20 (errors %v)", n, res["summary"].(map[string]any)["errors"])
+		}
+		lines := requestMaps(t, filepath.Join(out, "open.requests.jsonl"))
+		if msg, _ := lines[0]["error_message"].(string); !strings.Contains(msg, "HTTP 307 redirect to") || !strings.Contains(msg, other.URL) {
+			t.Errorf("the message does not say where the redirect pointed: %q", msg)
+		}
+		if !strings.Contains(stdout, "redirect") {
+			t.Errorf("the console does not name the redirects:\n%s", stdout)
+		}
+		mu.Lock()
+		if len(stolen) > 0 {
+			t.Errorf("another host received %d requests: %q", len(stolen), stolen)
+		}
+		mu.Unlock()
+		noLeaks(t, out, stdout, stderr)
+	})
+}
+
+// TestHoldAfterDone: a server that ends every stream with [DONE] but holds
+// the body open. The request is complete at [DONE]: a closed loop's users
+// go on at once, where they used to wait for stall_timeout (2 s here)
+// after every answer (4 requests a second instead of hundreds).
+func TestHoldAfterDone(t *testing.T) {
+	srv := executortest.New(executortest.Config{Mode: executortest.ModeHoldAfterDone, Tokens: 4})
+	defer srv.Close()
+	out := t.TempDir()
+	code, stdout, stderr := call(t, context.Background(), "run", "-quiet", "-out", out, "-scenario", "closed",
+		"-var", "base_url="+withPassword(srv.URL), "testdata/faults.hcl")
+	if code != exitOK {
+		t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	res := resultFile(t, filepath.Join(out, "closed.json"))
+	// 4 users for 1 s: had each waited for stall_timeout, at most 4
+	// requests would have finished.
+	if n, _ := res["completed"].(float64); n < 20 {
+		t.Errorf("%v requests completed in 1 s by 4 users; each waited for the body's end", n)
+	}
+	if n, _ := res["failed"].(float64); n != 0 {
+		t.Errorf("%v requests failed", n)
+	}
+}
