@@ -17,6 +17,7 @@ type chunk struct {
 	reasoning        bool   // the output is (or holds) reasoning
 	answer           bool   // the output is (or holds) answer: text, content, tool calls
 	text             []byte // the generated text, appended when asked for
+	textBytes        int    // the generated text's length, always counted
 	finish           string // the finish reason, when set
 	hasUsage         bool
 	promptTokens     int
@@ -117,6 +118,7 @@ func (c *chunk) generated(v gjson.Result, keepText bool) bool {
 		return false
 	}
 	c.output = true
+	c.textBytes += len(v.Str)
 	if keepText {
 		c.text = append(c.text, v.Str...)
 	}

@@ -502,6 +502,7 @@ func (c *client) read(ctx context.Context, sr *sseReader, tr *timedReader, t0 ti
 			}
 			last = at
 			res.OutputEvents++
+			res.OutputBytes += ch.textBytes
 			text = append(text, ch.text...)
 			ph.add(res, ch, at, t0)
 		}

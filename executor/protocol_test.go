@@ -215,6 +215,8 @@ func TestProtocolParse(t *testing.T) {
 					continue
 				}
 				want := tc.want
+				// The text's length is counted whether or not it is kept.
+				want.textBytes = len(tc.want.text)
 				if !keepText {
 					want.text = nil
 				}

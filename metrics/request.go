@@ -145,6 +145,9 @@ type Request struct {
 	// text (the dataset's local tokenizer) when the server also sent
 	// usage, so that the two can be compared; 0 when not counted.
 	TokenizerOutputTokens int    `json:"tokenizer_output_tokens,omitempty"`
+	// OutputBytes is the length of the streamed output text (answer and
+	// reasoning), which bounds what a usage count can honestly claim.
+	OutputBytes int `json:"output_bytes,omitempty"`
 	MaxTokens             int    `json:"max_tokens"`    // what was asked for
 	IgnoreEOS             bool   `json:"ignore_eos"`    // whether the request asked to ignore EOS
 	FinishReason          string `json:"finish_reason"` // as the server said ("stop", "length", ...)
@@ -254,15 +257,44 @@ func (r *Request) Buffered() bool {
 // beyond one. Its ITL is per event, not per token.
 func (r *Request) MultiTokenEvents() bool { return r.OK() && r.manyTokensPerEvent() }
 
-// TokenCountMismatch says whether the server's output count (usage) and the
-// client's (its tokenizer) were both taken, and whether they differ by more
-// than one token (a stop token usage may count).
+// TokenCountMismatch says whether the server's output count (usage) was
+// checked, and whether it is wrong: it contradicts what was streamed
+// (UsageContradictsStream), or the client also counted the text with its
+// tokenizer and the two differ by more than one token (a stop token usage
+// may count).
 func (r *Request) TokenCountMismatch() (compared, mismatch bool) {
-	if !r.OK() || r.OutputTokensSource != SourceUsage || r.TokenizerOutputTokens == 0 {
+	if !r.OK() || r.OutputTokensSource != SourceUsage || r.OutputEvents == 0 {
 		return false, false
+	}
+	if r.UsageContradictsStream() {
+		return true, true
+	}
+	if r.TokenizerOutputTokens == 0 {
+		return true, false
 	}
 	d := r.OutputTokens - r.TokenizerOutputTokens
 	return true, d > 1 || d < -1
+}
+
+// UsageContradictsStream reports a usage count that what the server
+// streamed disproves: fewer tokens than output events (none at all, say),
+// or more than the streamed text could hold (a token is at least one byte
+// of text; reasoning the server counted but did not stream aside, with a
+// slack of 10% or 4 tokens for special tokens). What a server streamed
+// outranks what its usage block claims: TPOT and output throughput rest
+// on usage.
+func (r *Request) UsageContradictsStream() bool {
+	if r.OutputTokensSource != SourceUsage || r.OutputEvents == 0 {
+		return false
+	}
+	if r.OutputTokens < r.OutputEvents {
+		return true
+	}
+	visible := r.OutputTokens
+	if r.ReasoningEvents == 0 {
+		visible -= r.ReasoningTokens
+	}
+	return r.OutputBytes > 0 && visible > r.OutputBytes+max(4, r.OutputBytes/10)
 }
 
 // SLO is the per-request service level that makes a request "good" for

@@ -142,3 +142,40 @@ func TestHoldAfterDone(t *testing.T) {
 		t.Errorf("%v requests failed", n)
 	}
 }
+
+// TestUsageContradictsStream: a server whose usage block claims ten times
+// the tokens it streamed (or none) would make TPOT and output throughput,
+// which rest on usage, look better (or break them). What it streamed
+// outranks what it claims: the run is invalid (token_mismatch), exit 3.
+func TestUsageContradictsStream(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		usage int
+		code  int
+	}{
+		{"honest", 0, exitOK},
+		{"ten times the streamed tokens", 60, exitNoResult},
+		{"none", -1, exitNoResult},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := executortest.New(executortest.Config{Tokens: 6, Text: "word ", UsageTokens: tc.usage})
+			defer srv.Close()
+			out := t.TempDir()
+			code, stdout, stderr := call(t, context.Background(), "run", "-quiet", "-out", out, "-scenario", "open",
+				"-var", "base_url="+withPassword(srv.URL), "testdata/faults.hcl")
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.code, stdout, stderr)
+			}
+			if tc.code == exitOK {
+				return
+			}
+			if !strings.Contains(stdout, "INVALID (token_mismatch)") || !strings.Contains(stderr, "token_mismatch") {
+				t.Errorf("the report does not name token_mismatch:\nstdout:\n%s\nstderr:\n%s", stdout, stderr)
+			}
+			res := resultFile(t, filepath.Join(out, "open.json"))
+			if n, _ := res["summary"].(map[string]any)["token_count_mismatches"].(float64); n != 20 {
+				t.Errorf("token_count_mismatches = %v, want 20", n)
+			}
+		})
+	}
+}

@@ -43,6 +43,9 @@ type Config struct {
 	// NoUsage never sends the usage chunk; otherwise it is sent when the
 	// request asks for it with stream_options.include_usage.
 	NoUsage bool
+	// UsageTokens, when not 0, is the completion_tokens the usage chunk
+	// claims (-1: 0), whatever was streamed: a server that lies.
+	UsageTokens int
 	// NoDone omits the final "data: [DONE]".
 	NoDone bool
 	// FinishReason is sent on the last output chunk (default "length" when
@@ -436,8 +439,15 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		if prompt == 0 {
 			prompt = 10
 		}
+		claimed := tokens
+		switch {
+		case cfg.UsageTokens < 0:
+			claimed = 0
+		case cfg.UsageTokens > 0:
+			claimed = cfg.UsageTokens
+		}
 		st.event("", fmt.Sprintf(`{"id":%q,"object":"chunk","choices":[],"usage":{"prompt_tokens":%d,"completion_tokens":%d,"total_tokens":%d}}`,
-			st.id, prompt, tokens, prompt+tokens))
+			st.id, prompt, claimed, prompt+claimed))
 	}
 	if !cfg.NoDone {
 		st.event("", openaiwire.Done)
