@@ -144,14 +144,14 @@ type Request struct {
 	// TokenizerOutputTokens is the client's own count of the generated
 	// text (the dataset's local tokenizer) when the server also sent
 	// usage, so that the two can be compared; 0 when not counted.
-	TokenizerOutputTokens int    `json:"tokenizer_output_tokens,omitempty"`
+	TokenizerOutputTokens int `json:"tokenizer_output_tokens,omitempty"`
 	// OutputBytes is the length of the streamed output text (answer and
 	// reasoning), which bounds what a usage count can honestly claim.
-	OutputBytes int `json:"output_bytes,omitempty"`
-	MaxTokens             int    `json:"max_tokens"`    // what was asked for
-	IgnoreEOS             bool   `json:"ignore_eos"`    // whether the request asked to ignore EOS
-	FinishReason          string `json:"finish_reason"` // as the server said ("stop", "length", ...)
-	GeneratedText         string `json:"-"`             // kept only when a tokenizer must count it
+	OutputBytes   int    `json:"output_bytes,omitempty"`
+	MaxTokens     int    `json:"max_tokens"`    // what was asked for
+	IgnoreEOS     bool   `json:"ignore_eos"`    // whether the request asked to ignore EOS
+	FinishReason  string `json:"finish_reason"` // as the server said ("stop", "length", ...)
+	GeneratedText string `json:"-"`             // kept only when a tokenizer must count it
 
 	// ShortOutput flags a request that asked to ignore EOS yet got fewer
 	// tokens than max_tokens with a finish_reason of stop or length: the
