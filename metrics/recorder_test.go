@@ -62,7 +62,7 @@ func TestRecorderCounts(t *testing.T) {
 			name:     "zero duration leaves throughputs at zero",
 			reqs:     []*Request{ok(0, 0, 100*ms, 10*ms)},
 			duration: 0,
-			want: Summary{Completed: 1, Errors: map[ErrorKind]int{}, TotalInputTokens: 10, ServerInputTokens: 12, TotalOutputTokens: 2,
+			want: Summary{TokenCountsCompared: 1, Completed: 1, Errors: map[ErrorKind]int{}, TotalInputTokens: 10, ServerInputTokens: 12, TotalOutputTokens: 2,
 				GoodRequests: 1, GoodOutputTokens: 2, Dispatches: 1, TokenStreams: 1},
 		},
 		{
@@ -80,7 +80,8 @@ func TestRecorderCounts(t *testing.T) {
 			},
 			duration: 2 * time.Second,
 			want: Summary{
-				Completed: 4, Failed: 3, Canceled: 1,
+				TokenCountsCompared: 3,
+				Completed:           4, Failed: 3, Canceled: 1,
 				Errors:             map[ErrorKind]int{ErrHTTPStatus: 2, ErrStall: 1},
 				Truncated:          1,
 				Duration:           2,
@@ -110,7 +111,8 @@ func TestRecorderCounts(t *testing.T) {
 			},
 			duration: time.Second,
 			want: Summary{
-				Completed: 7, Failed: 1, Errors: map[ErrorKind]int{ErrStream: 1}, Truncated: 1, Duration: 1,
+				TokenCountsCompared: 7,
+				Completed:           7, Failed: 1, Errors: map[ErrorKind]int{ErrStream: 1}, Truncated: 1, Duration: 1,
 				TotalInputTokens: 70, ServerInputTokens: 84, TotalOutputTokens: 3 + 2 + 3 + 4 + 2 + 1 + 1,
 				RequestThroughput: 7, OutputThroughput: 16, TotalTokenThroughput: 86,
 				GoodRequests: 2, GoodOutputTokens: 4, RequestGoodput: 2, TokenGoodput: 4,
@@ -439,7 +441,8 @@ func TestRecorderAbandoned(t *testing.T) {
 	r.Add(with(&Request{OutputTokensSource: SourceEvents, DatasetPromptTokens: 10}, abandoned))
 	s := r.SummaryOver(time.Second)
 	want := Summary{
-		Completed: 1, Abandoned: 2, AbandonedTokens: 4, Errors: map[ErrorKind]int{}, Duration: 1,
+		TokenCountsCompared: 1,
+		Completed:           1, Abandoned: 2, AbandonedTokens: 4, Errors: map[ErrorKind]int{}, Duration: 1,
 		TotalInputTokens: 20, ServerInputTokens: 24, TotalOutputTokens: 3 + 4, ApproxOutputCounts: 0,
 		RequestThroughput: 1, OutputThroughput: 7, TotalTokenThroughput: 27,
 		GoodRequests: 1, GoodOutputTokens: 3, RequestGoodput: 1, TokenGoodput: 3,

@@ -83,7 +83,13 @@ func TestTokenCountMismatch(t *testing.T) {
 		{"equal", counted(100, 100), true, false},
 		{"a stop token apart", counted(101, 100), true, false},
 		{"two apart", counted(100, 102), true, true},
-		{"no tokenizer count", counted(100, 0), false, false},
+		// Usage is checked against the stream even without a tokenizer.
+		{"no tokenizer count", counted(100, 0), true, false},
+		{"usage under the output events", with(counted(100, 0), func(r *Request) { r.OutputEvents = 120 }), true, true},
+		{"usage of 0", with(counted(0, 0), func(r *Request) { r.OutputEvents = 10 }), true, true},
+		{"usage over the streamed bytes", with(counted(100, 0), func(r *Request) { r.OutputBytes = 50 }), true, true},
+		{"usage within the streamed bytes' slack", with(counted(100, 0), func(r *Request) { r.OutputBytes = 91 }), true, false},
+		{"hidden reasoning counted by usage", with(counted(100, 0), func(r *Request) { r.OutputBytes, r.ReasoningTokens = 40, 60 }), true, false},
 		{"tokenizer was the only count", with(counted(100, 80), func(r *Request) { r.OutputTokensSource = SourceTokenizer }), false, false},
 	}
 	rec := NewRecorder(Options{})
@@ -94,7 +100,7 @@ func TestTokenCountMismatch(t *testing.T) {
 		}
 		rec.Add(tt.req)
 	}
-	if s := rec.Summary(); s.TokenCountsCompared != 3 || s.TokenCountMismatches != 1 {
-		t.Errorf("compared %d, mismatches %d; want 3 and 1", s.TokenCountsCompared, s.TokenCountMismatches)
+	if s := rec.Summary(); s.TokenCountsCompared != 9 || s.TokenCountMismatches != 4 {
+		t.Errorf("compared %d, mismatches %d; want 9 and 4", s.TokenCountsCompared, s.TokenCountMismatches)
 	}
 }
