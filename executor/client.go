@@ -648,7 +648,8 @@ func (c *client) close() { c.http.CloseIdleConnections() }
 // to MaxMessage, in that order, so that no part of a secret survives.
 func (c *client) fail(res *metrics.Request, kind metrics.ErrorKind, err error) {
 	res.Error = kind
-	res.ErrorMessage = c.scrub.ScrubClip(err.Error(), MaxMessage)
+	// A server's words are printed to terminals and logs: escaped.
+	res.ErrorMessage = secret.Printable(c.scrub.ScrubClip(err.Error(), MaxMessage))
 }
 
 // failCtx records a failure classified by why the request's context ended

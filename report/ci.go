@@ -180,6 +180,14 @@ func ruleText(r results.Rule, v float64) string {
 	return strconv.FormatFloat(100*v, 'f', 2, 64) + "%"
 }
 
+// mdCode renders text a server chose (its version) as inline code, so
+// that no heading, link, image or HTML in it takes effect: backticks and
+// line breaks cannot end the span.
+func mdCode(s string) string {
+	s = strings.NewReplacer("`", "'", "\n", " ", "\r", " ").Replace(s)
+	return "`` " + s + " ``"
+}
+
 // mdCell escapes a Markdown table cell.
 func mdCell(s string) string {
 	s = strings.ReplaceAll(s, "|", `\|`)
@@ -213,7 +221,7 @@ func WriteMarkdown(w io.Writer, r *results.Result) error {
 	}
 	p.printf("## llmload: `%s` %s\n\n", r.Scenario, verdictBadge[r.Verdict()])
 	if r.ServerVersion != "" {
-		p.printf("Server: %s. ", r.ServerVersion)
+		p.printf("Server: %s. ", mdCode(r.ServerVersion))
 	}
 	p.printf("Run `%s`, llmload %s.\n\n", r.RunID, r.ToolVersion)
 	ms := func(l metrics.Latency, v float64) string {
@@ -279,7 +287,7 @@ func WriteComparisonMarkdown(w io.Writer, c *results.Comparison) error {
 	p.printf("### Against the baseline %s\n\n", verdictBadge[orPass(c.Verdict)])
 	p.printf("Baseline `%s` (run `%s`)", c.Baseline, c.BaseRunID)
 	if c.BaseServerVersion != "" || c.ServerVersion != "" {
-		p.printf("; server %s → %s", orNone(c.BaseServerVersion), orNone(c.ServerVersion))
+		p.printf("; server %s → %s", mdCode(orNone(c.BaseServerVersion)), mdCode(orNone(c.ServerVersion)))
 	}
 	p.printf(".\n\n")
 	for _, f := range c.Forced {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/llmload/llmload/assert"
+	"github.com/llmload/llmload/internal/secret"
 	"github.com/llmload/llmload/results"
 	"github.com/llmload/llmload/scenario"
 )
@@ -119,11 +120,13 @@ func updateLatest(root, dir string) error {
 	return os.WriteFile(filepath.Join(root, "latest.json"), []byte(body), 0o644)
 }
 
-// probeVersion asks the target for its version before the run; never fatal.
+// probeVersion asks the target for its version before the run; never
+// fatal. What the server says is printed and rendered: it comes back
+// escaped (secret.Printable).
 func probeVersion(ctx context.Context, log io.Writer, lt *liveTarget) string {
 	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	v := probeServerVersion(pctx, lt)
+	v := secret.Printable(probeServerVersion(pctx, lt))
 	if v != "" {
 		fmt.Fprintf(log, "llmload: target server: %s\n", v)
 	}

@@ -182,8 +182,8 @@ func (s *Server) post(path string, body any, out any) error {
 	if resp.StatusCode != http.StatusOK {
 		// Scrubbed before it is cut: a server may echo the request's
 		// credentials, and a cut first could leave part of one.
-		snippet := s.scrub.ScrubClip(strings.TrimSpace(string(answer)), 1024)
-		return fmt.Errorf("%s%s: %s: %s", s.shown, path, resp.Status, snippet)
+		snippet := secret.Printable(s.scrub.ScrubClip(strings.TrimSpace(string(answer)), 1024))
+		return fmt.Errorf("%s%s: %s: %s", s.shown, path, secret.Printable(resp.Status), snippet)
 	}
 	if err := json.Unmarshal(answer, out); err != nil {
 		return fmt.Errorf("%s%s: malformed answer: %v", s.shown, path, err)

@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -177,5 +179,51 @@ func TestUsageContradictsStream(t *testing.T) {
 				t.Errorf("token_count_mismatches = %v, want 20", n)
 			}
 		})
+	}
+}
+
+// TestHostileText: a server's words reach the terminal, the log and the
+// Markdown report escaped. Its /version forges a heading, an image and
+// HTML; its error bodies carry ANSI escapes and a newline that would
+// start a forged "llmload: all checks passed" line.
+func TestHostileText(t *testing.T) {
+	const forged = "llmload: all checks passed"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/version" {
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"version":"1.0\n## ALL CHECKS PASSED\n![x](http://evil.example/i.png) <script>alert(1)</script> `+"`code`"+` \u001b[2J"}`)
+			return
+		}
+		http.Error(w, "bad request\x1b[2J\x1b[32m\n"+forged+"\n", http.StatusBadRequest)
+	}))
+	defer srv.Close()
+	out := t.TempDir()
+	md := filepath.Join(out, "report.md")
+	code, stdout, stderr := call(t, context.Background(), "run", "-out", out, "-scenario", "open", "-markdown", md,
+		"-var", "base_url="+withPassword(srv.URL), "testdata/faults.hcl")
+	if code != exitNoResult {
+		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitNoResult, stdout, stderr)
+	}
+	b, err := os.ReadFile(md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range map[string]string{"stdout": stdout, "stderr": stderr, "the Markdown report": string(b)} {
+		if strings.Contains(text, "\x1b") {
+			t.Errorf("%s carries a raw escape:\n%q", name, text)
+		}
+		for _, line := range strings.Split(text, "\n") {
+			if strings.TrimSpace(line) == forged || strings.HasPrefix(line, "## ALL CHECKS PASSED") {
+				t.Errorf("%s has a line the server forged: %q", name, line)
+			}
+			// What the server wrote is inside a code span, where Markdown
+			// and HTML are inert.
+			if i := strings.Index(line, "<script>"); name == "the Markdown report" && i >= 0 && !strings.Contains(line[:i], "`` ") {
+				t.Errorf("%s renders the server's HTML: %q", name, line)
+			}
+		}
+	}
+	if !strings.Contains(string(b), "<script>") {
+		t.Errorf("the Markdown report does not show the server's version at all:\n%s", b)
 	}
 }

@@ -1,9 +1,11 @@
 package secret
 
 import (
+	"encoding/json"
 	"net/url"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -28,20 +30,63 @@ func New(secrets ...string) *Scrubber {
 	return s
 }
 
-// Add adds secrets to scrub.
+// Add adds secrets to scrub, each also in the forms a server or a tool may
+// echo it in: JSON-escaped (with and without HTML escaping), URL-escaped
+// (query and path), Go- or shell-quoted.
 func (s *Scrubber) Add(secrets ...string) {
+	add := func(v string) {
+		if len(v) >= minLen && !slices.Contains(s.secrets, v) {
+			s.secrets = append(s.secrets, v)
+		}
+	}
 	for _, v := range secrets {
 		v = strings.TrimSpace(v)
-		if len(v) < minLen || slices.Contains(s.secrets, v) {
+		if len(v) < minLen {
 			continue
 		}
-		s.secrets = append(s.secrets, v)
+		forms := []string{v}
 		// A bearer header value's token alone must go too.
-		if tok, ok := strings.CutPrefix(v, "Bearer "); ok && len(tok) >= minLen && !slices.Contains(s.secrets, tok) {
-			s.secrets = append(s.secrets, tok)
+		if tok, ok := strings.CutPrefix(v, "Bearer "); ok {
+			forms = append(forms, tok)
+		}
+		for _, f := range forms {
+			if len(f) < minLen {
+				continue
+			}
+			add(f)
+			for _, e := range escapedForms(f) {
+				add(e)
+			}
 		}
 	}
 	slices.SortStableFunc(s.secrets, func(a, b string) int { return len(b) - len(a) })
+}
+
+// escapedForms are the ways v is written when it is escaped: inside a JSON
+// string (Go's encoder escapes <, > and & too; others do not), in a URL's
+// query or path, inside a Go-quoted string, or single-quoted for a shell.
+func escapedForms(v string) []string {
+	var out []string
+	jsonForm := func(html bool) string {
+		var b strings.Builder
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(html)
+		_ = enc.Encode(v)
+		q := strings.TrimSpace(b.String())
+		return q[1 : len(q)-1]
+	}
+	quoted := strconv.Quote(v)
+	for _, f := range []string{
+		jsonForm(true), jsonForm(false),
+		url.QueryEscape(v), url.PathEscape(v),
+		quoted[1 : len(quoted)-1],
+		strings.ReplaceAll(v, "'", `'\''`),
+	} {
+		if f != v && !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // Secrets returns the secrets scrubbed.

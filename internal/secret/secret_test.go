@@ -62,3 +62,41 @@ func TestSensitiveHeader(t *testing.T) {
 		}
 	}
 }
+
+// TestScrubEscapedForms: a key echoed JSON-escaped in an error body (a
+// 400 that quotes the request), URL-escaped in a redirect's location, or
+// quoted in a log line is scrubbed like the key itself.
+func TestScrubEscapedForms(t *testing.T) {
+	const key = `sk-"Q"<&>/+ x'y\z`
+	s := New(key)
+	for name, text := range map[string]string{
+		"plain":         "key " + key,
+		"JSON":          `{"error":"bad key sk-\"Q\"\u003c\u0026\u003e/+ x'y\\z"}`,
+		"JSON, no HTML": `{"error":"bad key sk-\"Q\"<&>/+ x'y\\z"}`,
+		"URL query":     "https://h/?k=sk-%22Q%22%3C%26%3E%2F%2B+x%27y%5Cz",
+		"URL path":      "https://h/sk-%22Q%22%3C&%3E%2F+%20x%27y%5Cz",
+		"Go-quoted":     `msg="sk-\"Q\"<&>/+ x'y\\z"`,
+		"shell-quoted":  `curl -H 'sk-"Q"<&>/+ x'\''y\z'`,
+		"bearer token":  "Authorization: Bearer " + key,
+	} {
+		got := s.Scrub(text)
+		if !strings.Contains(got, Mask) || strings.Contains(got, "Q") {
+			t.Errorf("%s: %q scrubbed to %q", name, text, got)
+		}
+	}
+}
+
+func TestPrintable(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain text, é and 日本":             "plain text, é and 日本",
+		"line\nllmload: all checks passed": `line\nllmload: all checks passed`,
+		"\x1b[2J\x1b[32mPASS\x1b[0m":       `\x1b[2J\x1b[32mPASS\x1b[0m`,
+		"over\rwrite\ttab":                 `over\rwrite\ttab`,
+		"bidi \u202egnp.exe":               `bidi \u202egnp.exe`,
+		"c1 \u009b31m":                     `c1 \x9b31m`,
+	} {
+		if got := Printable(in); got != want {
+			t.Errorf("Printable(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
