@@ -52,7 +52,12 @@ type prepared struct {
 
 // client sends prepared requests and reads their streams.
 type client struct {
-	http    *http.Client
+	http *http.Client
+	// fresh sends the one retry of a request whose reused connection
+	// failed before any byte of its response (see do): keep-alive off, so
+	// it always dials, never takes another pooled connection that may be
+	// stale too. Nil when the transport is not an *http.Transport.
+	fresh   *http.Client
 	url     string
 	base    string      // the base URL, for prewarm
 	header  http.Header // every header but x-request-id
@@ -82,10 +87,17 @@ func newClient(t Target, conns int, tok tokenizer.Tokenizer) (*client, error) {
 		return nil, err
 	}
 	ht := hc.Transport.(*safehttp.Guard)
+	var fresh *http.Client
+	if tr, ok := ht.Base.(*http.Transport); ok {
+		ft := tr.Clone()
+		ft.DisableKeepAlives = true
+		fresh = &http.Client{Transport: ft, CheckRedirect: safehttp.CheckRedirect(t.FollowRedirects)}
+	}
 	return &client{
 		// The headers are set on each request (below); the policy keeps
 		// them, and the body, from following a redirect to another host.
 		http:      &http.Client{Transport: ht.Base, CheckRedirect: safehttp.CheckRedirect(t.FollowRedirects)},
+		fresh:     fresh,
 		url:       t.endpoint(proto),
 		base:      t.baseURL(),
 		header:    t.requestHeader(),
@@ -297,17 +309,35 @@ func (c *client) do(ctx context.Context, start time.Time, p *prepared, res *metr
 	// The connection phases are traced per request (one small allocation
 	// each); read once the headers are in.
 	ph := newPhases()
-	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, &ph.trace), http.MethodPost, c.url, bytes.NewReader(p.body))
+	req, err := c.request(ctx, ph, p, res)
 	if err != nil {
 		c.fail(res, metrics.ErrConnect, err)
 		return
 	}
-	req.Header = c.header.Clone()
-	req.Header.Set("X-Request-Id", res.RequestID)
 
 	t0 := time.Now()
 	res.Sent = t0.Sub(start)
 	resp, err := c.http.Do(req)
+	if err != nil && c.fresh != nil && ctx.Err() == nil && ph.stale() {
+		// The server closed the pooled connection while it sat idle
+		// (llama.cpp's llama-server does after every streamed reply, its
+		// headers saying keep-alive): the request died on it before any
+		// byte of an answer. It is sent once more, on a connection of its
+		// own; its clock keeps running from the first send (t0), as the
+		// user's would, so TTFT, E2EL, written and ttfb include the failed
+		// attempt, and the phases (new_conn, connect, blocked) are the
+		// retry's. A retry that fails too fails the request with its own
+		// kind, and its message says it was a retry.
+		stale := err
+		res.Retried = true
+		ph = newPhases()
+		if req, err = c.request(ctx, ph, p, res); err == nil {
+			resp, err = c.fresh.Do(req)
+		}
+		if err != nil {
+			err = fmt.Errorf("retried on a new connection after the reused one failed before any byte of the response (%v): %w", stale, err)
+		}
+	}
 	ph.fill(t0, res)
 	if err != nil {
 		if re, ok := safehttp.IsRedirect(err); ok {
@@ -366,6 +396,17 @@ func (c *client) do(ctx context.Context, start time.Time, p *prepared, res *metr
 	if c.read(ctx, newSSEReader(rd.br), tr, t0, &rd.ch, res) {
 		rest = resp.Body
 	}
+}
+
+// request builds the POST of p, traced into ph.
+func (c *client) request(ctx context.Context, ph *phases, p *prepared, res *metrics.Request) (*http.Request, error) {
+	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, &ph.trace), http.MethodPost, c.url, bytes.NewReader(p.body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header = c.header.Clone()
+	req.Header.Set("X-Request-Id", res.RequestID)
+	return req, nil
 }
 
 // After [DONE] a correct server ends the body at once; the client reads to

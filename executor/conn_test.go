@@ -2,11 +2,14 @@ package executor
 
 import (
 	"context"
+	"fmt"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/llmload/llmload/executor/executortest"
+	"github.com/llmload/llmload/metrics"
 )
 
 // The connection policy: keep-alive reuse (the default), a new connection
@@ -143,5 +146,109 @@ func TestPhasesSlowAccept(t *testing.T) {
 				t.Errorf("connection share of TTFT %.3f, want > 0.1 over TLS", share)
 			}
 		})
+	}
+}
+
+// A server that closes each keep-alive connection after one answer (its
+// headers still saying keep-alive), as llama.cpp's llama-server does: the
+// next request on the pooled connection dies before any byte of an answer
+// (EOF), and was filed as connect. Each is sent once more on a new
+// connection: none fails, each retry is counted, and a retried request's
+// clock runs from its first send. Over TCP and over in-memory connections
+// under a fake clock, where the times are exact; the server refuses the
+// reused connection when the request arrives, so whether a request meets
+// a stale connection does not depend on timing.
+func TestStaleKeepAliveRetried(t *testing.T) {
+	const n = 12
+	check := func(t *testing.T, srv *executortest.Server, users int) *Outcome {
+		out := mustRun(t, context.Background(), Plan{
+			Target:      Target{BaseURL: srv.URL, Timeout: 10 * time.Second},
+			Requests:    requests(1, 3),
+			Closed:      &ClosedLoop{Stages: []Stage{{Users: users}}},
+			MaxRequests: n,
+		})
+		s := out.Overall
+		if s.Completed != n || s.Failed != 0 {
+			t.Fatalf("completed %d, failed %d %v; want %d, 0", s.Completed, s.Failed, s.Errors, n)
+		}
+		if s.StaleRetries == 0 || s.StaleRetries != srv.Stale() {
+			t.Errorf("stale_retries %d; the server refused %d requests on reused connections (want as many, > 0)", s.StaleRetries, srv.Stale())
+		}
+		retried := 0
+		for _, r := range out.Results {
+			if !r.Retried {
+				continue
+			}
+			retried++
+			if !r.NewConn || r.TTFT < r.Written {
+				t.Errorf("retried request %d: new_conn %v, written %v, ttft %v: want the retry's new connection, written before its first token", r.ID, r.NewConn, r.Written, r.TTFT)
+			}
+		}
+		if retried != s.StaleRetries {
+			t.Errorf("%d requests say retried, the summary %d", retried, s.StaleRetries)
+		}
+		return out
+	}
+	for _, users := range []int{1, 2} {
+		t.Run(fmt.Sprintf("tcp/%d users", users), func(t *testing.T) {
+			srv := executortest.New(executortest.Config{Tokens: 3, Mode: executortest.ModeStaleKeepAlive})
+			defer srv.Close()
+			check(t, srv, users)
+		})
+	}
+	t.Run("fake clock", func(t *testing.T) {
+		// The stale connection is closed 5 ms after the request arrives;
+		// the first token comes 20 ms after the retry arrives.
+		const stale, ttft = 5 * time.Millisecond, 20 * time.Millisecond
+		cfg := executortest.Config{Tokens: 3, TTFT: ttft, ITL: time.Millisecond, Delay: stale, Mode: executortest.ModeStaleKeepAlive}
+		inBubble(t, cfg, func(t *testing.T, srv *executortest.Server) {
+			for _, r := range check(t, srv, 2).Results {
+				want, written := ttft, time.Duration(0)
+				if r.Retried {
+					want, written = stale+ttft, stale
+				}
+				if r.TTFT != want || r.Written != written || (r.Retried && r.TTFTServerView() != ttft) {
+					t.Errorf("request %d (retried %v): ttft %v, written %v, ttft_server_view %v; want %v, %v, %v",
+						r.ID, r.Retried, r.TTFT, r.Written, r.TTFTServerView(), want, written, ttft)
+				}
+			}
+		})
+	})
+}
+
+// A server that answers once and then hangs up on every request: the
+// request that meets the dead pooled connection is retried once on a new
+// connection, fails there too and is a failure of the retry's kind, its
+// message naming the retry; requests that open their own connection are
+// never retried. Nothing is retried twice.
+func TestStaleRetryFailsToo(t *testing.T) {
+	const n = 6
+	srv := executortest.New(executortest.Config{Tokens: 3, Vary: func(i int, c *executortest.Config) {
+		if i > 0 {
+			c.Fault.Kind = executortest.Hangup
+		}
+	}})
+	defer srv.Close()
+	out := mustRun(t, context.Background(), Plan{
+		Target:      Target{BaseURL: srv.URL, Timeout: 10 * time.Second},
+		Requests:    requests(1, 3),
+		Closed:      &ClosedLoop{Stages: []Stage{{Users: 1}}},
+		MaxRequests: n,
+	})
+	s := out.Overall
+	if s.Completed != 1 || s.Errors[metrics.ErrConnect] != n-1 {
+		t.Fatalf("completed %d, errors %v; want 1 and %d connect", s.Completed, s.Errors, n-1)
+	}
+	if s.StaleRetries != 1 {
+		t.Errorf("stale_retries %d, want 1: only the request on the pooled connection is retried", s.StaleRetries)
+	}
+	if got := srv.Count(); got != n+1 {
+		t.Errorf("the server received %d requests, want %d: each of %d once, and one retry", got, n+1, n)
+	}
+	for _, r := range out.Results {
+		retry := strings.Contains(r.ErrorMessage, "retried on a new connection after the reused one failed")
+		if r.Retried != retry || r.Retried && r.Error != metrics.ErrConnect {
+			t.Errorf("request %d: retried %v, %s: %q", r.ID, r.Retried, r.Error, r.ErrorMessage)
+		}
 	}
 }

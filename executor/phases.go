@@ -96,6 +96,15 @@ func (ph *phases) fill(t0 time.Time, res *metrics.Request) {
 	res.TTFB = span(t0, ph.firstResponse)
 }
 
+// stale reports a request that went out on a reused connection and got
+// no byte of a response: what a client sees when the server closed the
+// pooled connection while it sat idle.
+func (ph *phases) stale() bool {
+	ph.mu.Lock()
+	defer ph.mu.Unlock()
+	return !ph.gotConn.IsZero() && ph.reused && ph.firstResponse.IsZero()
+}
+
 // stamps is the request's connection when it keeps receive times (nil
 // otherwise, or before it had one).
 func (ph *phases) stamps() stamped {

@@ -72,6 +72,7 @@ func merge(parts []*Summary) (*Summary, error) {
 		s.GoodOutputTokens += p.GoodOutputTokens
 		s.PeakConcurrency = max(s.PeakConcurrency, p.PeakConcurrency)
 		s.NewConnections += p.NewConnections
+		s.StaleRetries += p.StaleRetries
 		s.TokenStreams += p.TokenStreams
 		s.BufferedStreams += p.BufferedStreams
 		s.MultiTokenStreams += p.MultiTokenStreams

@@ -51,7 +51,7 @@ type Recorder struct {
 	reasoningTokens                    *dist
 	ttftFirstTurn, ttftLastTurn        *dist
 	turns                              []*turnRecord // by turn index - 1
-	newConns                           int
+	newConns, staleRetries             int
 	blocked, dns, connect, tls         *dist
 	ttfb, ttftServer                   *dist
 }
@@ -134,6 +134,9 @@ func (r *Recorder) Add(req *Request) {
 	r.dispatches++
 	if r.opts.Scheduled && req.Lag() > r.opts.LateThreshold {
 		r.late++
+	}
+	if req.Retried {
+		r.staleRetries++
 	}
 	if req.Error == ErrAbandoned {
 		r.addAbandoned(req)
@@ -362,6 +365,7 @@ func (r *Recorder) SummaryOver(duration time.Duration) *Summary {
 		TTFTFirstTurn:    r.ttftFirstTurn.latency(),
 		TTFTLastTurn:     r.ttftLastTurn.latency(),
 		NewConnections:   r.newConns,
+		StaleRetries:     r.staleRetries,
 		Blocked:          r.blocked.latency(),
 		DNS:              r.dns.latency(),
 		Connect:          r.connect.latency(),

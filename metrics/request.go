@@ -124,7 +124,13 @@ type Request struct {
 	// false). Written and TTFB are offsets from t0: the request fully
 	// written, and the first byte of the response headers. TTFT - Written
 	// is the TTFT the server can answer for (TTFTServerView).
-	NewConn bool          `json:"new_conn"`
+	NewConn bool `json:"new_conn"`
+	// Retried is set on a request whose reused keep-alive connection
+	// failed before any byte of the response (the server had closed it
+	// while it sat idle) and that was sent once more on a new connection.
+	// Its clock runs from the first send: TTFT, E2EL, Written and TTFB
+	// include the failed attempt; the connection phases are the retry's.
+	Retried bool          `json:"retried,omitempty"`
 	Blocked time.Duration `json:"blocked"`
 	DNS     time.Duration `json:"dns"`
 	Connect time.Duration `json:"connect"`

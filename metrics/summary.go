@@ -124,6 +124,10 @@ type Summary struct {
 	// NewConnections counts completed requests that opened a connection
 	// (a dial) rather than reusing one.
 	NewConnections int `json:"new_connections"`
+	// StaleRetries counts requests (whatever their outcome, but canceled)
+	// that were sent a second time on a new connection because their
+	// reused one failed before any byte of the response (Request.Retried).
+	StaleRetries int `json:"stale_retries"`
 	// PeakOutputThroughput is the most output-carrying events in one
 	// time-series window, per second (0 without a series).
 	PeakOutputThroughput float64 `json:"peak_output_throughput"`

@@ -206,6 +206,10 @@ func writeExtras(p *printer, r *results.Result, s *metrics.Summary) {
 		p.printf("WARNING: %s\n", sch.Warning)
 	}
 	writeConnections(p, r, s)
+	if s.StaleRetries > 0 {
+		p.printf("Stale connections: %s sent again on a new connection after the server closed the reused one before answering (keep-alive connections closed while idle: their latencies include the failed attempt; new_connection_per_request = true avoids it)\n",
+			count(s.StaleRetries, "request", "requests"))
+	}
 	if s.Failed > 0 {
 		var parts []string
 		for _, kind := range metrics.ErrorKinds {

@@ -76,7 +76,11 @@ type RequestLine struct {
 	// and tls are its own dial's (0 on a reused connection); written and
 	// ttfb are offsets from the send; ttft_server_view is TTFT from the
 	// written request (null when the request failed).
-	NewConn          bool     `json:"new_conn"`
+	NewConn bool `json:"new_conn"`
+	// Retried: the request's reused connection failed before any byte of
+	// the response and it was sent again on a new one (its latencies count
+	// from the first send).
+	Retried          bool     `json:"retried,omitempty"`
 	BlockedMs        *float64 `json:"blocked_ms"`
 	DNSMs            *float64 `json:"dns_ms"`
 	ConnectMs        *float64 `json:"connect_ms"`
@@ -101,7 +105,7 @@ func NewRequestLine(r *metrics.Request, zero time.Time, stages bool) RequestLine
 		MaxTokens: r.MaxTokens, IgnoreEOS: r.IgnoreEOS, FinishReason: r.FinishReason, Truncated: r.Truncated(),
 		Buffered: r.Buffered(), MultiTokenEvents: r.MultiTokenEvents(), TokenizerOutput: r.TokenizerOutputTokens,
 		ShortOutput: r.ShortOutput, BytesReceived: r.BytesReceived, RetryAfter: r.RetryAfter,
-		Status: r.StatusCode, Error: r.Error, ErrorMessage: r.ErrorMessage,
+		Status: r.StatusCode, Error: r.Error, ErrorMessage: r.ErrorMessage, Retried: r.Retried,
 	}
 	if !zero.IsZero() {
 		l.SentAt = zero.Add(r.Sent).Round(0).UTC()

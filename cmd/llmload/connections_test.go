@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -74,5 +75,38 @@ func TestConnectionPhasesEndToEnd(t *testing.T) {
 	}
 	if n := srv2.Conns(); n < 2 || n > 2+setupConns {
 		t.Errorf("prewarmed: the server accepted %d connections, want 2 and at most %d for setup", n, setupConns)
+	}
+}
+
+// A server that closes each keep-alive connection after one answer, as
+// llama.cpp's llama-server does: with keep-alive on (the default), the
+// requests that meet a closed pooled connection are sent again on a new
+// one, and the run passes; the requests file marks them and the console
+// counts them.
+func TestStaleKeepAliveEndToEnd(t *testing.T) {
+	srv := executortest.New(executortest.Config{Tokens: 3, Mode: executortest.ModeStaleKeepAlive})
+	defer srv.Close()
+	out := t.TempDir()
+	code, stdout, stderr := call(t, context.Background(), "run", "-quiet", "-out", out,
+		"-var", "base_url="+srv.URL, "-var", "new_conn=false", filepath.Join("testdata", "connections.hcl"))
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	lines := requestMaps(t, filepath.Join(out, "conns.requests.jsonl"))
+	retried := 0
+	for i, l := range lines {
+		if l["error"] != nil {
+			t.Errorf("line %d failed: %v %v", i, l["error"], l["error_message"])
+		}
+		if l["retried"] == true {
+			retried++
+		}
+	}
+	if retried == 0 {
+		t.Fatalf("no request says retried; the server refused %d on stale connections", srv.Stale())
+	}
+	noun := map[bool]string{true: "request", false: "requests"}[retried == 1]
+	if want := fmt.Sprintf("Stale connections: %d %s sent again", retried, noun); !strings.Contains(stdout, want) || !strings.Contains(stdout, "Errors: none") {
+		t.Errorf("console lacks %q or \"Errors: none\":\n%s", want, stdout)
 	}
 }

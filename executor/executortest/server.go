@@ -2,6 +2,7 @@ package executortest
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -134,6 +135,15 @@ const (
 	// ModeHoldAfterDone: the stream ends as it should ([DONE]), but the
 	// body is held open until the client goes.
 	ModeHoldAfterDone Mode = "hold_after_done"
+	// ModeStaleKeepAlive: each connection answers its first request in
+	// full, without "Connection: close", so the client keeps it; a later
+	// request on it is read and the connection closed without a byte of
+	// answer. That is what a client sees when it reuses a connection the
+	// server closed while it sat idle (llama.cpp's llama-server closes it
+	// after every streamed reply), without the race of when that close
+	// reaches the client. The close comes after Delay, as the answer
+	// would have. Such requests are not counted (Count) but in Stale.
+	ModeStaleKeepAlive Mode = "stale_keep_alive"
 	// ModeHugeEvent: after ModeAfter output chunks, one event's data line
 	// grows without end (64 KiB at a time) until the client goes.
 	ModeHugeEvent Mode = "huge_event"
@@ -162,6 +172,7 @@ type Server struct {
 	peak     atomic.Int64
 	conns    atomic.Int64
 	gone     atomic.Int64
+	stale    atomic.Int64
 	mu       sync.Mutex
 	received []Received
 	sends    map[string][]time.Time
@@ -187,8 +198,14 @@ func NewUnstarted(cfg Config) *Server {
 			s.conns.Add(1)
 		}
 	}
+	s.Config.ConnContext = func(ctx context.Context, _ net.Conn) context.Context {
+		return context.WithValue(ctx, connRequests{}, new(atomic.Int64))
+	}
 	return s
 }
+
+// connRequests keys a connection's count of requests in its context.
+type connRequests struct{}
 
 // Count is the number of requests received.
 func (s *Server) Count() int { return int(s.count.Load()) }
@@ -196,6 +213,10 @@ func (s *Server) Count() int { return int(s.count.Load()) }
 // Gone is how many streams ended early because their client went away
 // (closed the connection or reset the stream) while it waited to send.
 func (s *Server) Gone() int { return int(s.gone.Load()) }
+
+// Stale is the number of requests refused on a connection that had
+// already served one (ModeStaleKeepAlive).
+func (s *Server) Stale() int { return int(s.stale.Load()) }
 
 // Conns is the number of connections accepted.
 func (s *Server) Conns() int { return int(s.conns.Load()) }
@@ -248,6 +269,12 @@ func (s *Server) Received() []Received {
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	received := time.Now()
+	if n, _ := r.Context().Value(connRequests{}).(*atomic.Int64); s.cfg.Mode == ModeStaleKeepAlive && n != nil && n.Add(1) > 1 {
+		io.Copy(io.Discard, r.Body)
+		sleepUntil(r, received.Add(s.cfg.Delay))
+		s.stale.Add(1)
+		panic(http.ErrAbortHandler) // closes the connection, nothing written
+	}
 	// The suffix, so that a BaseURL with a path prefix reaches it too. Other
 	// paths (a /metrics probe, say) are not requests: they are not counted.
 	chat := strings.HasSuffix(r.URL.Path, openaiwire.PathChat)
