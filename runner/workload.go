@@ -112,9 +112,24 @@ func fileHash(path string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// probeServerVersion asks the target what it runs, the way the common
-// engines say it: GET /version ({"version": ...}: vLLM, SGLang), GET /info
-// (TGI), the owner in GET /v1/models, and the Server response header. It
+// probeServerVersion asks the target what it runs, the way each engine
+// says it, and names the engine where its answer does:
+//
+//   - GET /version {"version": ...}: vLLM, SGLang and the simulator
+//     ("0.6.3 (/version)": the two engines answer alike, so no name);
+//   - GET /props {"build_info": "b1-80fb11a", ...}: llama.cpp's
+//     llama-server ("llama.cpp b1-80fb11a (/props)");
+//   - GET /api/version {"version": "0.17.4"}: Ollama ("ollama 0.17.4
+//     (/api/version)");
+//   - GET /info {"version": ..., "router": "text-generation-router"}: TGI
+//     ("text-generation-inference 3.2.1 (/info)");
+//
+// the first that answers wins. Then the version and owner of the first
+// model in GET /v1/models, unless /props or /api/version named the engine:
+// llama-server's owner is "llamacpp" again and Ollama's is the model's
+// namespace ("library"), not an engine. Last, the Server response header.
+// The requests go through the target's HTTPClient: its TLS settings and
+// credentials, no redirect followed, no credential to another host. It
 // never fails a run: "" when the target says nothing.
 func probeServerVersion(ctx context.Context, lt *liveTarget) string {
 	client, err := lt.target.HTTPClient(1)
@@ -147,26 +162,38 @@ func probeServerVersion(ctx context.Context, lt *liveTarget) string {
 		}
 		return v
 	}
-	var parts []string
-	if v := get("/version"); v != nil {
-		if s, ok := v["version"].(string); ok && s != "" {
-			parts = append(parts, s+" (/version)")
-		}
+	str := func(v map[string]any, key string) string {
+		s, _ := v[key].(string)
+		return strings.TrimSpace(s)
 	}
-	if len(parts) == 0 {
-		if v := get("/info"); v != nil {
-			if s, ok := v["version"].(string); ok && s != "" {
-				parts = append(parts, s+" (/info)")
+	var parts []string
+	named := false // the engine's own endpoint named it
+	for _, e := range []struct{ path, key string }{{"/version", "version"}, {"/props", "build_info"}, {"/api/version", "version"}, {"/info", "version"}} {
+		v := get(e.path)
+		s := str(v, e.key)
+		if s == "" {
+			continue
+		}
+		switch e.path {
+		case "/props":
+			s, named = "llama.cpp "+s, true
+		case "/api/version":
+			s, named = "ollama "+s, true
+		case "/info":
+			if strings.HasPrefix(str(v, "router"), "text-generation") {
+				s = "text-generation-inference " + s
 			}
 		}
+		parts = append(parts, s+" ("+e.path+")")
+		break
 	}
-	if v := get("/v1/models"); v != nil {
-		if data, ok := v["data"].([]any); ok && len(data) > 0 {
+	if !named {
+		if data, ok := get("/v1/models")["data"].([]any); ok && len(data) > 0 {
 			if m, ok := data[0].(map[string]any); ok {
-				if s, ok := m["version"].(string); ok && s != "" {
+				if s := str(m, "version"); s != "" {
 					parts = append(parts, "model version "+s)
 				}
-				if s, ok := m["owned_by"].(string); ok && s != "" {
+				if s := str(m, "owned_by"); s != "" {
 					parts = append(parts, "owned by "+s)
 				}
 			}
