@@ -9,6 +9,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
+	"golang.org/x/net/http/httpguts"
 
 	"github.com/llmload/llmload/internal/safehttp"
 	"github.com/llmload/llmload/internal/secret"
@@ -25,6 +26,10 @@ var targetSchema = &hcl.BodySchema{
 	},
 	Blocks: []hcl.BlockHeaderSchema{{Type: "sim"}},
 }
+
+// reservedBody are the request body fields extra_body may not set: what
+// is measured (the prompt, the model, streaming and its usage chunk).
+var reservedBody = []string{"model", "prompt", "messages", "input", "stream", "stream_options"}
 
 func (l *loader) decodeTarget(d dec, b *hcl.Block) {
 	name := b.Labels[0]
@@ -62,12 +67,27 @@ func (l *loader) decodeTarget(d dec, b *hcl.Block) {
 	d.oneOf(a, "api", &t.API, APICompletions, APIChat, APIResponses, APIEmbeddings)
 	d.str(a, "model", &t.Model)
 	d.str(a, "api_key", &t.APIKey)
-	d.stringMap(a, "headers", &t.Headers)
+	if attr := d.stringMap(a, "headers", &t.Headers); attr != nil {
+		for k, v := range t.Headers {
+			switch {
+			case !httpguts.ValidHeaderFieldName(k):
+				d.invalid(attr, "headers: %q is not a valid header name (letters, digits and !#$%%&'*+-.^_`|~ only).", k)
+			case !httpguts.ValidHeaderFieldValue(v):
+				d.invalid(attr, "headers: the value of %q holds a control character (a line break, say); a header value cannot.", k)
+			}
+		}
+	}
 	d.stringList(a, "sensitive_headers", &t.SensitiveHeaders)
 	d.duration(a, "timeout", &t.Timeout, true)
 	d.duration(a, "stall_timeout", &t.StallTimeout, true)
 	d.boolean(a, "ignore_eos", &t.IgnoreEOS)
-	d.jsonObject(a, "extra_body", &t.ExtraBody)
+	if attr := d.jsonObject(a, "extra_body", &t.ExtraBody); attr != nil {
+		for _, k := range reservedBody {
+			if _, ok := t.ExtraBody[k]; ok {
+				d.invalid(attr, "extra_body sets %q, which llmload sets itself: the prompt, the model and streaming are what the run measures (set the model with model, the prompts with a dataset).", k)
+			}
+		}
+	}
 	d.boolean(a, "http2", &t.HTTP2)
 	if attr := d.str(a, "ca_file", &t.CAFile); attr != nil {
 		t.CAFile = resolvePath(filepath.Dir(b.DefRange.Filename), t.CAFile)

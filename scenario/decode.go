@@ -254,10 +254,10 @@ func (d dec) parseDuration(attr *hcl.Attribute, s string, rng hcl.Range) (time.D
 	return dur, true
 }
 
-func (d dec) stringMap(attrs hcl.Attributes, name string, dst *map[string]string) {
-	v, _, ok := d.value(attrs, name, cty.Map(cty.String))
+func (d dec) stringMap(attrs hcl.Attributes, name string, dst *map[string]string) *hcl.Attribute {
+	v, attr, ok := d.value(attrs, name, cty.Map(cty.String))
 	if !ok {
-		return
+		return nil
 	}
 	m := map[string]string{}
 	for k, e := range v.AsValueMap() {
@@ -266,6 +266,7 @@ func (d dec) stringMap(attrs hcl.Attributes, name string, dst *map[string]string
 		}
 	}
 	*dst = m
+	return attr
 }
 
 // stringList decodes a list of strings.
@@ -284,22 +285,26 @@ func (d dec) stringList(attrs hcl.Attributes, name string, dst *[]string) {
 }
 
 // jsonObject decodes an object into plain JSON values (numbers as float64).
-func (d dec) jsonObject(attrs hcl.Attributes, name string, dst *map[string]any) {
+func (d dec) jsonObject(attrs hcl.Attributes, name string, dst *map[string]any) *hcl.Attribute {
 	v, attr, ok := d.value(attrs, name, cty.DynamicPseudoType)
 	if !ok {
-		return
+		return nil
 	}
 	if !v.Type().IsObjectType() && !v.Type().IsMapType() {
 		d.invalid(attr, "%s must be an object, such as { temperature = 0 }.", name)
-		return
+		return nil
 	}
 	var m map[string]any
 	if err := toJSON(v, &m); err != nil {
 		d.invalid(attr, "%s cannot be turned into JSON: %s.", name, err)
-		return
+		return nil
 	}
 	*dst = m
+	return attr
 }
+
+// now is the clock a decode reads (start_at must lie ahead); tests set it.
+var now = time.Now
 
 // toJSON turns a cty value into plain Go JSON values.
 func toJSON(v cty.Value, dst any) error {

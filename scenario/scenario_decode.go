@@ -140,6 +140,11 @@ func (l *loader) decodeScenario(d dec, filename string, b *hcl.Block) {
 			d.invalid(attr, "start_at %q is not an RFC 3339 time: want one such as \"2026-12-01T10:00:00Z\".", startAt)
 		} else {
 			s.StartAt = t
+			if !t.After(now()) {
+				// Refused here, by validate too, rather than once the
+				// preflight probe and warmup have reached the target.
+				d.invalid(attr, "start_at %s has passed (it is %s now): a common start must lie ahead; set a later one, or remove it.", startAt, now().UTC().Format(time.RFC3339))
+			}
 		}
 	}
 	d.boolean(a, "preflight", &s.Preflight)
