@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/llmload/llmload/tokenizer"
 	"github.com/tidwall/gjson"
@@ -41,6 +42,10 @@ type JSONL struct {
 	MultiTurn bool
 	// MaxTurns keeps at most that many turns of a session (0: all).
 	MaxTurns int
+	// AllowEmptyPrompts accepts lines whose prompt is empty or blank;
+	// otherwise such a line is an error (a server answers an empty prompt
+	// with an error or with nothing, and the run would measure that).
+	AllowEmptyPrompts bool
 }
 
 // DefaultJSONL returns the defaults: field "prompt", no per-line output
@@ -142,6 +147,17 @@ func readJSONL(cfg JSONL, r io.Reader, tok tokenizer.Tokenizer) ([]Request, Stat
 // messages) and output length.
 func parseJSONLine(cfg JSONL, text []byte, line int) (jsonlEntry, error) {
 	text = bytes.TrimRight(text, "\r\n")
+	if !utf8.Valid(text) {
+		bad := 0
+		for bad < len(text) {
+			r, n := utf8.DecodeRune(text[bad:])
+			if r == utf8.RuneError && n <= 1 {
+				break
+			}
+			bad += n
+		}
+		return jsonlEntry{}, lineError(cfg.Path, line, "not valid UTF-8 at column %d: JSON text is UTF-8", bad+1)
+	}
 	src := string(text)
 	if !gjson.Valid(src) {
 		if pos, msg, ok := findSyntaxError(text); ok {
@@ -174,6 +190,9 @@ func parseJSONLine(cfg JSONL, text []byte, line int) (jsonlEntry, error) {
 		e.prompt = strings.Join(contents, "\n")
 	} else {
 		return e, lineError(cfg.Path, line, "no string %q field and no \"messages\" array", cfg.PromptField)
+	}
+	if strings.TrimSpace(e.prompt) == "" && !cfg.AllowEmptyPrompts {
+		return e, lineError(cfg.Path, line, "the prompt is empty; remove the line, or set allow_empty_prompts = true to send it")
 	}
 	if cfg.OutputLenField != "" {
 		if o := field(obj, cfg.OutputLenField); o.Exists() {

@@ -75,6 +75,7 @@ func TestJSONL(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			spec := jsonlSpec("testdata/jsonl/good.jsonl", func(c *JSONL) {
+				c.AllowEmptyPrompts = true // line 8
 				c.OutputLenField = "max_tokens"
 				tt.edit(c)
 			})

@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -79,11 +80,51 @@ func loadShareGPT(cfg ShareGPT, tok tokenizer.Tokenizer) ([]Request, Stats, erro
 	if err := cfg.validate(); err != nil {
 		return nil, Stats{}, err
 	}
+	if err := checkShareGPTStart(cfg.Path); err != nil {
+		return nil, Stats{}, err
+	}
 	data, err := os.ReadFile(cfg.Path)
 	if err != nil {
 		return nil, Stats{}, err
 	}
 	return sampleShareGPT(cfg, data, tok)
+}
+
+// bigFile is the size from which a ShareGPT file's first bytes are checked
+// before it is read whole (a smaller one is parsed, with the parser's own
+// messages).
+var bigFile int64 = 64 << 20
+
+// checkShareGPTStart reads a big file's first bytes: a ShareGPT file is a
+// JSON array, and a file that does not start as JSON at all (2 GB of zero
+// bytes, say) is refused before it is read whole into memory.
+func checkShareGPTStart(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || st.Size() < bigFile {
+		return nil
+	}
+	br := bufio.NewReaderSize(f, 4<<10)
+	for off := int64(0); ; off++ {
+		b, err := br.ReadByte()
+		switch {
+		case err != nil:
+			return nil // the parser says what is wrong
+		case b == ' ' || b == '\t' || b == '\r' || b == '\n':
+			continue
+		case b == 0xEF && off == 0: // a UTF-8 byte order mark
+			continue
+		case off < 3 && (b == 0xBB || b == 0xBF):
+			continue
+		case strings.IndexByte(`[{"-0123456789tfn`, b) >= 0:
+			// JSON: the parser says what is wrong with it, if anything.
+			return nil
+		}
+		return offsetError(path, off, "not JSON: starts with byte 0x%02x, where a JSON array of ShareGPT entries begins with [", b)
+	}
 }
 
 func (cfg ShareGPT) validate() error {

@@ -241,7 +241,7 @@ func datasetSpec(d *scenario.Dataset) dataset.Spec {
 		j := d.JSONL
 		c := dataset.DefaultJSONL()
 		c.Path, c.PromptField, c.OutputLenField, c.OutputLen, c.NumPrompts, c.Seed, c.Shuffle = j.Path, j.PromptField, j.OutputLenField, j.OutputLen, j.NumPrompts, j.Seed, j.Shuffle
-		c.MultiTurn, c.MaxTurns = j.MultiTurn, j.MaxTurns
+		c.MultiTurn, c.MaxTurns, c.AllowEmptyPrompts = j.MultiTurn, j.MaxTurns, j.AllowEmptyPrompts
 		spec.JSONL = &c
 	case d.Trace != nil:
 		t := d.Trace

@@ -229,7 +229,7 @@ var sharegptSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
 		{Name: "path", Required: true}, {Name: "num_prompts"}, {Name: "seed"}, {Name: "output_len"},
 		{Name: "min_prompt_tokens"}, {Name: "max_prompt_tokens"}, {Name: "max_total_tokens"}, {Name: "oversample"},
-		{Name: "multi_turn"}, {Name: "max_turns"},
+		{Name: "multi_turn"}, {Name: "max_turns"}, {Name: "allow_empty_prompts"},
 	},
 }
 
@@ -409,6 +409,7 @@ func (l *loader) decodeDataset(d dec, b *hcl.Block) {
 		d.integer(a, "num_prompts", &s.NumPrompts, 0)
 		ds.seedSet = d.int64(a, "seed", &s.Seed, minInt64) != nil
 		d.boolean(a, "shuffle", &s.Shuffle)
+		d.boolean(a, "allow_empty_prompts", &s.AllowEmptyPrompts)
 		s.MultiTurn, s.MaxTurns = l.decodeMultiTurn(d, ds, a)
 	}
 }

@@ -337,6 +337,9 @@ type JSONLSource struct {
 	// at most that many of its turns (0 = all).
 	MultiTurn bool `json:"multi_turn,omitempty"`
 	MaxTurns  int  `json:"max_turns,omitempty"`
+	// AllowEmptyPrompts sends lines whose prompt is empty (refused
+	// otherwise).
+	AllowEmptyPrompts bool `json:"allow_empty_prompts,omitempty"`
 }
 
 // Scenario defaults: the vLLM block shows P99 of every latency vLLM
