@@ -3,10 +3,12 @@ package assert
 import (
 	"fmt"
 	"math"
+	"os"
 	"slices"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/llmload/llmload/metrics"
 	"github.com/llmload/llmload/scenario"
 	"github.com/zclconf/go-cty/cty"
@@ -280,6 +282,13 @@ func evalAssert(a *scenario.Assert, ctx *hcl.EvalContext, sum *metrics.Summary) 
 		Expression:  a.Condition,
 		EvalContext: ctx,
 	}
+	if div := zeroDivisor(a.Condition, ctx); div != nil {
+		// x / 0 is infinite in HCL, and "ttft <= budget / 0" would pass.
+		diag.Summary = "Assertion could not be decided: " + a.Name
+		diag.Detail = fmt.Sprintf("The condition divides by %s, which is 0 in this run.", hclRangeText(div))
+		diag.Subject = div.Range().Ptr()
+		return undecided(diag)
+	}
 	v, diags := a.Condition.Value(ctx)
 	if diags.HasErrors() {
 		if len(nulls) > 0 {
@@ -382,4 +391,39 @@ func EvalContext(sum *metrics.Summary, rawServer ...string) *hcl.EvalContext {
 // metricsObject turns a summary into the catalogue's object.
 func metricsObject(sum *metrics.Summary) cty.Value {
 	return scenario.MetricsObject(sum.Value)
+}
+
+// zeroDivisor is the divisor of a division or modulo in expr that is 0
+// under ctx (nil when none is).
+func zeroDivisor(expr hcl.Expression, ctx *hcl.EvalContext) hcl.Expression {
+	se, ok := expr.(hclsyntax.Expression)
+	if !ok {
+		return nil
+	}
+	var found hcl.Expression
+	_ = hclsyntax.VisitAll(se, func(n hclsyntax.Node) hcl.Diagnostics {
+		op, ok := n.(*hclsyntax.BinaryOpExpr)
+		if found != nil || !ok || (op.Op != hclsyntax.OpDivide && op.Op != hclsyntax.OpModulo) {
+			return nil
+		}
+		v, diags := op.RHS.Value(ctx)
+		if diags.HasErrors() || !v.IsKnown() || v.IsNull() || v.Type() != cty.Number {
+			return nil
+		}
+		if v.AsBigFloat().Sign() == 0 {
+			found = op.RHS
+		}
+		return nil
+	})
+	return found
+}
+
+// hclRangeText is an expression's source text, as its range shows it.
+func hclRangeText(e hcl.Expression) string {
+	r := e.Range()
+	b, err := os.ReadFile(r.Filename)
+	if err != nil || r.End.Byte > len(b) || r.Start.Byte > r.End.Byte {
+		return "an expression"
+	}
+	return string(b[r.Start.Byte:r.End.Byte])
 }

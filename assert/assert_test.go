@@ -211,6 +211,9 @@ func TestConditionResults(t *testing.T) {
 		{`metrics.ttft.p99 < 500 ? true : null`, false, "The condition's result is null. (metrics.ttft.p99 = 612.3)"},
 		{`metrics.itl.p99 == null`, true, ""},
 		{`metrics.completed > 0 && max(metrics.ttft.p50, 1) > 100`, false, `Assertion "a" failed. (metrics.completed = 1960, metrics.ttft.p50 = 100)`},
+		// x / 0 is infinite in HCL: the condition would hold by accident.
+		{`metrics.ttft.p99 <= 500 / (metrics.completed - 1960)`, false, `The condition divides by (metrics.completed - 1960), which is 0 in this run. (metrics.ttft.p99 = 612.3, metrics.completed = 1960)`},
+		{`metrics.ttft.p99 % 0 == 0`, false, `The condition divides by 0, which is 0 in this run. (metrics.ttft.p99 = 612.3)`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.cond, func(t *testing.T) {
@@ -245,6 +248,9 @@ scenario "s" {
 			o := outs[len(outs)-1] // after the default error budget
 			if o.Passed != tt.wantPassed || o.Message != tt.wantMsg {
 				t.Errorf("passed %v, message %q; want %v, %q", o.Passed, o.Message, tt.wantPassed, tt.wantMsg)
+			}
+			if strings.Contains(tt.wantMsg, "divides by") && o.Verdict != Inconclusive {
+				t.Errorf("verdict %q, want inconclusive: a division by zero decides nothing", o.Verdict)
 			}
 		})
 	}
