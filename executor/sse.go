@@ -16,7 +16,7 @@ import (
 //
 // It follows the WHATWG event-stream rules that matter for OpenAI-style
 // streams: "data:" with or without one following space, comment lines
-// starting with ':', LF or CRLF line ends, several data lines joined with
+// starting with ':', LF, CRLF or bare CR line ends, several data lines joined with
 // '\n', an event dispatched on a blank line, "event:" names, a leading BOM.
 // Unlike the spec, an event still pending when the stream ends is dispatched
 // (some servers omit the blank line after the final "data: [DONE]").
@@ -27,6 +27,10 @@ type sseReader struct {
 	hasData bool   // a data field was seen for the pending event
 	long    []byte // scratch for lines longer than the buffer
 	started bool
+	// rest is what follows a bare CR in the last line read: more lines,
+	// returned before the next read (hasRest, even when empty).
+	rest    []byte
+	hasRest bool
 }
 
 // MaxEventBytes bounds an event's data and any one line of the stream: a
@@ -92,6 +96,9 @@ func (s *sseReader) next() (name, data []byte, err error) {
 // readLine returns the next line without its LF or CRLF end. At the end of
 // the stream a last unterminated line is returned first, then io.EOF.
 func (s *sseReader) readLine() ([]byte, error) {
+	if s.hasRest {
+		return s.cut(s.rest), nil
+	}
 	line, err := s.br.ReadSlice('\n')
 	if errors.Is(err, bufio.ErrBufferFull) {
 		s.long = append(s.long[:0], line...)
@@ -113,8 +120,21 @@ func (s *sseReader) readLine() ([]byte, error) {
 		line = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf"))
 	}
 	line = bytes.TrimSuffix(line, []byte("\n"))
-	line = bytes.TrimSuffix(line, []byte("\r"))
-	return line, nil
+	return s.cut(line), nil
+}
+
+// cut returns the first line of text, which may hold several lines ended
+// by a bare CR (a line end of its own in the event-stream format), and
+// keeps the rest for the next calls. A CR that ends text is the CR of a
+// CRLF, or a bare CR at the end: either way the line's end.
+func (s *sseReader) cut(text []byte) []byte {
+	i := bytes.IndexByte(text, '\r')
+	if i < 0 || i == len(text)-1 {
+		s.rest, s.hasRest = nil, false
+		return bytes.TrimSuffix(text, []byte("\r"))
+	}
+	s.rest, s.hasRest = text[i+1:], true
+	return text[:i]
 }
 
 // timedReader notes when each read that returned bytes got them, so that

@@ -41,6 +41,8 @@ func parseAll(in []byte, size int) ([]event, error) {
 // whole input into lines first, then apply the field rules.
 func referenceSSE(in string) []event {
 	in = strings.TrimPrefix(in, "\xef\xbb\xbf")
+	// CRLF, LF and a bare CR each end a line.
+	in = strings.ReplaceAll(strings.ReplaceAll(in, "\r\n", "\n"), "\r", "\n")
 	lines := strings.Split(in, "\n")
 	if lines[len(lines)-1] == "" {
 		lines = lines[:len(lines)-1]
@@ -137,6 +139,12 @@ func TestSSECases(t *testing.T) {
 		{"space after colon is optional", "data:a\n\ndata: b\n\n", []event{{"", "a"}, {"", "b"}}},
 		{"only one space is removed", "data:  a\n\n", []event{{"", " a"}}},
 		{"CRLF", "data: a\r\n\r\ndata: b\r\n\r\n", []event{{"", "a"}, {"", "b"}}},
+		// A bare CR ends a line too (WHATWG event-stream): valid SSE that
+		// failed as malformed_event.
+		{"bare CR", "data: a\r\rdata: b\r\r", []event{{"", "a"}, {"", "b"}}},
+		{"bare CR, two data lines", "data: a\rdata: b\r\r", []event{{"", "a\nb"}}},
+		{"CR, LF and CRLF mixed", "data: a\r\n\rdata: b\n\ndata: c\r\r\n", []event{{"", "a"}, {"", "b"}, {"", "c"}}},
+		{"bare CR at the end of the stream", "data: [DONE]\r", []event{{"", "[DONE]"}}},
 		{"comments are skipped", ": hi\ndata: a\n: there\n\n", []event{{"", "a"}}},
 		{"multi-line data joined with LF", "data: a\ndata: b\n\n", []event{{"", "a\nb"}}},
 		{"blank lines without data dispatch nothing", "\n\n\ndata: a\n\n", []event{{"", "a"}}},
