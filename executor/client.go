@@ -57,10 +57,13 @@ type client struct {
 	// failed before any byte of its response (see do): keep-alive off, so
 	// it always dials, never takes another pooled connection that may be
 	// stale too. Nil when the transport is not an *http.Transport.
-	fresh   *http.Client
-	url     string
-	base    string      // the base URL, for prewarm
-	header  http.Header // every header but x-request-id
+	fresh  *http.Client
+	url    string
+	base   string      // the base URL, for prewarm
+	header http.Header // every header but x-request-id and traceparent
+	// trace makes each request's traceparent; nil when the target's
+	// trace context is off or its headers set one.
+	trace   *traceIDs
 	scrub   *secret.Scrubber
 	timeout time.Duration
 	stall   time.Duration
@@ -93,6 +96,10 @@ func newClient(t Target, conns int, tok tokenizer.Tokenizer) (*client, error) {
 		ft.DisableKeepAlives = true
 		fresh = &http.Client{Transport: ft, CheckRedirect: safehttp.CheckRedirect(t.FollowRedirects)}
 	}
+	var trace *traceIDs
+	if t.tracing() {
+		trace = newTraceIDs()
+	}
 	return &client{
 		// The headers are set on each request (below); the policy keeps
 		// them, and the body, from following a redirect to another host.
@@ -101,6 +108,7 @@ func newClient(t Target, conns int, tok tokenizer.Tokenizer) (*client, error) {
 		url:       t.endpoint(proto),
 		base:      t.baseURL(),
 		header:    t.requestHeader(),
+		trace:     trace,
 		scrub:     t.Scrubber(),
 		timeout:   t.Timeout,
 		stall:     t.StallTimeout,
@@ -115,9 +123,15 @@ func (t Target) endpoint(proto protocol) string {
 	return strings.TrimSuffix(t.BaseURL, "/") + proto.Path()
 }
 
-// requestHeader is every header of a load request but x-request-id: the
-// defaults, then the credential and the target's headers, which may
-// override them.
+// tracing says whether the client makes a traceparent per request: on
+// unless the target turns it off or sets its own in Headers.
+func (t Target) tracing() bool {
+	return !t.NoTraceContext && t.credentialHeader().Get("Traceparent") == ""
+}
+
+// requestHeader is every header of a load request but x-request-id and
+// the traceparent the client makes: the defaults, then the credential and
+// the target's headers, which may override them.
 func (t Target) requestHeader() http.Header {
 	h := http.Header{}
 	h.Set("Content-Type", "application/json")
@@ -143,7 +157,8 @@ func (t Target) credentialHeader() http.Header {
 type Preview struct {
 	Method, URL string
 	// Header holds every header, x-request-id included (with the run's
-	// part shown as <run>); credentials are NOT redacted here.
+	// part shown as <run>) and traceparent (its random ids shown as
+	// <trace-id> and <parent-id>); credentials are NOT redacted here.
 	Header http.Header
 	// Body is the exact JSON body.
 	Body []byte
@@ -163,6 +178,9 @@ func PreviewRequest(t Target, r dataset.Request) (Preview, error) {
 	}
 	h := t.requestHeader()
 	h.Set("X-Request-Id", "llmload-<run>-0")
+	if t.tracing() {
+		h.Set("Traceparent", traceparentPreview)
+	}
 	return Preview{Method: http.MethodPost, URL: t.endpoint(proto), Header: h, Body: preps[0].body}, nil
 }
 
@@ -309,6 +327,11 @@ func (c *client) do(ctx context.Context, start time.Time, p *prepared, res *metr
 	// The connection phases are traced per request (one small allocation
 	// each); read once the headers are in.
 	ph := newPhases()
+	if c.trace != nil {
+		// Made before the clock starts, and kept by a retry: the record
+		// holds what the server received.
+		res.Traceparent = c.trace.next()
+	}
 	req, err := c.request(ctx, ph, p, res)
 	if err != nil {
 		c.fail(res, metrics.ErrConnect, err)
@@ -406,6 +429,9 @@ func (c *client) request(ctx context.Context, ph *phases, p *prepared, res *metr
 	}
 	req.Header = c.header.Clone()
 	req.Header.Set("X-Request-Id", res.RequestID)
+	if res.Traceparent != "" {
+		req.Header.Set("Traceparent", res.Traceparent)
+	}
 	return req, nil
 }
 

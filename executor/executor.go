@@ -69,6 +69,12 @@ type Target struct {
 	// redirect), "same-host" follows the target's own scheme, host and
 	// port. The credential and headers never go to another host.
 	FollowRedirects string
+	// NoTraceContext sends no W3C traceparent header. By default every
+	// load request carries one (version 00, a random trace id and parent
+	// id, sampled), recorded as metrics.Request.Traceparent, so that a
+	// slow request can be found in the engine's own traces. A traceparent
+	// among Headers is sent as set, on every request, and not recorded.
+	NoTraceContext bool
 }
 
 // OpenLoop sends requests at scheduled arrival times, whatever the server

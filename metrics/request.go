@@ -63,6 +63,10 @@ type Request struct {
 	Warmup       bool   `json:"warmup"` // sent before measurement; never recorded
 	DatasetIndex int    `json:"dataset_index"`
 	RequestID    string `json:"request_id,omitempty"` // the x-request-id header
+	// Traceparent is the W3C trace-context header the request carried
+	// (its trace id finds the request in the engine's own traces); empty
+	// when the target's trace_context is off.
+	Traceparent string `json:"traceparent,omitempty"`
 	// Repeat, Arm and Block place a request in a repeated run (from 1) or
 	// an interleaved A/B run ("baseline" or "candidate", block from 1);
 	// set by the caller's observers, never by the executor.

@@ -26,6 +26,8 @@ type RequestLine struct {
 	Arm       string `json:"arm,omitempty"`
 	Block     int    `json:"block,omitempty"`
 	RequestID string `json:"request_id,omitempty"`
+	// Traceparent is the W3C traceparent header the request carried.
+	Traceparent string `json:"traceparent,omitempty"`
 	// Session and Turn place a multi-turn session's request: the id of
 	// the session's first request, and the turn from 1.
 	Session      *int64    `json:"session,omitempty"`
@@ -95,7 +97,7 @@ type RequestLine struct {
 // stages.
 func NewRequestLine(r *metrics.Request, zero time.Time, stages bool) RequestLine {
 	l := RequestLine{
-		ID: r.ID, Warmup: r.Warmup, DatasetIndex: r.DatasetIndex, RequestID: r.RequestID,
+		ID: r.ID, Warmup: r.Warmup, DatasetIndex: r.DatasetIndex, RequestID: r.RequestID, Traceparent: r.Traceparent,
 		Repeat: r.Repeat, Arm: r.Arm, Block: r.Block,
 		IntendedMs: ms(r.Intended), DispatchedMs: ms(r.Dispatched), SentMs: ms(r.Sent), EndMs: ms(r.End),
 		QueueMs: ms(r.Queue()), LagMs: ms(r.Lag()),

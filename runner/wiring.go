@@ -183,6 +183,7 @@ func ExecutorTarget(t *scenario.Target) executor.Target {
 		NewConnectionPerRequest: t.NewConnectionPerRequest,
 		PrewarmConnections:      t.PrewarmConnections,
 		FollowRedirects:         t.FollowRedirects,
+		NoTraceContext:          t.NoTraceContext,
 	}
 }
 

@@ -23,6 +23,7 @@ var targetSchema = &hcl.BodySchema{
 		{Name: "metrics_url"}, {Name: "scrape_interval"}, {Name: "scrape_metrics"}, {Name: "sensitive_headers"},
 		{Name: "scrape_cooldown"},
 		{Name: "new_connection_per_request"}, {Name: "prewarm_connections"}, {Name: "follow_redirects"},
+		{Name: "trace_context"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{{Type: "sim"}},
 }
@@ -96,6 +97,9 @@ func (l *loader) decodeTarget(d dec, b *hcl.Block) {
 	d.boolean(a, "insecure_skip_verify", &t.InsecureSkipVerify)
 	d.boolean(a, "new_connection_per_request", &t.NewConnectionPerRequest)
 	d.oneOf(a, "follow_redirects", &t.FollowRedirects, safehttp.Policies...)
+	traceContext := true
+	d.boolean(a, "trace_context", &traceContext)
+	t.NoTraceContext = !traceContext
 	if attr := d.integer(a, "prewarm_connections", &t.PrewarmConnections, 0); attr != nil && t.NewConnectionPerRequest && t.PrewarmConnections > 0 {
 		d.invalid(attr, "prewarm_connections opens connections for the requests to reuse, and new_connection_per_request = true reuses none: set one of them.")
 	}

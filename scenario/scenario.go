@@ -169,6 +169,9 @@ type Target struct {
 	// the load.
 	NewConnectionPerRequest bool `json:"new_connection_per_request,omitempty"`
 	PrewarmConnections      int  `json:"prewarm_connections,omitempty"`
+	// NoTraceContext is trace_context = false: no W3C traceparent header
+	// on the load requests (sent by default).
+	NoTraceContext bool `json:"no_trace_context,omitempty"`
 	// FollowRedirects is "never" (the default, "" here) or "same-host".
 	FollowRedirects string `json:"follow_redirects,omitempty"`
 	// MetricsURL is the server's Prometheus endpoint, scraped during the

@@ -46,6 +46,7 @@ func TestDecodeFull(t *testing.T) {
 	tls := &Target{
 		Name: "local_tls", BaseURL: "https://127.0.0.1:8443/serving", API: APICompletions, Model: "M",
 		Timeout: DefaultTimeout, StallTimeout: DefaultStallTimeout, MetricsURLDefault: true, ScrapeInterval: DefaultScrapeInterval, CAFile: filepath.Join(dir, "certs/ca.pem"),
+		NoTraceContext: true,
 	}
 	sim := &Target{
 		Name: "sim", BaseURL: "sim://a100-llama3-8b", API: DefaultAPI,

@@ -40,6 +40,7 @@ target "local_tls" {
   model                = upper("m")
   ca_file              = "certs/ca.pem"
   insecure_skip_verify = false
+  trace_context        = false
 }
 
 target "sim" {
