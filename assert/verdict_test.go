@@ -323,7 +323,7 @@ func TestValidityRecordedSchedule(t *testing.T) {
 				}
 				tok := 10
 				if i < tt.mismatch {
-					tok = 12
+					tok = 8 // two under usage: disputed
 				}
 				rec.Add(&metrics.Request{Intended: intended, Dispatched: dispatched, Sent: dispatched, TTFT: time.Millisecond, E2E: 2 * time.Millisecond,
 					End: dispatched + 2*time.Millisecond, OutputTokens: 10, OutputEvents: 10, OutputTokensSource: metrics.SourceUsage, TokenizerOutputTokens: tok})

@@ -256,7 +256,7 @@ var Catalogue = []Metric{
 		Description: "Completed requests whose output the server counted (usage): each is checked against what it streamed and, with a local tokenizer, against the client's count.",
 		scalar:      func(s *Summary) float64 { return float64(s.TokenCountsCompared) }},
 	{Name: "token_count_mismatches", Kind: Scalar, Unit: "requests", Better: LowerIsBetter, Title: "token count mismatches",
-		Description: "Of token_counts_compared, those whose usage count the stream disproves (fewer tokens than output events, or more than the streamed text could hold) or the local tokenizer's count differs from by more than one token.",
+		Description: "Of token_counts_compared, those whose usage count the stream disproves (fewer tokens than output events, or more than the streamed text could hold) or the local tokenizer's count disputes (more than one token under it, or more than 1 + n/16 + 2*sqrt(n) over it).",
 		scalar:      func(s *Summary) float64 { return float64(s.TokenCountMismatches) }},
 	{Name: "client_cpu", Kind: Scalar, Unit: "fraction", Better: Neither, Title: "client CPU",
 		Description: "The client process's CPU time (user + system) over the measured phase, as a fraction of wall time times GOMAXPROCS; includes an in-process simulator. The busiest part for merged results.",

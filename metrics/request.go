@@ -1,6 +1,9 @@
 package metrics
 
-import "time"
+import (
+	"math"
+	"time"
+)
 
 // ErrorKind classifies a failed request. A failed request is data, not an
 // error: it is counted by kind while the run goes on.
@@ -270,8 +273,7 @@ func (r *Request) MultiTokenEvents() bool { return r.OK() && r.manyTokensPerEven
 // TokenCountMismatch says whether the server's output count (usage) was
 // checked, and whether it is wrong: it contradicts what was streamed
 // (UsageContradictsStream), or the client also counted the text with its
-// tokenizer and the two differ by more than one token (a stop token usage
-// may count).
+// tokenizer and the tokenizer disputes it (TokenizerDisputes).
 func (r *Request) TokenCountMismatch() (compared, mismatch bool) {
 	if !r.OK() || r.OutputTokensSource != SourceUsage || r.OutputEvents == 0 {
 		return false, false
@@ -282,8 +284,38 @@ func (r *Request) TokenCountMismatch() (compared, mismatch bool) {
 	if r.TokenizerOutputTokens == 0 {
 		return true, false
 	}
-	d := r.OutputTokens - r.TokenizerOutputTokens
-	return true, d > 1 || d < -1
+	return true, TokenizerDisputes(r.OutputTokens, r.TokenizerOutputTokens)
+}
+
+// TokenizerDisputes says whether a tokenizer's count of the generated
+// text (counted) disputes the server's count of the tokens it generated
+// (usage). Re-tokenizing text yields its canonical encoding, and an
+// engine need not generate that: a sampled sequence (random weights'
+// above all) is often not canonical, and its text re-tokenizes to MORE
+// tokens, seldom fewer. The concatenated tokens cross the pre-tokenizer's
+// splits and BPE's merge order differently from the engine's choice
+// (BPE is not the shortest encoding), and byte fragments decode to U+FFFD.
+// With the Qwen3 vocabulary, the text of n uniformly random tokens
+// re-tokenized to n-1 at the fewest, and to at most n+8 for 2, n+14 for 32
+// (99.9th percentile n+10), n+23 for 128 and n+48 for 512 (about 5% more
+// on average, plus noise that grows as the square root of n); a real
+// llama.cpp run of a random-weight model gave 33 to 36 for 32. So:
+//   - more: allowed up to 1 + n/16 + 2*sqrt(n) beyond usage (n+14 for 32,
+//     n+31 for 128, n+78 for 512): random sequences exceed it (or fall
+//     short) on at most 0.27% of requests at any length from 1 to 512,
+//     none from 32 on, well inside max_token_mismatch's default 1%;
+//   - fewer: one token (a stop token usage counts), as before: canonical
+//     re-tokenization of the engine's own text hardly ever merges.
+//
+// A wrong tokenizer differs at every length: one twice as fine (2n) is
+// disputed from n = 7, one twice as coarse (n/2) from n = 3, one 25%
+// finer from n = 123; a finer tokenizer within the margin goes unseen.
+func TokenizerDisputes(usage, counted int) bool {
+	if counted < usage-1 {
+		return true
+	}
+	n := float64(usage)
+	return float64(counted-usage) > 1+n/16+2*math.Sqrt(n)
 }
 
 // UsageContradictsStream reports a usage count that what the server

@@ -82,7 +82,7 @@ func TestTokenCountMismatch(t *testing.T) {
 	}{
 		{"equal", counted(100, 100), true, false},
 		{"a stop token apart", counted(101, 100), true, false},
-		{"two apart", counted(100, 102), true, true},
+		{"tokenizer two under usage", counted(102, 100), true, true},
 		// Usage is checked against the stream even without a tokenizer.
 		{"no tokenizer count", counted(100, 0), true, false},
 		{"usage under the output events", with(counted(100, 0), func(r *Request) { r.OutputEvents = 120 }), true, true},
@@ -102,5 +102,42 @@ func TestTokenCountMismatch(t *testing.T) {
 	}
 	if s := rec.Summary(); s.TokenCountsCompared != 9 || s.TokenCountMismatches != 4 {
 		t.Errorf("compared %d, mismatches %d; want 9 and 4", s.TokenCountsCompared, s.TokenCountMismatches)
+	}
+}
+
+// The tokenizer's count may exceed usage as far as a correct engine's
+// non-canonical output re-tokenizes, not as far as a wrong tokenizer
+// differs (see TokenizerDisputes for the measurements).
+func TestTokenizerDisputes(t *testing.T) {
+	tests := []struct {
+		name           string
+		usage, counted int
+		disputed       bool
+	}{
+		{"canonical output", 32, 32, false},
+		{"a stop token usage counts", 33, 32, false},
+		// llama.cpp b1-80fb11a, a random-weight Qwen3-vocabulary model,
+		// max_tokens 32: the text re-tokenized to 33 to 36.
+		{"llama.cpp random weights, 33", 32, 33, false},
+		{"llama.cpp random weights, 36", 32, 36, false},
+		{"random tokens' worst seen of 32", 32, 46, false},
+		{"random tokens' worst seen of 512", 512, 560, false},
+		{"beyond any random sequence of 32", 32, 47, true},
+		{"two under usage", 32, 30, true},
+		{"a tokenizer twice as fine", 32, 64, true},
+		{"a tokenizer twice as fine, short", 8, 16, true},
+		{"a tokenizer twice as coarse", 32, 16, true},
+		{"a tokenizer 25% finer, long", 512, 640, true},
+		{"too short to tell 2x", 4, 8, false},
+	}
+	for _, tt := range tests {
+		if got := TokenizerDisputes(tt.usage, tt.counted); got != tt.disputed {
+			t.Errorf("%s: usage %d, tokenizer %d: disputed %v, want %v", tt.name, tt.usage, tt.counted, got, tt.disputed)
+		}
+		r := ok(0, 0, 10*ms, ms)
+		r.OutputTokens, r.OutputTokensSource, r.TokenizerOutputTokens = tt.usage, SourceUsage, tt.counted
+		if c, m := r.TokenCountMismatch(); !c || m != tt.disputed {
+			t.Errorf("%s: TokenCountMismatch compared %v mismatch %v, want true %v", tt.name, c, m, tt.disputed)
+		}
 	}
 }

@@ -102,7 +102,8 @@ type Summary struct {
 	MultiTokenStreams int `json:"multi_token_streams"`
 	// TokenCountsCompared counts successful requests whose output was
 	// counted by both the server (usage) and the client's tokenizer;
-	// TokenCountMismatches those where the counts differ by more than one.
+	// TokenCountMismatches those where the stream or the tokenizer disputes
+	// usage (Request.TokenCountMismatch).
 	TokenCountsCompared  int `json:"token_counts_compared"`
 	TokenCountMismatches int `json:"token_count_mismatches"`
 	// ClientCPU is the client process's CPU time (user + system) over the
