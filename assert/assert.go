@@ -181,8 +181,8 @@ func evalSLA(s *scenario.Scenario, sla scenario.SLA, sum *metrics.Summary) Outco
 	switch {
 	case timingMetrics[sla.Metric] && sum.TokenStreams > 0 && sum.UntimedFraction() > UntimedLimit:
 		o.Verdict = Inconclusive
-		o.Message = fmt.Sprintf("%d of %d streams (%.0f%%) carried no per-token timing (buffered, or all tokens in one event), so %s measures the delivery, not the server.",
-			sum.BufferedStreams, sum.TokenStreams, 100*sum.UntimedFraction(), m.Title)
+		o.Message = fmt.Sprintf("%d of %d streams (%.0f%%) carried no per-token timing (buffered, all tokens in one event, or events that came in bursts), so %s measures the delivery, not the server.",
+			sum.BufferedStreams+sum.CoalescedStreams, sum.TokenStreams, 100*sum.UntimedFraction(), m.Title)
 	case isPct && o.Samples < need:
 		o.Verdict = Inconclusive
 		o.Message = fmt.Sprintf("%s rests on %d samples; a %s check needs at least %d (set min_samples to change it).",

@@ -27,7 +27,11 @@ func Valid(rules []Rule) bool {
 // lower end of the P99's 95% interval, so that one late dispatch of a
 // hundred does not decide), the client's
 // CPU stayed under MaxClientCPU, and the server's and the client's output
-// token counts agreed on all but MaxTokenMismatch of the requests. It reads
+// token counts agreed on all but MaxTokenMismatch of the requests, the
+// answers came from the model asked for and within max_tokens (but for
+// MaxOtherModel and MaxOverMaxTokens of them), and no request failed for
+// the client's own limits (ErrClientLimit: its open files or local ports,
+// which make the server look broken when the client was). It reads
 // no clock: the figures are the summary's, the bounds v's.
 func Validity(v scenario.Validity, sum *metrics.Summary) []Rule {
 	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
@@ -37,6 +41,9 @@ func Validity(v scenario.Validity, sum *metrics.Summary) []Rule {
 		{Name: "lag_p99", Description: "P99 dispatch lag", Bound: ms(v.MaxLagP99), Unit: "ms"},
 		{Name: "client_cpu", Description: "client CPU, of the cores it may use", Bound: v.MaxClientCPU, Unit: "fraction"},
 		{Name: "token_mismatch", Description: "requests whose usage count the stream disproves, or the client's tokenizer disputes", Bound: v.MaxTokenMismatch, Unit: "fraction"},
+		{Name: "other_model", Description: "completed requests answered by another model than the target's", Bound: v.MaxOtherModel, Unit: "fraction"},
+		{Name: "over_max_tokens", Description: "completed requests with more output than their max_tokens", Bound: v.MaxOverMaxTokens, Unit: "fraction"},
+		{Name: "client_limit", Description: "requests that failed for the client's own limits (open files, local ports), not the server's", Unit: "fraction"},
 	}
 	scheduled := sum.Scheduled && sum.Dispatches >= 2 && sum.ScheduledRate > 0
 	for i := range rules {
@@ -72,6 +79,25 @@ func Validity(v scenario.Validity, sum *metrics.Summary) []Rule {
 				r.Why = fmt.Sprintf("%d of %d requests with a usage count", sum.TokenCountMismatches, sum.TokenCountsCompared)
 			} else {
 				r.Why = "no request with a usage count"
+			}
+		case "other_model", "over_max_tokens":
+			n := sum.OtherModel
+			if r.Name == "over_max_tokens" {
+				n = sum.OverMaxTokens
+			}
+			if r.Applies = sum.Completed > 0; r.Applies {
+				r.Value = sum.OffSpecFraction(n)
+				r.Why = fmt.Sprintf("%d of %d completed requests", n, sum.Completed)
+			} else {
+				r.Why = "no completed request"
+			}
+		case "client_limit":
+			n, all := sum.Errors[metrics.ErrClientLimit], sum.Completed+sum.Failed
+			if r.Applies = all > 0; r.Applies {
+				r.Value = float64(n) / float64(all)
+				r.Why = fmt.Sprintf("%d of %d requests", n, all)
+			} else {
+				r.Why = "no request ended"
 			}
 		}
 		r.Valid = !r.Applies || *judged <= r.Bound

@@ -24,7 +24,10 @@ type chunk struct {
 	completionTokens int
 	reasoningTokens  int    // usage's reasoning tokens, when the server counts them
 	errMsg           string // the server reported an error in the stream
-	done             bool   // the stream's end marker: nothing more to read
+	// model is the model the payload names; like every string of a
+	// chunk, valid only until the next read (copy to keep it).
+	model string
+	done  bool // the stream's end marker: nothing more to read
 }
 
 var errNotObject = errors.New("data is not a JSON object")
@@ -75,6 +78,8 @@ func parseOpenAI(data []byte, c *chunk, keepText bool, choice choiceReader) erro
 				c.completionTokens = int(v.Get("completion_tokens").Int())
 				c.reasoningTokens = int(v.Get("completion_tokens_details.reasoning_tokens").Int())
 			}
+		case "model":
+			c.model = v.Str
 		case "error":
 			if v.Type != gjson.Null {
 				c.errMsg = errorMessage(v)

@@ -74,6 +74,9 @@ type client struct {
 	// keepText keeps the generated text of every request in its result
 	// (Plan.KeepText); otherwise only when tok counts it.
 	keepText bool
+	// model is the model asked for, which each response's is checked
+	// against (metrics.SameModel).
+	model string
 }
 
 // newClient validates the target and builds the one HTTP client of a run,
@@ -115,6 +118,7 @@ func newClient(t Target, conns int, tok tokenizer.Tokenizer) (*client, error) {
 		redirects: t.FollowRedirects,
 		tok:       tok,
 		proto:     proto,
+		model:     t.Model,
 	}, nil
 }
 
@@ -367,7 +371,12 @@ func (c *client) do(ctx context.Context, start time.Time, p *prepared, res *metr
 			c.fail(res, metrics.ErrRedirect, re)
 			return
 		}
-		c.failCtx(ctx, res, metrics.ErrConnect, err)
+		kind := metrics.ErrConnect
+		if clientLimit(err) {
+			kind = metrics.ErrClientLimit
+			err = fmt.Errorf("the client's own limit, not the server: %w", err)
+		}
+		c.failCtx(ctx, res, kind, err)
 		return
 	}
 	defer func() {
@@ -526,6 +535,7 @@ func (c *client) read(ctx context.Context, sr *sseReader, tr *timedReader, t0 ti
 		completion int
 		text       []byte
 		ph         streamPhases
+		modelSeen  bool
 	)
 	if n := res.MaxTokens; n > 1 {
 		res.ITL = make([]time.Duration, 0, min(n-1, 4096))
@@ -560,6 +570,14 @@ func (c *client) read(ctx context.Context, sr *sseReader, tr *timedReader, t0 ti
 		if ch.errMsg != "" {
 			c.fail(res, metrics.ErrStream, errors.New(ch.errMsg))
 			break
+		}
+		if ch.model != "" && !modelSeen {
+			// The first chunk that names a model is checked; a stream
+			// does not change model midway.
+			modelSeen = true
+			if !metrics.SameModel(c.model, ch.model) {
+				res.ServedModel = strings.Clone(strings.ToValidUTF8(ch.model[:min(len(ch.model), 200)], "\uFFFD"))
+			}
 		}
 		if ch.output {
 			if res.OutputEvents == 0 {

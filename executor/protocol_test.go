@@ -119,7 +119,7 @@ func TestProtocolParse(t *testing.T) {
 	own := map[string][]chunkCase{
 		APICompletions: {
 			{in: `{"id":"cmpl-1","object":"text_completion","created":1,"model":"m","choices":[{"index":0,"text":" hi","logprobs":null,"finish_reason":null,"stop_reason":null}],"usage":null}`,
-				want: chunk{output: true, answer: true, text: []byte(" hi")}},
+				want: chunk{output: true, answer: true, text: []byte(" hi"), model: "m"}},
 			{in: `{"choices":[{"text":"a","finish_reason":"length"}]}`, want: chunk{output: true, answer: true, text: []byte("a"), finish: "length"}},
 			{in: `{"choices":[{"text":"","finish_reason":"stop"}]}`, want: chunk{finish: "stop"}},
 			{in: `{"choices":[{"text":null}]}`},
@@ -130,7 +130,7 @@ func TestProtocolParse(t *testing.T) {
 		},
 		APIChat: {
 			{in: `{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":" hi"},"logprobs":null,"finish_reason":null}]}`,
-				want: chunk{output: true, answer: true, text: []byte(" hi")}},
+				want: chunk{output: true, answer: true, text: []byte(" hi"), model: "m"}},
 			{in: `{"choices":[{"delta":{"role":"assistant","content":""}}]}`},
 			{in: `{"choices":[{"delta":{"role":"assistant","content":null}}]}`},
 			{in: `{"choices":[{"delta":{"content":"h\u00e9\n"}}]}`, want: chunk{output: true, answer: true, text: []byte("h\u00e9\n")}},

@@ -75,6 +75,9 @@ func merge(parts []*Summary) (*Summary, error) {
 		s.StaleRetries += p.StaleRetries
 		s.TokenStreams += p.TokenStreams
 		s.BufferedStreams += p.BufferedStreams
+		s.CoalescedStreams += p.CoalescedStreams
+		s.OtherModel += p.OtherModel
+		s.OverMaxTokens += p.OverMaxTokens
 		s.MultiTokenStreams += p.MultiTokenStreams
 		s.TokenCountsCompared += p.TokenCountsCompared
 		s.TokenCountMismatches += p.TokenCountMismatches

@@ -24,17 +24,18 @@ type Options struct {
 type Recorder struct {
 	opts Options
 
-	completed, truncated, approxOutput int
-	shortOutputs                       int
-	canceled                           int
-	abandoned, abandonedTokens         int
-	errors                             map[ErrorKind]int
-	inputTokens, serverInputTokens     int
-	outputTokens                       int
-	goodRequests, goodOutputTokens     int
-	peakConcurrency                    int
-	tokenStreams, buffered, multiToken int
-	countsCompared, countMismatches    int
+	completed, truncated, approxOutput            int
+	shortOutputs                                  int
+	canceled                                      int
+	abandoned, abandonedTokens                    int
+	errors                                        map[ErrorKind]int
+	inputTokens, serverInputTokens                int
+	outputTokens                                  int
+	goodRequests, goodOutputTokens                int
+	peakConcurrency                               int
+	tokenStreams, buffered, coalesced, multiToken int
+	otherModel, overMaxTokens                     int
+	countsCompared, countMismatches               int
 
 	measured                    int // every measured request, canceled ones too
 	firstDisp, lastEnd          time.Duration
@@ -165,8 +166,17 @@ func (r *Recorder) Add(req *Request) {
 	if req.Buffered() {
 		r.buffered++
 	}
+	if req.Coalesced() {
+		r.coalesced++
+	}
 	if req.MultiTokenEvents() {
 		r.multiToken++
+	}
+	if req.ServedModel != "" {
+		r.otherModel++
+	}
+	if req.OverMaxTokens() {
+		r.overMaxTokens++
 	}
 	if compared, mismatch := req.TokenCountMismatch(); compared {
 		r.countsCompared++
@@ -344,6 +354,9 @@ func (r *Recorder) SummaryOver(duration time.Duration) *Summary {
 
 		TokenStreams:         r.tokenStreams,
 		BufferedStreams:      r.buffered,
+		CoalescedStreams:     r.coalesced,
+		OtherModel:           r.otherModel,
+		OverMaxTokens:        r.overMaxTokens,
 		MultiTokenStreams:    r.multiToken,
 		TokenCountsCompared:  r.countsCompared,
 		TokenCountMismatches: r.countMismatches,

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"math"
+	"strings"
 	"time"
 )
 
@@ -39,6 +40,10 @@ const (
 	// stopped at max_tokens.
 	ErrTruncatedStream ErrorKind = "truncated_stream"
 	ErrCanceled        ErrorKind = "canceled" // the run was interrupted while the request was in flight: not a failure of the server
+	// ErrClientLimit is a request the client could not send for want of
+	// its own resources (too many open files, no free local port): the
+	// client's failure, not the server's, and it makes the run invalid.
+	ErrClientLimit ErrorKind = "client_limit"
 	// ErrAbandoned is a request the client closed part-way on purpose, as
 	// a reader who closes the tab (a scenario's abandon block): an outcome
 	// of its own, neither completed nor failed nor canceled.
@@ -47,7 +52,7 @@ const (
 
 // ErrorKinds lists every failure kind in report order (ErrAbandoned, an
 // outcome the scenario asked for, is not among them).
-var ErrorKinds = []ErrorKind{ErrConnect, ErrHTTPStatus, ErrRedirect, ErrRateLimited, ErrNotSSE, ErrTimeout, ErrStall, ErrStream, ErrServerAbort, ErrTruncatedStream, ErrMalformed, ErrOversized, ErrEmpty, ErrCanceled}
+var ErrorKinds = []ErrorKind{ErrConnect, ErrHTTPStatus, ErrRedirect, ErrRateLimited, ErrNotSSE, ErrTimeout, ErrStall, ErrStream, ErrServerAbort, ErrTruncatedStream, ErrMalformed, ErrOversized, ErrEmpty, ErrClientLimit, ErrCanceled}
 
 // Where a token count came from.
 const (
@@ -166,6 +171,12 @@ type Request struct {
 	FinishReason  string `json:"finish_reason"` // as the server said ("stop", "length", ...)
 	GeneratedText string `json:"-"`             // kept only when a tokenizer must count it
 
+	// ServedModel is the model the response named when it is not the one
+	// asked for (SameModel): a gateway or a misconfigured server answered
+	// with another model, so the run measured something else. Empty when
+	// it matched or the response named none.
+	ServedModel string `json:"served_model,omitempty"`
+
 	// ShortOutput flags a request that asked to ignore EOS yet got fewer
 	// tokens than max_tokens with a finish_reason of stop or length: the
 	// server did not honour ignore_eos (or miscounted). Suspicious, not a
@@ -263,6 +274,72 @@ func (r *Request) Buffered() bool {
 		return true
 	}
 	return r.E2E-r.TTFT < BufferedSpan && r.TTFT >= BufferedSpan
+}
+
+// BurstGap is the gap under which two output events count as one burst:
+// they reached the client together (the same read), as a proxy that
+// coalesces several events into one write delivers them. A real decode
+// step takes a millisecond or more; reads of separately flushed events on
+// loopback are tens of microseconds apart at the least.
+const BurstGap = 100 * time.Microsecond
+
+// Coalesced reports a stream whose events came in bursts: at least half
+// of its gaps (eight or more) were under BurstGap while the gaps between
+// bursts averaged at least BufferedSpan. A proxy that writes several
+// events per flush delivers them so: its ITL (zero within a burst) and
+// user TPS measure the proxy, not the server. A stream whose every gap
+// is tiny (a server with no decode time) is not coalesced: nothing says
+// it was held. A fully buffered stream is Buffered, not Coalesced.
+func (r *Request) Coalesced() bool {
+	if len(r.ITL) < 8 || !r.TimingExpected() || r.Buffered() {
+		return false
+	}
+	var bursts, spread int
+	var between time.Duration
+	for _, g := range r.ITL {
+		if g < BurstGap {
+			bursts++
+		} else {
+			spread++
+			between += g
+		}
+	}
+	return 2*bursts >= len(r.ITL) && spread >= 2 && between/time.Duration(spread) >= BufferedSpan
+}
+
+// OverMaxTokens reports a completed request that got more output than
+// its max_tokens allowed: more output events, or a larger usage count
+// that the stream does not disprove (a usage count the stream disproves
+// is a token mismatch, not output). The server ignored the cap, so the
+// run's output lengths are not the workload's.
+func (r *Request) OverMaxTokens() bool {
+	if !r.OK() || r.MaxTokens <= 0 {
+		return false
+	}
+	if r.OutputEvents > r.MaxTokens {
+		return true
+	}
+	return r.OutputTokensSource == SourceUsage && r.OutputTokens > r.MaxTokens && !r.UsageContradictsStream()
+}
+
+// SameModel says whether a response that names model served is an answer
+// of the model asked for: the same name (case aside), or one that only
+// adds a tag, a date or a namespace to it (Ollama's "llama3" answered as
+// "llama3:latest", "gpt-4o" as "gpt-4o-2024-08-06", "Llama-3-8B" as
+// "meta-llama/Llama-3-8B"), either way round.
+func SameModel(asked, served string) bool {
+	a, s := strings.ToLower(asked), strings.ToLower(served)
+	if a == "" || s == "" || a == s {
+		return true
+	}
+	extends := func(long, short string) bool {
+		if strings.HasSuffix(long, "/"+short) {
+			return true
+		}
+		rest, ok := strings.CutPrefix(long, short)
+		return ok && strings.ContainsRune(":-@", rune(rest[0]))
+	}
+	return extends(s, a) || extends(a, s)
 }
 
 // MultiTokenEvents reports a successful response whose events carried

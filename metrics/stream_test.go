@@ -141,3 +141,112 @@ func TestTokenizerDisputes(t *testing.T) {
 		}
 	}
 }
+
+// TestCoalesced tells a stream whose events a proxy flushed several at a
+// time (bursts of gaps read together, then the burst's wait) from honest
+// streams, fast or slow, and from a stream buffered whole.
+func TestCoalesced(t *testing.T) {
+	us := time.Microsecond
+	// bursts of n events, each burst after wait.
+	bursts := func(events, n int, wait time.Duration) []time.Duration {
+		var gaps []time.Duration
+		for i := 1; i < events; i++ {
+			if i%n == 0 {
+				gaps = append(gaps, wait)
+			} else {
+				gaps = append(gaps, 5*us)
+			}
+		}
+		return gaps
+	}
+	even := func(events int, g time.Duration) []time.Duration {
+		gaps := make([]time.Duration, events-1)
+		for i := range gaps {
+			gaps[i] = g
+		}
+		return gaps
+	}
+	tests := []struct {
+		name      string
+		gaps      []time.Duration
+		coalesced bool
+	}{
+		{"4 events per flush, 80 ms apart", bursts(16, 4, 80*ms), true},
+		{"2 events per flush: half the gaps", bursts(16, 2, 40*ms), true},
+		{"an honest 20 ms stream", even(16, 20*ms), false},
+		{"a server with no decode time: every gap tiny", even(16, 5*us), false},
+		{"a few gaps read together on a busy client", append(even(14, 20*ms), 5*us, 5*us), false},
+		{"too short to tell", bursts(8, 4, 80*ms), false},
+		{"bursts under a millisecond apart", bursts(16, 4, 300*us), false},
+		{"sub-millisecond honest gaps", even(16, 400*us), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := ok(0, 0, 100*ms, tt.gaps...)
+			if got := r.Coalesced(); got != tt.coalesced {
+				t.Errorf("Coalesced = %v, want %v (gaps %v)", got, tt.coalesced, tt.gaps)
+			}
+		})
+	}
+	// Buffered whole: Buffered, not also Coalesced.
+	if r := ok(0, 0, 500*ms, even(16, 5*us)...); !r.Buffered() || r.Coalesced() {
+		t.Errorf("a stream flushed whole: Buffered %v, Coalesced %v; want true, false", r.Buffered(), r.Coalesced())
+	}
+	rec := NewRecorder(Options{})
+	rec.Add(ok(0, 0, 100*ms, bursts(16, 4, 80*ms)...))
+	rec.Add(ok(0, 0, 100*ms, even(16, 20*ms)...))
+	rec.Add(ok(0, 0, 500*ms, even(16, 5*us)...))
+	s := rec.Summary()
+	if s.CoalescedStreams != 1 || s.BufferedStreams != 1 || s.TokenStreams != 3 || s.UntimedFraction() != 2.0/3 {
+		t.Errorf("coalesced %d, buffered %d of %d, untimed %g; want 1, 1 of 3, 2/3", s.CoalescedStreams, s.BufferedStreams, s.TokenStreams, s.UntimedFraction())
+	}
+}
+
+func TestSameModel(t *testing.T) {
+	tests := []struct {
+		asked, served string
+		same          bool
+	}{
+		{"m", "m", true},
+		{"Llama-3-8B", "llama-3-8b", true},
+		{"llama3", "llama3:latest", true},
+		{"gpt-4o", "gpt-4o-2024-08-06", true},
+		{"Llama-3-8B", "meta-llama/Llama-3-8B", true},
+		{"meta-llama/Llama-3-8B", "Llama-3-8B", true},
+		{"tiny@v2", "tiny", true},
+		{"m", "", true}, // the response named none
+		{"", "anything", true},
+		{"llama3", "mistral", false},
+		{"gpt-4o", "gpt-4o-mini-2024", true}, // a suffix is a suffix: gateways date and size alike
+		{"llama3", "llama30", false},
+		{"llama", "other/llama3", false},
+		{"qwen", "evilqwen", false},
+	}
+	for _, tt := range tests {
+		if got := SameModel(tt.asked, tt.served); got != tt.same {
+			t.Errorf("SameModel(%q, %q) = %v, want %v", tt.asked, tt.served, got, tt.same)
+		}
+	}
+}
+
+func TestOverMaxTokens(t *testing.T) {
+	tests := []struct {
+		name string
+		req  *Request
+		over bool
+	}{
+		{"within", ok(0, 0, ms, ms, ms), false},
+		{"at the cap", with(ok(0, 0, ms, ms, ms), func(r *Request) { r.MaxTokens = 3 }), false},
+		{"more events than the cap", with(ok(0, 0, ms, ms, ms, ms), func(r *Request) { r.MaxTokens, r.OutputTokens = 3, 3 }), true},
+		{"usage over the cap", with(ok(0, 0, ms, ms), func(r *Request) { r.MaxTokens, r.OutputTokens = 2, 5 }), true},
+		{"usage the stream disproves is a mismatch, not output", with(ok(0, 0, ms, ms), func(r *Request) { r.MaxTokens, r.OutputTokens, r.OutputBytes = 2, 50, 8 }), false},
+		{"an event count over the cap is the events'", with(ok(0, 0, ms), func(r *Request) { r.MaxTokens, r.OutputTokens, r.OutputTokensSource = 1, 1, SourceEvents }), false},
+		{"no cap", with(ok(0, 0, ms, ms, ms), func(r *Request) { r.MaxTokens = 0 }), false},
+		{"failed", with(ok(0, 0, ms, ms, ms), func(r *Request) { r.MaxTokens, r.Error = 1, ErrStream }), false},
+	}
+	for _, tt := range tests {
+		if got := tt.req.OverMaxTokens(); got != tt.over {
+			t.Errorf("%s: OverMaxTokens = %v, want %v", tt.name, got, tt.over)
+		}
+	}
+}

@@ -100,6 +100,14 @@ type Summary struct {
 	TokenStreams      int `json:"token_streams"`
 	BufferedStreams   int `json:"buffered_streams"`
 	MultiTokenStreams int `json:"multi_token_streams"`
+	// CoalescedStreams counts token streams whose events came in bursts
+	// (Request.Coalesced): timed, but by a proxy's flushes.
+	CoalescedStreams int `json:"coalesced_streams"`
+	// OtherModel counts completed requests answered by another model than
+	// the one asked for (Request.ServedModel); OverMaxTokens those with
+	// more output than their max_tokens (Request.OverMaxTokens).
+	OtherModel    int `json:"other_model"`
+	OverMaxTokens int `json:"over_max_tokens"`
 	// TokenCountsCompared counts successful requests whose output was
 	// counted by both the server (usage) and the client's tokenizer;
 	// TokenCountMismatches those where the stream or the tokenizer disputes
@@ -258,13 +266,21 @@ func (s *Summary) ErrorRate() float64 {
 }
 
 // UntimedFraction is the fraction of the responses that should carry
-// per-token timing that did not (buffered, or all tokens in one event); 0
-// when there were none.
+// per-token timing that did not (buffered, all tokens in one event, or
+// events coalesced into bursts); 0 when there were none.
 func (s *Summary) UntimedFraction() float64 {
 	if s.TokenStreams == 0 {
 		return 0
 	}
-	return float64(s.BufferedStreams) / float64(s.TokenStreams)
+	return float64(s.BufferedStreams+s.CoalescedStreams) / float64(s.TokenStreams)
+}
+
+// OffSpecFraction is n of the completed requests, 0 when none completed.
+func (s *Summary) OffSpecFraction(n int) float64 {
+	if s.Completed == 0 {
+		return 0
+	}
+	return float64(n) / float64(s.Completed)
 }
 
 // TokenMismatchFraction is TokenCountMismatches / TokenCountsCompared, 0

@@ -443,6 +443,20 @@ func writeStreamNotes(p *printer, s *metrics.Summary) {
 		}
 		p.printf(".\n")
 	}
+	if s.CoalescedStreams > 0 {
+		p.printf("Streams: %d of %d responses came in bursts (several events read at once, then a wait: a proxy flushing events together?), so their ITL is the proxy's",
+			s.CoalescedStreams, s.TokenStreams)
+		if s.UntimedFraction() > 0.5 {
+			p.printf("; with the buffered ones, more than half, so ITL, TPOT and user TPS checks are inconclusive")
+		}
+		p.printf(".\n")
+	}
+	if s.OtherModel > 0 {
+		p.printf("Model: %s answered by another model than the target's (served_model in the requests file names it).\n", count(s.OtherModel, "request was", "requests were"))
+	}
+	if s.OverMaxTokens > 0 {
+		p.printf("Length: %s more output than max_tokens allowed: the server ignored the cap.\n", count(s.OverMaxTokens, "request got", "requests got"))
+	}
 	if s.MultiTokenStreams > 0 {
 		p.printf("Note: %s carried several tokens per event (more tokens than events): ITL there is per event, not per token.\n", count(s.MultiTokenStreams, "response", "responses"))
 	}

@@ -390,8 +390,8 @@ func writeChecksPlan(w io.Writer, cfg *scenario.Config, s *scenario.Scenario) {
 	}
 	fmt.Fprintf(w, "  Verdict: %s; an inconclusive check exits %s\n", judged, exit)
 	v := s.Validity
-	fmt.Fprintf(w, "  Valid when: achieved rate at most %g%% under the schedule's, dispatch lag p99 <= %v, client CPU <= %g%%, token counts differing on <= %g%% of requests\n",
-		100*v.MaxRateShortfall, v.MaxLagP99, 100*v.MaxClientCPU, 100*v.MaxTokenMismatch)
+	fmt.Fprintf(w, "  Valid when: achieved rate at most %g%% under the schedule's, dispatch lag p99 <= %v, client CPU <= %g%%, token counts differing on <= %g%% of requests, answers from another model on <= %g%%, output over max_tokens on <= %g%%, no request failed for the client's own limits\n",
+		100*v.MaxRateShortfall, v.MaxLagP99, 100*v.MaxClientCPU, 100*v.MaxTokenMismatch, 100*v.MaxOtherModel, 100*v.MaxOverMaxTokens)
 }
 
 // exprSource returns an assert condition as written in its file.

@@ -81,7 +81,8 @@ func (l *loader) decodeValidity(d dec, s *Scenario, b *hcl.Block) {
 	for _, f := range []struct {
 		name string
 		dst  *float64
-	}{{"max_rate_shortfall", &v.MaxRateShortfall}, {"max_client_cpu", &v.MaxClientCPU}, {"max_token_mismatch", &v.MaxTokenMismatch}} {
+	}{{"max_rate_shortfall", &v.MaxRateShortfall}, {"max_client_cpu", &v.MaxClientCPU}, {"max_token_mismatch", &v.MaxTokenMismatch},
+		{"max_other_model", &v.MaxOtherModel}, {"max_over_max_tokens", &v.MaxOverMaxTokens}} {
 		if a := d.float(c.Attributes, f.name, f.dst); a != nil && (*f.dst < 0 || *f.dst > 1) {
 			d.invalid(a, "%s is a fraction from 0 to 1 (0.05 is 5%%), not %g.", f.name, *f.dst)
 		}

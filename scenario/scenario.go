@@ -492,6 +492,12 @@ type Validity struct {
 	// MaxTokenMismatch bounds the fraction of requests whose server and
 	// client output token counts differ.
 	MaxTokenMismatch float64 `json:"max_token_mismatch"`
+	// MaxOtherModel bounds the fraction of completed requests answered
+	// by another model than the target's; MaxOverMaxTokens those with
+	// more output than their max_tokens. Both 0 by default: either means
+	// the run measured another workload than the scenario's.
+	MaxOtherModel    float64 `json:"max_other_model"`
+	MaxOverMaxTokens float64 `json:"max_over_max_tokens"`
 }
 
 // DefaultValidity is the validity block's default.

@@ -8,10 +8,12 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/llmload/llmload/executor/executortest"
 )
@@ -182,6 +184,52 @@ func TestUsageContradictsStream(t *testing.T) {
 	}
 }
 
+// TestOffSpecAnswers: servers that stream well but not what was asked.
+// A proxy that flushes four events at a time (true gap 20 ms) shows an
+// ITL p50 of 0 ms: the ITL check is inconclusive, not a pass. An answer
+// from another model, or longer than max_tokens, measured another
+// workload: the run is invalid. Exit 3 for each; their honest twins
+// pass.
+func TestOffSpecAnswers(t *testing.T) {
+	for _, tc := range []struct {
+		name, scenario string
+		cfg            executortest.Config
+		code           int
+		says           string // in stdout
+		figure         string // the summary's count, 20 when the run is off
+	}{
+		{"paced stream", "itl", executortest.Config{TTFT: 10 * time.Millisecond, ITL: 20 * time.Millisecond}, exitOK, "", "coalesced_streams"},
+		{"four events per flush", "itl", executortest.Config{TTFT: 10 * time.Millisecond, ITL: 20 * time.Millisecond, Coalesce: 4}, exitNoResult,
+			"came in bursts", "coalesced_streams"},
+		{"the model asked for, tagged", "open", executortest.Config{Model: "m:latest"}, exitOK, "", "other_model"},
+		{"another model", "open", executortest.Config{Model: "gpt-\x1b[2Jevil"}, exitNoResult, "INVALID (other_model)", "other_model"},
+		{"twice max_tokens", "open", executortest.Config{Tokens: 12}, exitNoResult, "INVALID (over_max_tokens)", "over_max_tokens"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := executortest.New(tc.cfg)
+			defer srv.Close()
+			out := t.TempDir()
+			code, stdout, stderr := call(t, context.Background(), "run", "-quiet", "-out", out, "-scenario", tc.scenario,
+				"-var", "base_url="+withPassword(srv.URL), "testdata/faults.hcl")
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.code, stdout, stderr)
+			}
+			if !strings.Contains(stdout, tc.says) {
+				t.Errorf("stdout does not say %q:\n%s", tc.says, stdout)
+			}
+			res := resultFile(t, filepath.Join(out, tc.scenario+".json"))
+			n, _ := res["summary"].(map[string]any)[tc.figure].(float64)
+			if want := map[bool]float64{true: 0, false: 20}[tc.code == exitOK]; n != want {
+				t.Errorf("%s = %v, want %v", tc.figure, n, want)
+			}
+			if strings.Contains(stdout+stderr, "\x1b") {
+				t.Errorf("a server's model name reached the terminal raw")
+			}
+			noLeaks(t, out, stdout, stderr)
+		})
+	}
+}
+
 // TestHostileText: a server's words reach the terminal, the log and the
 // Markdown report escaped. Its /version forges a heading, an image and
 // HTML; its error bodies carry ANSI escapes and a newline that would
@@ -226,4 +274,39 @@ func TestHostileText(t *testing.T) {
 	if !strings.Contains(string(b), "<script>") {
 		t.Errorf("the Markdown report does not show the server's version at all:\n%s", b)
 	}
+}
+
+// TestClientFileLimit: the client's own file-descriptor limit (ulimit -n
+// 40, hard and soft, for 200 streams at once) is the client's failure,
+// not the server's: the requests it could not open fail as client_limit,
+// the run is invalid (exit 3), and the warning says the limit could not
+// be raised rather than that it was.
+func TestClientFileLimit(t *testing.T) {
+	bin := binary(t)
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash to set the limit with")
+	}
+	srv := executortest.New(executortest.Config{TTFT: 300 * time.Millisecond})
+	defer srv.Close()
+	out := t.TempDir()
+	cmd := exec.Command("bash", "-c", `ulimit -n 40 && exec "$0" "$@"`, bin, "run", "-quiet", "-out", out, "-scenario", "many",
+		"-var", "base_url="+withPassword(srv.URL), "testdata/faults.hcl")
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.Run()
+	if code := cmd.ProcessState.ExitCode(); code != exitNoResult {
+		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitNoResult, stdout.String(), stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "hard limit is 40 (the soft limit is already there)") || strings.Contains(stderr.String(), "raised") {
+		t.Errorf("the warning does not say the limit stayed:\n%s", stderr.String())
+	}
+	t.Logf("stderr:\n%s", stderr.String())
+	res := resultFile(t, filepath.Join(out, "many.json"))
+	if n := errorCount(res, "client_limit"); n == 0 || errorCount(res, "connect") != 0 {
+		t.Errorf("errors %v: want client_limit failures and no connect failure", res["summary"].(map[string]any)["errors"])
+	}
+	if !strings.Contains(stdout.String(), "INVALID (client_limit)") {
+		t.Errorf("the report does not name client_limit:\n%s", stdout.String())
+	}
+	noLeaks(t, out, stdout.String(), stderr.String())
 }

@@ -71,6 +71,13 @@ type Config struct {
 	// writes them all in one flush after the last, as a buffering proxy
 	// does: the client sees every token arrive at once.
 	Buffered bool
+	// Coalesce, when over 1, holds output chunks and writes them that many
+	// at a time, each batch at the deadline of its last (a proxy that
+	// flushes several events at once): the client reads bursts.
+	Coalesce int
+	// Model, when set, is the model every output chunk names (none by
+	// default): a server that answers with another model than asked.
+	Model string
 	// Mode is one named fault of a whole server or response (ModeCrash,
 	// ModeBuffered, ...; "" for none), for tests that provoke each fault a
 	// real deployment shows. ModeAfter is its count where it takes one.
@@ -435,6 +442,14 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			held = append(held, ev...)
 			continue
 		}
+		if cfg.Coalesce > 1 {
+			held = append(held, ev...)
+			if (k+1)%cfg.Coalesce == 0 {
+				st.write(held)
+				held = held[:0]
+			}
+			continue
+		}
 		var began time.Time
 		if cfg.RecordSends {
 			began = time.Now()
@@ -503,6 +518,10 @@ func (st *stream) choice(role, content, finish string) string {
 	pad := ""
 	if st.cfg.Padding > 0 {
 		pad = `"pad":"` + strings.Repeat("x", st.cfg.Padding) + `",`
+	}
+	if st.cfg.Model != "" {
+		m, _ := json.Marshal(st.cfg.Model)
+		pad += `"model":` + string(m) + ","
 	}
 	c, _ := json.Marshal(content)
 	switch {

@@ -55,6 +55,16 @@ dataset "d" {
   }
 }
 
+# Longer answers, for the streams' timing.
+dataset "long" {
+  random {
+    input_len   = 8
+    output_len  = 16
+    num_prompts = 20
+    seed        = 1
+  }
+}
+
 # The same prompts counted by the target's /tokenize.
 dataset "server" {
   random {
@@ -109,5 +119,28 @@ scenario "abort" {
   }
   open_loop {
     rate = 200
+  }
+}
+
+# An ITL gate over long enough streams to see how their events came.
+scenario "itl" {
+  target   = target.t
+  dataset  = dataset.long
+  requests = 20
+  open_loop {
+    rate = 500
+  }
+  sla {
+    itl_p50 = "50ms"
+  }
+}
+
+# Many streams at once, for the client's own limits.
+scenario "many" {
+  target   = target.t
+  dataset  = dataset.d
+  requests = 200
+  open_loop {
+    rate = "inf"
   }
 }
