@@ -510,6 +510,13 @@ func count(n int, one, many string) string {
 	return fmt.Sprintf("%d %s", n, many)
 }
 
+// scrubbedStats is a dataset's statistics without a sensitive variable's
+// value (in the tokenizer's path, say).
+func scrubbedStats(s *scenario.Scenario, st dataset.Stats) dataset.Stats {
+	st.Tokenizer = s.Scrub(st.Tokenizer)
+	return st
+}
+
 func buildReport(s *scenario.Scenario, lt *liveTarget, ds *dataset.Dataset, tok tokenizer.Tokenizer, o *executor.Outcome, outs []assert.Outcome, started, ended time.Time, version string) *results.Run {
 	r := &results.Run{
 		Scenario:             s.Name,
@@ -523,9 +530,9 @@ func buildReport(s *scenario.Scenario, lt *liveTarget, ds *dataset.Dataset, tok 
 		API:                  s.Target.API,
 		Model:                s.Target.Model,
 		Config:               s.Resolved(),
-		Dataset:              ds.Stats,
+		Dataset:              scrubbedStats(s, ds.Stats),
 		Simulator:            lt.simStats(),
-		Tokenizer:            tok.Name(),
+		Tokenizer:            s.Scrub(tok.Name()),
 		TokenizerApproximate: !tok.Exact(),
 		Goodput:              metrics.SLO(s.Goodput),
 		Overall:              o.Overall,

@@ -90,7 +90,7 @@ func workloadOf(s *scenario.Scenario, ds *dataset.Dataset, tok tokenizer.Tokeniz
 	}
 	w.Dataset, _ = json.Marshal(d)
 	if tok != nil {
-		w.Tokenizer = tok.Name()
+		w.Tokenizer = s.Scrub(tok.Name())
 	}
 	body, _ := json.Marshal(w)
 	sum := sha256.Sum256(body)

@@ -29,13 +29,23 @@ func (s *Scenario) Resolved() any {
 	if err != nil {
 		return view
 	}
+	// As each value appears inside a JSON string, too.
+	return json.RawMessage(s.Scrub(string(b)))
+}
+
+// Scrub hides every sensitive variable's value in text, as Resolved does:
+// for what a run derives from the configuration outside it (a tokenizer's
+// path built from a sensitive variable, say).
+func (s *Scenario) Scrub(text string) string {
+	if s.secrets == nil {
+		return text
+	}
 	sc := secret.New()
 	for _, v := range s.secrets.Secrets() {
-		// As the value appears inside a JSON string, too.
 		q, _ := json.Marshal(v)
 		sc.Add(v, string(q[1:len(q)-1]))
 	}
-	return json.RawMessage(sc.Scrub(string(b)))
+	return sc.Scrub(text)
 }
 
 func (s *Scenario) resolved() any {

@@ -27,6 +27,7 @@ var planted = []string{
 	"tok-PLANTED-sensitive-var-42",
 	"tenant-PLANTED-header-7",
 	"PLANTED-url-pw",
+	"PLANTED-metrics-pw",
 	"PLANTED-t0k", // a token too short for the validation rule
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/llmload/llmload/executor/executortest"
+	"github.com/llmload/llmload/internal/testshared"
 )
 
 // TestRedirects: a target that redirects. By default no redirect is
@@ -309,4 +311,119 @@ func TestClientFileLimit(t *testing.T) {
 		t.Errorf("the report does not name client_limit:\n%s", stdout.String())
 	}
 	noLeaks(t, out, stdout.String(), stderr.String())
+}
+
+// TestPlantedSecretsEveryOutput plants a secret in every place a value
+// can come from (testdata/planted.hcl: the environment, sensitive
+// variables in a header, extra_body, the metrics URL and the tokenizer's
+// folder, a sensitive header, the base URL's password) and greps every
+// output a run and its reports make: stdout and stderr (with GitHub's
+// annotations, and -format json), the result, the requests file, the
+// saved baseline, the HTML report, JUnit, Markdown, the step summary, the
+// live metrics endpoint while the run goes, and report and compare on
+// the result. A quarter of the requests meet a 401 that echoes the
+// request's headers, so error messages carry the secrets too.
+func TestPlantedSecretsEveryOutput(t *testing.T) {
+	shared := testshared.Path(t, "data", "tokenizers", "qwen3", "tokenizer.json")
+	tokDir := filepath.Join(t.TempDir(), "tok-PLANTED-sensitive-var-42")
+	if err := os.MkdirAll(tokDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(shared)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(tokDir, "tokenizer.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := executortest.New(executortest.Config{TTFT: 50 * time.Millisecond, Vary: func(i int, c *executortest.Config) {
+		if i%4 == 1 {
+			c.Mode = executortest.ModeAuthEcho
+		}
+	}})
+	defer srv.Close()
+
+	dir := t.TempDir()
+	out, baseline := filepath.Join(dir, "out"), filepath.Join(dir, "baseline")
+	summary := filepath.Join(dir, "step-summary.md")
+	t.Setenv("LLMLOAD_TEST_PLANTED_KEY", "sk-PLANTED-api-key-0123456789")
+	t.Setenv("GITHUB_ACTIONS", "true")
+	t.Setenv("GITHUB_STEP_SUMMARY", summary)
+
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	live := l.Addr().String()
+	l.Close()
+	// The live endpoint, read while the run goes.
+	var scraped []string
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(50 * time.Millisecond):
+			}
+			if resp, err := http.Get("http://" + live + "/metrics"); err == nil {
+				b, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				scraped = append(scraped, string(b))
+			}
+		}
+	}()
+	vars := []string{"-var", "base_url=" + withPassword(srv.URL), "-var", "tokenizer_dir=" + tokDir,
+		"-var", "metrics_url=" + strings.Replace(srv.URL, "http://", "http://scraper:PLANTED-metrics-pw@", 1) + "/metrics", "testdata/planted.hcl"}
+	code, stdout, stderr := call(t, context.Background(), append([]string{"run", "-quiet", "-verbose", "-out", out, "-overwrite",
+		"-format", "json", "-html", filepath.Join(dir, "report.html"), "-junit", filepath.Join(dir, "junit.xml"),
+		"-markdown", filepath.Join(dir, "report.md"), "-save-baseline", baseline, "-metrics-addr", live}, vars...)...)
+	close(stop)
+	<-done
+	if code != exitCheckFailed {
+		t.Fatalf("exit %d, want %d (the checks fail)\nstdout:\n%s\nstderr:\n%s", code, exitCheckFailed, stdout, stderr)
+	}
+	if len(scraped) == 0 || !strings.Contains(strings.Join(scraped, ""), "llmload_") {
+		t.Errorf("the live endpoint was never read (%d reads)", len(scraped))
+	}
+	if !strings.Contains(stderr, "::error") {
+		t.Errorf("no GitHub annotation on stderr (stdout has the JSON):\n%s", stderr)
+	}
+	outputs := append([]string{stdout, stderr}, scraped...)
+	result := filepath.Join(out, "planted.json")
+	for _, args := range [][]string{
+		append([]string{"plan", "-show-request"}, vars...),
+		append([]string{"validate"}, vars...),
+		{"report", "-format", "markdown", result},
+		{"report", "-html", filepath.Join(dir, "report2.html"), result},
+		{"compare", "-markdown", filepath.Join(dir, "compare.md"), result, result},
+	} {
+		code, o, e := call(t, context.Background(), args...)
+		if code == exitInvalid {
+			t.Errorf("%s: exit %d, so its output proves nothing\n%s%s", args[0], code, o, e)
+		}
+		outputs = append(outputs, o, e)
+	}
+	// Every file written must exist (else the grep proves nothing).
+	for _, f := range []string{result, filepath.Join(out, "planted.requests.jsonl"), filepath.Join(baseline, "planted.json"),
+		filepath.Join(dir, "report.html"), filepath.Join(dir, "junit.xml"), filepath.Join(dir, "report.md"), summary,
+		filepath.Join(dir, "report2.html"), filepath.Join(dir, "compare.md")} {
+		if _, err := os.Stat(f); err != nil {
+			t.Errorf("an output is missing: %v", err)
+		}
+	}
+	if all := strings.Join(outputs, ""); !strings.Contains(all, "[REDACTED]") && !strings.Contains(all, "xxxxx") {
+		t.Errorf("nothing was redacted: did the error path run?")
+	}
+	noLeaks(t, dir, outputs...)
+	if t.Failed() {
+		b, _ := os.ReadFile(result)
+		for _, line := range strings.Split(string(b), "\n") {
+			if strings.Contains(line, "PLANTED") {
+				t.Logf("result: %s", line)
+			}
+		}
+	}
 }
