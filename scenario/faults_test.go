@@ -105,6 +105,44 @@ scenario "s" {
 	}
 }
 
+// An environment variable named as a credential is a secret even where
+// its value fails to decode: tonumber(env("KEY")) printed the key.
+func TestCredentialEnvStaysHidden(t *testing.T) {
+	const key = "sk-from-ENV-0123456789"
+	src := `
+target "t" {
+  base_url = "http://127.0.0.1:1"
+  model    = "m"
+  api_key  = tonumber(env("KEY"))
+  headers  = { "X-Trace" = env("HF_TOKEN") }
+}
+dataset "d" {
+  random {}
+}
+scenario "s" {
+  target  = target.t
+  dataset = dataset.d
+  open_loop {
+    rate = 1
+  }
+}
+`
+	cfg, diags := load([]source{{name: "s.hcl", src: []byte(src)}}, LoadOptions{Environ: []string{"KEY=" + key, "HF_TOKEN=hf_" + key, "HOME=/home/u"}})
+	if !diags.HasErrors() {
+		t.Fatal("tonumber of a key decoded")
+	}
+	var out bytes.Buffer
+	if err := cfg.WriteDiagnostics(&out, diags, Verbose); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.String(), key) || !strings.Contains(out.String(), "cannot convert") {
+		t.Errorf("the key leaks, or the diagnostic is gone:\n%s", out.String())
+	}
+	if got := cfg.Secrets().Scrub("hf_" + key + " /home/u"); got != "[REDACTED] /home/u" {
+		t.Errorf("Secrets scrubs %q to %q; want the token alone hidden", "hf_"+key+" /home/u", got)
+	}
+}
+
 func TestFaultAttributes(t *testing.T) {
 	const head = `
 target "t" {

@@ -131,6 +131,15 @@ func load(srcs []source, opts LoadOptions) (*Config, hcl.Diagnostics) {
 		secrets:  secret.New(),
 	}
 	l.cfg.Files = l.parser.Files()
+	// An environment variable whose name says it holds a credential
+	// (OPENAI_API_KEY, HF_TOKEN, KEY) is a secret wherever its value
+	// lands, even where it fails to decode: tonumber(env("KEY")) would
+	// print it in its diagnostic.
+	for name, v := range l.environ {
+		if secret.SensitiveHeader(name, nil) {
+			l.secrets.Add(v)
+		}
+	}
 
 	type parsed struct {
 		name    string
