@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"slices"
@@ -119,12 +120,50 @@ func checkShareGPTStart(path string) error {
 			continue
 		case off < 3 && (b == 0xBB || b == 0xBF):
 			continue
-		case strings.IndexByte(`[{"-0123456789tfn`, b) >= 0:
-			// JSON: the parser says what is wrong with it, if anything.
-			return nil
+		case b == '[':
+			return checkFirstEntry(path, f)
+		case strings.IndexByte(`{"-0123456789tfn`, b) >= 0:
+			return offsetError(path, off, "top-level value starts with %q, not an array of ShareGPT entries", b)
 		}
 		return offsetError(path, off, "not JSON: starts with byte 0x%02x, where a JSON array of ShareGPT entries begins with [", b)
 	}
+}
+
+// firstEntryBytes bounds where a big file's first entry must end: a
+// ShareGPT entry is a conversation of kilobytes, not of megabytes.
+const firstEntryBytes = 16 << 20
+
+// checkFirstEntry decodes a big file's first entry from its start, in
+// bounded memory, before the file is read whole: a file that is not a
+// ShareGPT array after all (an array of zeros, a gigabyte of one string)
+// is refused at the byte where it goes wrong.
+func checkFirstEntry(path string, f *os.File) error {
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil
+	}
+	br := bufio.NewReader(io.LimitReader(f, firstEntryBytes))
+	if b, err := br.Peek(3); err == nil && string(b) == "\xef\xbb\xbf" {
+		br.Discard(3)
+	}
+	dec := json.NewDecoder(br)
+	if _, err := dec.Token(); err != nil { // the '['
+		return offsetError(path, dec.InputOffset(), "not JSON: %v", err)
+	}
+	if !dec.More() {
+		if _, err := dec.Token(); err != nil {
+			// Not the array's end: nothing but blanks for 16 MiB.
+			return offsetError(path, dec.InputOffset(), "no entry within its first %d MiB: not a ShareGPT file", firstEntryBytes>>20)
+		}
+		return nil // an empty array: the parser says so
+	}
+	var first map[string]json.RawMessage
+	switch err := dec.Decode(&first); {
+	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+		return offsetError(path, 0, "the first entry does not end within its first %d MiB: not a ShareGPT file", firstEntryBytes>>20)
+	case err != nil:
+		return offsetError(path, dec.InputOffset(), "the first entry is not a JSON object: %v", err)
+	}
+	return nil
 }
 
 func (cfg ShareGPT) validate() error {

@@ -173,9 +173,19 @@ func TestClientMetrics(t *testing.T) {
 // server's 60 ms and 15 ms are exactly what the client measures.
 func TestClientTiming(t *testing.T) {
 	const ttft, itl, n = 60 * time.Millisecond, 15 * time.Millisecond, 6
-	for _, api := range []string{APICompletions, APIChat} {
-		t.Run(api, func(t *testing.T) {
-			inBubble(t, executortest.Config{TTFT: ttft, ITL: itl, RoleChunk: true}, func(t *testing.T, srv *executortest.Server) {
+	for _, tc := range []struct {
+		api string
+		cr  bool
+	}{{APICompletions, false}, {APIChat, false}, {APICompletions, true}, {APIChat, true}} {
+		api := tc.api
+		name := api
+		if tc.cr {
+			// Bare CR line ends: each event is read when it arrives, not
+			// held until an LF that never comes.
+			name += " bare CR"
+		}
+		t.Run(name, func(t *testing.T) {
+			inBubble(t, executortest.Config{TTFT: ttft, ITL: itl, RoleChunk: true, CR: tc.cr}, func(t *testing.T, srv *executortest.Server) {
 				res := sendOne(t, Target{BaseURL: srv.URL, API: api}, dataset.Request{Prompt: "hi", OutputLen: n}, nil)
 				if !res.OK() || res.OutputEvents != n {
 					t.Fatalf("got %d events, error %q %s", res.OutputEvents, res.Error, res.ErrorMessage)

@@ -27,10 +27,9 @@ type sseReader struct {
 	hasData bool   // a data field was seen for the pending event
 	long    []byte // scratch for lines longer than the buffer
 	started bool
-	// rest is what follows a bare CR in the last line read: more lines,
-	// returned before the next read (hasRest, even when empty).
-	rest    []byte
-	hasRest bool
+	// skipLF: the last line ended with a CR, so an LF that follows is
+	// part of that line end (CRLF), not an empty line.
+	skipLF bool
 }
 
 // MaxEventBytes bounds an event's data and any one line of the stream: a
@@ -93,48 +92,68 @@ func (s *sseReader) next() (name, data []byte, err error) {
 	}
 }
 
-// readLine returns the next line without its LF or CRLF end. At the end of
-// the stream a last unterminated line is returned first, then io.EOF.
+// readLine returns the next line without its end: LF, CRLF or a bare CR,
+// each a line end of its own in the event-stream format. A line is
+// returned as soon as its end has arrived, a bare CR's too: the LF that
+// may follow a CR is skipped at the next call, never waited for. At the
+// end of the stream a last unterminated line is returned first, then
+// io.EOF. The line is valid until the next call.
 func (s *sseReader) readLine() ([]byte, error) {
-	if s.hasRest {
-		return s.cut(s.rest), nil
+	if s.skipLF {
+		// The last line ended with a CR: an LF right after it is the
+		// same line end (CRLF). Peeking waits for a byte, but only once
+		// the last line has been handled.
+		s.skipLF = false
+		if b, err := s.br.Peek(1); err == nil && b[0] == '\n' {
+			s.br.Discard(1)
+		}
 	}
-	line, err := s.br.ReadSlice('\n')
-	if errors.Is(err, bufio.ErrBufferFull) {
-		s.long = append(s.long[:0], line...)
-		for errors.Is(err, bufio.ErrBufferFull) {
-			if len(s.long) > MaxEventBytes+64 { // the field name and its colon
+	long := false // the line is gathered in s.long, over several reads
+	s.long = s.long[:0]
+	for {
+		if s.br.Buffered() == 0 {
+			if _, err := s.br.Peek(1); err != nil {
+				if errors.Is(err, io.EOF) && long && len(s.long) > 0 {
+					return s.first(s.long), nil
+				}
+				return nil, err
+			}
+		}
+		buf, _ := s.br.Peek(s.br.Buffered())
+		i := bytes.IndexAny(buf, "\r\n")
+		if i < 0 {
+			// No line end yet: keep what came and read on.
+			if len(s.long)+len(buf) > MaxEventBytes+64 { // the field name and its colon
 				s.long = nil // give the memory back
 				return nil, errOversized
 			}
-			line, err = s.br.ReadSlice('\n')
-			s.long = append(s.long, line...)
+			s.long = append(s.long, buf...)
+			s.br.Discard(len(buf))
+			long = true
+			continue
 		}
-		line = s.long
+		line := buf[:i]
+		if long {
+			if len(s.long)+i > MaxEventBytes+64 {
+				s.long = nil
+				return nil, errOversized
+			}
+			s.long = append(s.long, line...)
+			line = s.long
+		}
+		s.skipLF = buf[i] == '\r'
+		s.br.Discard(i + 1)
+		return s.first(line), nil
 	}
-	if err != nil && (!errors.Is(err, io.EOF) || len(line) == 0) {
-		return nil, err
-	}
+}
+
+// first drops a byte-order mark from the stream's first line.
+func (s *sseReader) first(line []byte) []byte {
 	if !s.started {
 		s.started = true
 		line = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf"))
 	}
-	line = bytes.TrimSuffix(line, []byte("\n"))
-	return s.cut(line), nil
-}
-
-// cut returns the first line of text, which may hold several lines ended
-// by a bare CR (a line end of its own in the event-stream format), and
-// keeps the rest for the next calls. A CR that ends text is the CR of a
-// CRLF, or a bare CR at the end: either way the line's end.
-func (s *sseReader) cut(text []byte) []byte {
-	i := bytes.IndexByte(text, '\r')
-	if i < 0 || i == len(text)-1 {
-		s.rest, s.hasRest = nil, false
-		return bytes.TrimSuffix(text, []byte("\r"))
-	}
-	s.rest, s.hasRest = text[i+1:], true
-	return text[:i]
+	return line
 }
 
 // timedReader notes when each read that returned bytes got them, so that

@@ -452,7 +452,7 @@ func writeStreamNotes(p *printer, s *metrics.Summary) {
 		p.printf(".\n")
 	}
 	if s.OtherModel > 0 {
-		p.printf("Model: %s answered by another model than the target's (served_model in the requests file names it).\n", count(s.OtherModel, "request was", "requests were"))
+		p.printf("Model: %s answered by another model than the target's (served_model in the requests file names it). If that name is an alias of the same model (vLLM answers with its first --served-model-name, a gateway with the deployment's model), set validity { max_other_model = 1 }.\n", count(s.OtherModel, "request was", "requests were"))
 	}
 	if s.OverMaxTokens > 0 {
 		p.printf("Length: %s more output than max_tokens allowed: the server ignored the cap.\n", count(s.OverMaxTokens, "request got", "requests got"))

@@ -81,7 +81,7 @@ func startScrape(ctx context.Context, s *scenario.Scenario, lt *liveTarget) *ser
 	if u == "" {
 		return nil
 	}
-	cfg := scrape.Config{URL: u, Interval: s.Target.ScrapeInterval, Extras: s.Target.ScrapeMetrics}
+	cfg := scrape.Config{URL: u, Interval: s.Target.ScrapeInterval, Extras: s.Target.ScrapeMetrics, FollowRedirects: s.Target.FollowRedirects}
 	if implicit && lt.target.APIKey != "" {
 		// The same server as the API: the same credentials.
 		cfg.Headers = map[string]string{"Authorization": "Bearer " + lt.target.APIKey}

@@ -28,9 +28,23 @@ var targetSchema = &hcl.BodySchema{
 	Blocks: []hcl.BlockHeaderSchema{{Type: "sim"}},
 }
 
-// reservedBody are the request body fields extra_body may not set: what
-// is measured (the prompt, the model, streaming and its usage chunk).
-var reservedBody = []string{"model", "prompt", "messages", "input", "stream", "stream_options"}
+// reservedBody are the request body fields extra_body may not set, with
+// why: what is measured (the prompt, the model, streaming and its usage
+// chunk) and what shapes the workload behind llmload's back (the output's
+// length and the number of answers).
+var reservedBody = []struct{ key, why string }{
+	{"model", "the prompt, the model and streaming are what the run measures (set the model with model, the prompts with a dataset)"},
+	{"prompt", "the prompt, the model and streaming are what the run measures (set the model with model, the prompts with a dataset)"},
+	{"messages", "the prompt, the model and streaming are what the run measures (set the model with model, the prompts with a dataset)"},
+	{"input", "the prompt, the model and streaming are what the run measures (set the model with model, the prompts with a dataset)"},
+	{"stream", "the prompt, the model and streaming are what the run measures (set the model with model, the prompts with a dataset)"},
+	{"stream_options", "the prompt, the model and streaming are what the run measures (set the model with model, the prompts with a dataset)"},
+	{"max_tokens", "each request's max_tokens is its dataset output length, which the results record (set the dataset's output_len)"},
+	{"max_completion_tokens", "each request's max_tokens is its dataset output length, which the results record (set the dataset's output_len)"},
+	{"n", "one answer per request is what is timed: several choices would stream as one"},
+	{"best_of", "one answer per request is what is timed: several choices would stream as one"},
+	{"ignore_eos", "the target's ignore_eos sets it, and the results judge truncation by it (set ignore_eos = true on the target)"},
+}
 
 func (l *loader) decodeTarget(d dec, b *hcl.Block) {
 	name := b.Labels[0]
@@ -83,9 +97,9 @@ func (l *loader) decodeTarget(d dec, b *hcl.Block) {
 	d.duration(a, "stall_timeout", &t.StallTimeout, true)
 	d.boolean(a, "ignore_eos", &t.IgnoreEOS)
 	if attr := d.jsonObject(a, "extra_body", &t.ExtraBody); attr != nil {
-		for _, k := range reservedBody {
-			if _, ok := t.ExtraBody[k]; ok {
-				d.invalid(attr, "extra_body sets %q, which llmload sets itself: the prompt, the model and streaming are what the run measures (set the model with model, the prompts with a dataset).", k)
+		for _, r := range reservedBody {
+			if _, ok := t.ExtraBody[r.key]; ok {
+				d.invalid(attr, "extra_body sets %q, which llmload sets itself: %s.", r.key, r.why)
 			}
 		}
 	}

@@ -127,7 +127,8 @@ scenario "s" {
   }
 }
 `
-	cfg, diags := load([]source{{name: "s.hcl", src: []byte(src)}}, LoadOptions{Environ: []string{"KEY=" + key, "HF_TOKEN=hf_" + key, "HOME=/home/u"}})
+	cfg, diags := load([]source{{name: "s.hcl", src: []byte(src)}}, LoadOptions{Environ: []string{"KEY=" + key, "HF_TOKEN=hf_" + key, "HOME=/home/u",
+		"TOKENIZERS_PARALLELISM=false", "GITHUB_TOKEN=ghp_not-read-by-the-config"}})
 	if !diags.HasErrors() {
 		t.Fatal("tonumber of a key decoded")
 	}
@@ -138,8 +139,11 @@ scenario "s" {
 	if strings.Contains(out.String(), key) || !strings.Contains(out.String(), "cannot convert") {
 		t.Errorf("the key leaks, or the diagnostic is gone:\n%s", out.String())
 	}
-	if got := cfg.Secrets().Scrub("hf_" + key + " /home/u"); got != "[REDACTED] /home/u" {
-		t.Errorf("Secrets scrubs %q to %q; want the token alone hidden", "hf_"+key+" /home/u", got)
+	// Only what env() read, named as a credential, and not a short word:
+	// the environment's other values are no secrets of the run's.
+	in := "hf_" + key + " /home/u false ghp_not-read-by-the-config"
+	if got, want := cfg.Secrets().Scrub(in), "[REDACTED] /home/u false ghp_not-read-by-the-config"; got != want {
+		t.Errorf("Secrets scrubs %q to %q; want %q", in, got, want)
 	}
 }
 

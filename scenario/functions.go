@@ -59,10 +59,11 @@ func stdFunctions() map[string]function.Function {
 func ConditionFunctions() map[string]function.Function { return stdFunctions() }
 
 // configFunctions returns the functions of configuration attributes in a
-// file under dir: the standard ones plus env and file.
-func configFunctions(dir string, environ map[string]string) map[string]function.Function {
+// file under dir: the standard ones plus env and file. env notes in read
+// each variable it read.
+func configFunctions(dir string, environ map[string]string, read map[string]bool) map[string]function.Function {
 	fns := stdFunctions()
-	fns["env"] = envFunc(environ)
+	fns["env"] = envFunc(environ, read)
 	fns["file"] = fileFunc(dir)
 	return fns
 }
@@ -83,7 +84,7 @@ var msFunc = function.New(&function.Spec{
 
 // envFunc reads an environment variable: env(name) fails when it is unset,
 // env(name, default) returns default then.
-func envFunc(environ map[string]string) function.Function {
+func envFunc(environ map[string]string, read map[string]bool) function.Function {
 	return function.New(&function.Spec{
 		Description: "Returns an environment variable, or the default when it is unset.",
 		Params:      []function.Parameter{{Name: "name", Type: cty.String}},
@@ -94,6 +95,9 @@ func envFunc(environ map[string]string) function.Function {
 				return cty.NilVal, function.NewArgErrorf(2, "env takes a name and at most one default")
 			}
 			name := args[0].AsString()
+			if read != nil {
+				read[name] = true
+			}
 			if v, ok := environ[name]; ok {
 				return cty.StringVal(v), nil
 			}

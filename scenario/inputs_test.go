@@ -25,7 +25,11 @@ func TestRefusedInputs(t *testing.T) {
 		{name: "extra_body sets the model", target: `extra_body = { model = "other" }`, want: `3: extra_body sets "model"`},
 		{name: "extra_body sets the messages", target: `extra_body = { messages = [] }`, want: `3: extra_body sets "messages"`},
 		{name: "extra_body removes stream_options", target: `extra_body = { stream_options = null }`, want: `3: extra_body sets "stream_options"`},
+		{name: "extra_body sets max_tokens", target: `extra_body = { max_tokens = 4096 }`, want: `3: extra_body sets "max_tokens", which llmload sets itself: each request's max_tokens is its dataset output length`},
+		{name: "extra_body asks for several answers", target: `extra_body = { n = 4 }`, want: `3: extra_body sets "n"`},
+		{name: "extra_body sets ignore_eos", target: `extra_body = { ignore_eos = true }`, want: `3: extra_body sets "ignore_eos", which llmload sets itself: the target's ignore_eos sets it`},
 		{name: "extra_body sets a sampling knob", target: `extra_body = { temperature = 0 }`},
+		{name: "extra_body sets min_tokens (a way to force lengths)", target: `extra_body = { min_tokens = 4 }`},
 		{name: "start_at has passed", scenario: `start_at = "2026-12-03T09:59:59Z"`, want: `14: start_at 2026-12-03T09:59:59Z has passed`},
 		{name: "start_at ahead", scenario: `start_at = "2026-12-03T10:00:30Z"`},
 	} {

@@ -104,6 +104,8 @@ func expandPath(p string) ([]string, error) {
 type loader struct {
 	opts    LoadOptions
 	environ map[string]string
+	// envRead are the environment variables env() read.
+	envRead map[string]bool
 	parser  *hclparse.Parser
 	cfg     *Config
 	diags   hcl.Diagnostics
@@ -124,6 +126,7 @@ func load(srcs []source, opts LoadOptions) (*Config, hcl.Diagnostics) {
 	l := &loader{
 		opts:     opts,
 		environ:  environMap(opts.Environ),
+		envRead:  map[string]bool{},
 		parser:   hclparse.NewParser(),
 		cfg:      &Config{},
 		targets:  map[string]*Target{},
@@ -131,15 +134,6 @@ func load(srcs []source, opts LoadOptions) (*Config, hcl.Diagnostics) {
 		secrets:  secret.New(),
 	}
 	l.cfg.Files = l.parser.Files()
-	// An environment variable whose name says it holds a credential
-	// (OPENAI_API_KEY, HF_TOKEN, KEY) is a secret wherever its value
-	// lands, even where it fails to decode: tonumber(env("KEY")) would
-	// print it in its diagnostic.
-	for name, v := range l.environ {
-		if secret.SensitiveHeader(name, nil) {
-			l.secrets.Add(v)
-		}
-	}
 
 	type parsed struct {
 		name    string
@@ -181,6 +175,17 @@ func load(srcs []source, opts LoadOptions) (*Config, hcl.Diagnostics) {
 		}
 	}
 	l.checkResultFiles()
+	// An environment variable the configuration read with env() whose name
+	// says it holds a credential (OPENAI_API_KEY, HF_TOKEN, KEY) is a
+	// secret wherever its value lands, even where it failed to decode:
+	// tonumber(env("KEY")) would print it in its diagnostic. Only what
+	// env() read, and only values of 8 bytes or more: the environment
+	// holds TOKENIZERS_PARALLELISM=false, whose value is no secret.
+	for name := range l.envRead {
+		if v := l.environ[name]; len(v) >= 8 && secret.SensitiveHeader(name, nil) {
+			l.secrets.Add(v)
+		}
+	}
 	l.cfg.secrets = l.secrets
 	all := l.cfg.Secrets()
 	for _, s := range l.cfg.Scenarios {
@@ -254,7 +259,7 @@ func (l *loader) dec(filename string) dec {
 	return dec{
 		ctx: &hcl.EvalContext{
 			Variables: map[string]cty.Value{"var": l.vars},
-			Functions: configFunctions(filepath.Dir(filename), l.environ),
+			Functions: configFunctions(filepath.Dir(filename), l.environ, l.envRead),
 		},
 		diags:    &l.diags,
 		varNames: l.variableNames(),

@@ -408,7 +408,7 @@ target "t" {
   model    = format("%s-%d", upper(env("FAMILY", "x")), max(1, 8, 3))
   api_key  = trimspace(file("key.txt"))
   headers  = merge({ a = "1" }, { b = join(",", split(" ", "x y")) })
-  extra_body = { max = ms("1.5s"), n = length(concat([1], [2, 3])), d = env("UNSET", "dflt") }
+  extra_body = { max = ms("1.5s"), count = length(concat([1], [2, 3])), d = env("UNSET", "dflt") }
 }
 `
 	p := filepath.Join(dir, "f.hcl")
@@ -422,7 +422,7 @@ target "t" {
 	want := &Target{
 		Name: "t", BaseURL: "http://127.0.0.1:8000", API: DefaultAPI, Model: "LLAMA-8", APIKey: "sk-from-file",
 		Headers:   map[string]string{"a": "1", "b": "x,y"},
-		ExtraBody: map[string]any{"max": 1500.0, "n": 3.0, "d": "dflt"},
+		ExtraBody: map[string]any{"max": 1500.0, "count": 3.0, "d": "dflt"},
 		Timeout:   DefaultTimeout, StallTimeout: DefaultStallTimeout, MetricsURLDefault: true, ScrapeInterval: DefaultScrapeInterval,
 	}
 	if diff := cmp.Diff(want, cfg.Target("t"), ignoreHCL); diff != "" {

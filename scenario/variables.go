@@ -69,7 +69,7 @@ func (l *loader) declareVariable(b *hcl.Block) {
 	content, diags := b.Body.Content(variableSchema)
 	l.diags = append(l.diags, diags...)
 	d := dec{
-		ctx:   &hcl.EvalContext{Functions: configFunctions(filepath.Dir(b.DefRange.Filename), l.environ)},
+		ctx:   &hcl.EvalContext{Functions: configFunctions(filepath.Dir(b.DefRange.Filename), l.environ, l.envRead)},
 		diags: &l.diags,
 	}
 	d.str(content.Attributes, "description", &v.decl.Description)
@@ -362,7 +362,7 @@ func (l *loader) validate(v *variable) {
 	}
 	ctx := &hcl.EvalContext{
 		Variables: map[string]cty.Value{"var": cty.ObjectVal(map[string]cty.Value{v.decl.Name: v.value})},
-		Functions: configFunctions(filepath.Dir(v.decl.DeclRange.Filename), l.environ),
+		Functions: configFunctions(filepath.Dir(v.decl.DeclRange.Filename), l.environ, l.envRead),
 	}
 	for _, val := range v.validations {
 		res, diags := val.condition.Value(ctx)

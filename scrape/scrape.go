@@ -30,7 +30,12 @@ type Config struct {
 	Extras []string
 	// Headers go with every scrape (an API key's Authorization).
 	Headers map[string]string
-	// Client defaults to one with a timeout of the interval (at least 1 s).
+	// FollowRedirects is the target's redirect policy (safehttp's "never",
+	// the default, or "same-host"); the headers never leave the
+	// endpoint's host either way.
+	FollowRedirects string
+	// Client defaults to one with a timeout of the interval (at least 1 s)
+	// and the FollowRedirects policy.
 	Client *http.Client
 }
 
@@ -77,9 +82,10 @@ func Start(ctx context.Context, cfg Config) *Scraper {
 		cfg.Interval = DefaultInterval
 	}
 	if cfg.Client == nil {
-		// A redirect is followed to the endpoint's own host only: the
-		// headers (the API key) never go elsewhere.
-		cfg.Client = &http.Client{Timeout: max(cfg.Interval, time.Second), CheckRedirect: safehttp.CheckRedirect(safehttp.SameHost)}
+		// A redirect is followed as the target's follow_redirects says,
+		// and to the endpoint's own host at most: the headers (the API
+		// key) never go elsewhere.
+		cfg.Client = &http.Client{Timeout: max(cfg.Interval, time.Second), CheckRedirect: safehttp.CheckRedirect(cfg.FollowRedirects)}
 	}
 	s := &Scraper{cfg: cfg, wanted: map[string]bool{}, done: make(chan struct{})}
 	for _, n := range append(Wanted(), cfg.Extras...) {

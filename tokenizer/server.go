@@ -179,6 +179,10 @@ func (s *Server) post(path string, body any, out any) error {
 	if err != nil {
 		return fmt.Errorf("%s%s: reading the answer: %v", s.shown, path, err)
 	}
+	if resp.StatusCode >= 300 && resp.StatusCode <= 399 {
+		loc := secret.Printable(s.scrub.ScrubClip(resp.Header.Get("Location"), 256))
+		return fmt.Errorf("%s%s: HTTP %d redirect to %q, not followed (the target's follow_redirects; never to another host)", s.shown, path, resp.StatusCode, loc)
+	}
 	if resp.StatusCode != http.StatusOK {
 		// Scrubbed before it is cut: a server may echo the request's
 		// credentials, and a cut first could leave part of one.

@@ -93,36 +93,65 @@ func TestRedirects(t *testing.T) {
 	}
 
 	// Without the preflight probe, every request of the load meets the
-	// redirect and fails as one, with where it pointed.
-	t.Run("the load's requests", func(t *testing.T) {
-		target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			http.Redirect(w, r, other.URL+r.URL.Path, http.StatusTemporaryRedirect)
-		}))
-		defer target.Close()
-		out := t.TempDir()
-		code, stdout, stderr := call(t, context.Background(), "run", "-quiet", "-out", out, "-scenario", "open",
-			"-var", "base_url="+withPassword(target.URL), "testdata/faults.hcl")
-		if code != exitNoResult {
-			t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitNoResult, stdout, stderr)
-		}
-		res := resultFile(t, filepath.Join(out, "open.json"))
-		if n := errorCount(res, "redirect"); n != 20 {
-			t.Errorf("errors.redirect = %v, want 20 (errors %v)", n, res["summary"].(map[string]any)["errors"])
-		}
-		lines := requestMaps(t, filepath.Join(out, "open.requests.jsonl"))
-		if msg, _ := lines[0]["error_message"].(string); !strings.Contains(msg, "HTTP 307 redirect to") || !strings.Contains(msg, other.URL) {
-			t.Errorf("the message does not say where the redirect pointed: %q", msg)
-		}
-		if !strings.Contains(stdout, "redirect") {
-			t.Errorf("the console does not name the redirects:\n%s", stdout)
-		}
-		mu.Lock()
-		if len(stolen) > 0 {
-			t.Errorf("another host received %d requests: %q", len(stolen), stolen)
-		}
-		mu.Unlock()
-		noLeaks(t, out, stdout, stderr)
-	})
+	// redirect and fails as one, with where it pointed (scrubbed: the
+	// Location carries the API key), under either policy; the metrics
+	// scrape (the default <base_url>/metrics) meets it too.
+	for _, policy := range []string{"never", "same-host"} {
+		t.Run("the load's requests, "+policy, func(t *testing.T) {
+			target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				http.Redirect(w, r, other.URL+r.URL.Path+"?key=sk-PLANTED-api-key-0123456789", http.StatusTemporaryRedirect)
+			}))
+			defer target.Close()
+			out := t.TempDir()
+			code, stdout, stderr := call(t, context.Background(), "run", "-quiet", "-out", out, "-scenario", "open",
+				"-var", "base_url="+withPassword(target.URL), "-var", "follow_redirects="+policy, "testdata/faults.hcl")
+			if code != exitNoResult {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitNoResult, stdout, stderr)
+			}
+			res := resultFile(t, filepath.Join(out, "open.json"))
+			if n := errorCount(res, "redirect"); n != 20 {
+				t.Errorf("errors.redirect = %v, want 20 (errors %v)", n, res["summary"].(map[string]any)["errors"])
+			}
+			lines := requestMaps(t, filepath.Join(out, "open.requests.jsonl"))
+			if msg, _ := lines[0]["error_message"].(string); !strings.Contains(msg, "HTTP 307 redirect to") || !strings.Contains(msg, other.URL) {
+				t.Errorf("the message does not say where the redirect pointed: %q", msg)
+			}
+			if !strings.Contains(stdout, "redirect") {
+				t.Errorf("the console does not name the redirects:\n%s", stdout)
+			}
+			mu.Lock()
+			if len(stolen) > 0 {
+				t.Errorf("another host received %d requests: %q", len(stolen), stolen)
+			}
+			stolen = nil
+			mu.Unlock()
+			noLeaks(t, out, stdout, stderr)
+		})
+	}
+
+	// The server tokenizer's /tokenize meets a redirect elsewhere: the
+	// dataset cannot load, and nothing reaches the other host.
+	for _, policy := range []string{"never", "same-host"} {
+		t.Run("the tokenizer, "+policy, func(t *testing.T) {
+			target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				http.Redirect(w, r, other.URL+r.URL.Path, http.StatusTemporaryRedirect)
+			}))
+			defer target.Close()
+			out := t.TempDir()
+			code, stdout, stderr := call(t, context.Background(), "run", "-quiet", "-out", out, "-scenario", "tokenize",
+				"-var", "base_url="+withPassword(target.URL), "-var", "follow_redirects="+policy, "testdata/faults.hcl")
+			if code == exitOK || code == exitCheckFailed || !strings.Contains(stderr, "redirect") {
+				t.Fatalf("exit %d, want no result naming the redirect\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+			}
+			mu.Lock()
+			if len(stolen) > 0 {
+				t.Errorf("another host received %d requests: %q", len(stolen), stolen)
+			}
+			stolen = nil
+			mu.Unlock()
+			noLeaks(t, out, stdout, stderr)
+		})
+	}
 }
 
 // TestHoldAfterDone: a server that ends every stream with [DONE] but holds

@@ -74,6 +74,11 @@ func (o *shardOptions) resolve(getenv func(string) string) error {
 	if o.barrier != "" && !o.start.IsZero() {
 		return fmt.Errorf("-barrier announces its own start: give -barrier or -start-at, not both")
 	}
+	// Refused here, before a dataset's tokenizer or the version probe
+	// reaches the target.
+	if !o.start.IsZero() && !time.Now().Before(o.start) {
+		return fmt.Errorf("-start-at %s has passed: give a time in the future (every shard waits for it)", o.start.UTC().Format(time.RFC3339Nano))
+	}
 	if o.clockProbes < 0 {
 		return fmt.Errorf("-clock-probes %d: want 0 or more", o.clockProbes)
 	}

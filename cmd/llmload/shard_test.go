@@ -5,11 +5,14 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -310,6 +313,17 @@ func TestShardOptions(t *testing.T) {
 		{"more shards than arrivals", []string{"-shard", "70/71", "-run-id", "x"}, "shards.hcl:32:3: error: More shards than requests"},
 		{"several scenarios", []string{"-shard", "0/2", "-run-id", "x", two}, "apply to one scenario"},
 	}
+	// A past -start-at is refused before anything reaches the target.
+	t.Run("start passed, nothing sent", func(t *testing.T) {
+		var hits atomic.Int64
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
+		defer srv.Close()
+		code, stdout, stderr := call(t, context.Background(), "run", "-quiet", "-out", "", "-var", "base_url="+srv.URL,
+			"-shard", "1/2", "-run-id", "x", "-start-at", past, "testdata/shards.hcl")
+		if code != exitInvalid || !strings.Contains(stderr, "has passed") || hits.Load() != 0 {
+			t.Errorf("exit %d, want %d with \"has passed\" and no request (the target saw %d):\n%s%s", code, exitInvalid, hits.Load(), stdout, stderr)
+		}
+	})
 	for _, tt := range runs {
 		t.Run(tt.name, func(t *testing.T) {
 			args := append([]string{"run", "-quiet", "-out", "", "-var", "base_url=" + url}, tt.args...)

@@ -56,6 +56,7 @@ type Config struct {
 	PromptTokens int
 	// Wire format variations.
 	CRLF      bool // CRLF line ends
+	CR        bool // bare CR line ends (valid in the event-stream format)
 	NoSpace   bool // "data:" with no space after the colon
 	Comments  bool // a ": ping" comment line before every event
 	MultiLine bool // every JSON payload split over two data: lines
@@ -550,6 +551,9 @@ func (st *stream) render(name, data string) []byte {
 	nl := "\n"
 	if st.cfg.CRLF {
 		nl = "\r\n"
+	}
+	if st.cfg.CR {
+		nl = "\r"
 	}
 	prefix := "data: "
 	if st.cfg.NoSpace {

@@ -7,9 +7,11 @@ variable "base_url" {
   type = string
 }
 
+# Quotes, HTML and a backslash: their JSON-, URL- and shell-escaped forms
+# differ from the value, and must be scrubbed too.
 variable "token" {
   type      = string
-  default   = "tok-PLANTED-sensitive-var-42"
+  default   = "tok-PLANTED-sensitive-var-42\"<&>'\\ x"
   sensitive = true
 }
 
