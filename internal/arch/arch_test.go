@@ -63,9 +63,14 @@ var allowed = map[string][]string{
 		"internal/openaiwire", "internal/secret", "internal/testshared", "internal/vllmimport", "internal/profile", "internal/safehttp"},
 	// The examples' data generator and the Kubernetes example's test.
 	"examples": {"tokenizer", "internal/secret"},
+	// Real engines in the loop: the GGUF writer and the tiny-model
+	// generator. Apart from the rest of the project, so that what tests
+	// llmload against real engines cannot lean on what it tests (its tests
+	// find ../shared through internal/testshared).
+	"engines": {"internal/testshared"},
 	// Benchmark and calibration commands: the fake server, the stream
-	// check and the simulator's calibration.
-	"tools": {"executor", "results", "compare", "metrics", "internal/openaiwire"},
+	// check, the simulator's calibration and the tiny-model generator.
+	"tools": {"executor", "results", "compare", "metrics", "engines", "internal/openaiwire"},
 }
 
 // hclFree are the packages that must not depend on HCL or cty.
