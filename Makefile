@@ -14,7 +14,7 @@ SKIPLOG := $(CURDIR)/bin/shared-skips.log
 DIST    := dist
 PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
 
-.PHONY: all build test test-busy unit race freshclone fuzz-short shared-skips lint fmt-check vet bench bench-memory bench-streams bench-dataset bench-python calibrate quickstart release clean
+.PHONY: all build test test-busy unit race freshclone conformance fuzz-short shared-skips lint fmt-check vet bench bench-memory bench-streams bench-dataset bench-python calibrate quickstart release clean
 
 all: build test
 
@@ -38,14 +38,21 @@ test: lint unit race freshclone fuzz-short shared-skips
 ## It ends with one line counting the packages that passed and failed.
 test-busy:
 	@mkdir -p bin && rm -f $(SKIPLOG)
-	@bash -o pipefail -c 'LLMLOAD_SHARED_SKIPLOG=$(SKIPLOG) bash tools/busy.sh $(GO) test -count=1 -p 1 $$($(GO) list $(PKGS)) 2>&1 | tee bin/busy.log'; \
+	@bash -o pipefail -c 'LLMLOAD_SHARED_SKIPLOG=$(SKIPLOG) bash tools/busy.sh $(GO) test -count=1 -p 1 $$($(GO) list $(PKGS) | grep -v /engines/conformance) 2>&1 | tee bin/busy.log'; \
 	status=$$?; \
 	echo "busy: $$(grep -cE '^ok\s' bin/busy.log) passed, $$(grep -cE '^FAIL\s' bin/busy.log) failed"; \
 	exit $$status
 
 unit:
 	@mkdir -p bin && rm -f $(SKIPLOG)
-	LLMLOAD_SHARED_SKIPLOG=$(SKIPLOG) $(GO) test -count=1 $$($(GO) list $(PKGS) | grep -v /internal/freshclone)
+	LLMLOAD_SHARED_SKIPLOG=$(SKIPLOG) $(GO) test -count=1 $$($(GO) list $(PKGS) | grep -v -e /internal/freshclone -e /engines/conformance)
+
+## conformance: llmload against real engines (llama.cpp's llama-server and
+## Ollama) serving a generated tiny model, built by .ci/engines.sh into a
+## cache outside the repository (docs/engines.md). Each engine's tests skip
+## when it is not built, unless LLMLOAD_REQUIRE_ENGINES=1 (CI sets it).
+conformance:
+	$(GO) test -count=1 -v -timeout 30m ./engines/conformance
 
 ## freshclone: clone the repository into an empty folder and run the
 ## examples there. It runs on its own, after the unit tests: its quickstart

@@ -55,9 +55,23 @@ OLLAMA_LDFLAGS="-s -w -X=github.com/ollama/ollama/version.Version=${OLLAMA_VERSI
 log() { printf 'engines: %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 
-for tool in go gcc g++ git npm tar; do
-  command -v "$tool" >/dev/null || die "$tool is not installed (needed to build the engines)"
-done
+# ensure TOOL PACKAGE: install PACKAGE with apt-get when TOOL is missing
+# and we are root (CI runs as root on Debian); fail otherwise.
+ensure() {
+  command -v "$1" >/dev/null && return
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    log "installing $2 with apt-get (for $1)"
+    if [ -z "${APT_UPDATED:-}" ]; then apt-get update -qq; APT_UPDATED=1; fi
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >/dev/null
+  fi
+  command -v "$1" >/dev/null || die "$1 is not installed (needed to build the engines): install $2"
+}
+command -v go >/dev/null || die "go is not installed"
+ensure gcc gcc
+ensure g++ g++
+ensure git git
+ensure tar tar
+ensure npm npm
 
 mkdir -p "$CACHE/bin" "$CACHE/src" "$CACHE/stamps"
 CACHE=$(cd "$CACHE" && pwd)
@@ -73,16 +87,6 @@ stamp_ok() {
   [ -x "$3" ] && [ -f "$CACHE/stamps/$1" ] && [ "$(cat "$CACHE/stamps/$1")" = "$2" ]
 }
 
-ensure_cmake() {
-  command -v cmake >/dev/null && return
-  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-    log "installing cmake with apt-get"
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq cmake >/dev/null
-  else
-    die "cmake is missing: install it (apt-get install cmake) and run again"
-  fi
-}
 
 # llama_source: the llama.cpp checkout from node-llama-cpp's bundle, shared
 # by both builds (Ollama's module zip leaves out llama.cpp's vendor/ headers,
@@ -116,7 +120,7 @@ build_llama_server() {
     return
   fi
   local start=$SECONDS src flags=("${LLAMA_CMAKE_FLAGS[@]}")
-  ensure_cmake
+  ensure cmake cmake
   src=$(llama_source)
   if grep -q 'option(LLAMA_CURL' "$src/CMakeLists.txt"; then
     flags+=(-DLLAMA_CURL=OFF)

@@ -17,6 +17,7 @@ import (
 	"net/http/httptrace"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -75,8 +76,10 @@ type client struct {
 	// (Plan.KeepText); otherwise only when tok counts it.
 	keepText bool
 	// model is the model asked for, which each response's is checked
-	// against (metrics.SameModel).
-	model string
+	// against (metrics.SameModel), and aliases the server's other names
+	// for it (Target.ModelAliases).
+	model   string
+	aliases []string
 }
 
 // newClient validates the target and builds the one HTTP client of a run,
@@ -119,6 +122,7 @@ func newClient(t Target, conns int, tok tokenizer.Tokenizer) (*client, error) {
 		tok:       tok,
 		proto:     proto,
 		model:     t.Model,
+		aliases:   t.ModelAliases,
 	}, nil
 }
 
@@ -575,7 +579,7 @@ func (c *client) read(ctx context.Context, sr *sseReader, tr *timedReader, t0 ti
 			// The first chunk that names a model is checked; a stream
 			// does not change model midway.
 			modelSeen = true
-			if !metrics.SameModel(c.model, ch.model) {
+			if !metrics.SameModel(c.model, ch.model) && !slices.Contains(c.aliases, ch.model) {
 				res.ServedModel = strings.Clone(strings.ToValidUTF8(ch.model[:min(len(ch.model), 200)], "\uFFFD"))
 			}
 		}

@@ -22,6 +22,11 @@ type Target struct {
 	// ("openai-embeddings"): see APIs.
 	API   string
 	Model string
+	// ModelAliases are other names the server gives the model asked for,
+	// read from its /v1/models before the run (llama.cpp names it by its
+	// file, whatever was asked; vLLM answers with its first served name):
+	// an answer under one of them is not "another model".
+	ModelAliases []string
 	// APIKey, when set, is sent as "Authorization: Bearer <key>". It never
 	// appears in error messages or results (nor does any value Scrubber
 	// knows).

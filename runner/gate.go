@@ -126,9 +126,14 @@ func updateLatest(root, dir string) error {
 func probeVersion(ctx context.Context, log io.Writer, lt *liveTarget) string {
 	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	v := secret.Printable(probeServerVersion(pctx, lt))
+	raw, aliases := probeServerVersion(pctx, lt)
+	v := secret.Printable(raw)
 	if v != "" {
 		fmt.Fprintf(log, "llmload: target server: %s\n", v)
+	}
+	lt.target.ModelAliases = aliases
+	if len(lt.target.ModelAliases) > 0 {
+		fmt.Fprintf(log, "llmload: the server also names model %q %s (its /v1/models)\n", lt.target.Model, secret.Printable(strings.Join(lt.target.ModelAliases, ", ")))
 	}
 	return v
 }

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -130,11 +131,13 @@ func fileHash(path string) string {
 // namespace ("library"), not an engine. Last, the Server response header.
 // The requests go through the target's HTTPClient: its TLS settings and
 // credentials, no redirect followed, no credential to another host. It
-// never fails a run: "" when the target says nothing.
-func probeServerVersion(ctx context.Context, lt *liveTarget) string {
+// never fails a run: "" when the target says nothing. It also returns the
+// other names the server gives the model asked for (modelAliases), from
+// the same /v1/models answer.
+func probeServerVersion(ctx context.Context, lt *liveTarget) (version string, aliases []string) {
 	client, err := lt.target.HTTPClient(1)
 	if err != nil {
-		return ""
+		return "", nil
 	}
 	client.Timeout = 2 * time.Second
 	defer client.CloseIdleConnections()
@@ -187,22 +190,75 @@ func probeServerVersion(ctx context.Context, lt *liveTarget) string {
 		parts = append(parts, s+" ("+e.path+")")
 		break
 	}
-	if !named {
-		if data, ok := get("/v1/models")["data"].([]any); ok && len(data) > 0 {
-			if m, ok := data[0].(map[string]any); ok {
-				if s := str(m, "version"); s != "" {
-					parts = append(parts, "model version "+s)
-				}
-				if s := str(m, "owned_by"); s != "" {
-					parts = append(parts, "owned by "+s)
-				}
+	// The model list: who owns the model (when no engine endpoint named
+	// the server), and the other names the server gives the model asked
+	// for (modelAliases).
+	var cards []modelCard
+	if data, ok := get("/v1/models")["data"].([]any); ok && len(data) > 0 {
+		for _, d := range data {
+			if m, ok := d.(map[string]any); ok {
+				cards = append(cards, modelCard{ID: str(m, "id"), Root: str(m, "root")})
 			}
 		}
+		if m, ok := data[0].(map[string]any); ok && !named {
+			if s := str(m, "version"); s != "" {
+				parts = append(parts, "model version "+s)
+			}
+			if s := str(m, "owned_by"); s != "" {
+				parts = append(parts, "owned by "+s)
+			}
+		}
+	}
+	if lt.target.Model != "" {
+		aliases = modelAliases(lt.target.Model, cards)
 	}
 	if header != "" {
 		parts = append(parts, "Server: "+header)
 	}
-	return strings.Join(parts, "; ")
+	return strings.Join(parts, "; "), aliases
+}
+
+// modelCard is an entry of /v1/models: its name and, on vLLM, the path
+// of the model it serves.
+type modelCard struct {
+	ID   string `json:"id"`
+	Root string `json:"root"`
+}
+
+// modelAliases picks the other names a server gives the model asked for
+// from its /v1/models list, so that an answer under one of them is not
+// counted as another model's: the one model a server lists when it lists
+// one (llama.cpp's is its file path, whatever the request named), and the
+// names that share the asked model's root (vLLM lists each served name
+// with the model's path as root, and answers with the first).
+func modelAliases(asked string, cards []modelCard) []string {
+	var out []string
+	add := func(name string) {
+		if name != "" && name != asked && !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	}
+	if len(cards) == 1 {
+		add(cards[0].ID)
+		add(cards[0].Root)
+		return out
+	}
+	root := ""
+	for _, c := range cards {
+		if c.ID == asked {
+			root = c.Root
+		}
+	}
+	if root == "" {
+		return nil
+	}
+	for _, c := range cards {
+		if c.Root == root {
+			add(c.ID)
+		}
+	}
+	add(root)
+	return out
 }
 
 // CheckWorkloads refuses results of different workloads unless forced; a

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"sync"
 	"testing"
 
@@ -106,11 +107,22 @@ func TestProbeServerVersion(t *testing.T) {
 			srv := httptest.NewServer(tt.engine)
 			defer srv.Close()
 			lt := &liveTarget{target: executor.Target{BaseURL: srv.URL, APIKey: tt.engine.key}}
-			if got := probeServerVersion(context.Background(), lt); got != tt.want {
+			if got, _ := probeServerVersion(context.Background(), lt); got != tt.want {
 				t.Errorf("probeServerVersion = %q, want %q", got, tt.want)
 			}
 		})
 	}
+
+	// The same answer names the model's other names: llama.cpp's one
+	// model, whatever was asked.
+	t.Run("aliases", func(t *testing.T) {
+		srv := httptest.NewServer(engine{paths: map[string]string{"/props": llamaProps, "/v1/models": llamaModels}, notFound: jsonNotFound(llama404)})
+		defer srv.Close()
+		lt := &liveTarget{target: executor.Target{BaseURL: srv.URL, Model: "asked"}}
+		if _, aliases := probeServerVersion(context.Background(), lt); !slices.Equal(aliases, []string{"tiny"}) {
+			t.Errorf("aliases = %q, want [tiny]", aliases)
+		}
+	})
 
 	t.Run("simulator", func(t *testing.T) {
 		lt, diags := startTarget(&scenario.Target{BaseURL: "sim://tiny", API: "openai", Model: "tiny"}, 1)
@@ -118,7 +130,8 @@ func TestProbeServerVersion(t *testing.T) {
 			t.Fatal(diags)
 		}
 		defer lt.sim.Close()
-		if got, want := probeServerVersion(context.Background(), lt), "llmload-sim tiny (/version); owned by vllm"; got != want {
+		if got, _ := probeServerVersion(context.Background(), lt); got != "llmload-sim tiny (/version); owned by vllm" {
+			want := "llmload-sim tiny (/version); owned by vllm"
 			t.Errorf("probeServerVersion = %q, want %q", got, want)
 		}
 	})
@@ -149,12 +162,34 @@ func TestProbeServerVersionRedirect(t *testing.T) {
 	}))
 	defer srv.Close()
 	lt := &liveTarget{target: executor.Target{BaseURL: srv.URL, APIKey: "sk-probe"}}
-	if got, want := probeServerVersion(context.Background(), lt), "ollama 0.17.4 (/api/version)"; got != want {
+	if got, _ := probeServerVersion(context.Background(), lt); got != "ollama 0.17.4 (/api/version)" {
+		want := "ollama 0.17.4 (/api/version)"
 		t.Errorf("probeServerVersion = %q, want %q", got, want)
 	}
 	mu.Lock()
 	defer mu.Unlock()
 	if len(stolen) > 0 {
 		t.Errorf("the other host received %q", stolen)
+	}
+}
+
+func TestModelAliases(t *testing.T) {
+	tests := []struct {
+		name  string
+		asked string
+		cards []modelCard
+		want  []string
+	}{
+		{"llama.cpp: one model, named by its file", "tiny", []modelCard{{ID: "/models/tiny.gguf"}}, []string{"/models/tiny.gguf"}},
+		{"one model, the name asked", "m", []modelCard{{ID: "m", Root: "m"}}, nil},
+		{"vLLM: served names share a root", "b", []modelCard{{ID: "a", Root: "/m/llama"}, {ID: "b", Root: "/m/llama"}, {ID: "lora", Root: "/m/lora"}},
+			[]string{"a", "/m/llama"}},
+		{"several models, the asked one absent", "x", []modelCard{{ID: "a", Root: "r"}, {ID: "b", Root: "r"}}, nil},
+		{"Ollama: several models, no root", "tiny", []modelCard{{ID: "tiny:latest"}, {ID: "other:latest"}}, nil},
+	}
+	for _, tt := range tests {
+		if got := modelAliases(tt.asked, tt.cards); !slices.Equal(got, tt.want) {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
+		}
 	}
 }

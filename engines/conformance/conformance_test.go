@@ -1,0 +1,122 @@
+package conformance
+
+import (
+	"strings"
+	"testing"
+)
+
+// conforms checks what every scenario must give against a correct
+// engine: exit 0, n requests that completed (or were abandoned on
+// purpose), none failed, a valid run whose token counts the stream and
+// the engine agree on, answers from the model asked for and within
+// max_tokens.
+func conforms(t *testing.T, r result, n int) {
+	t.Helper()
+	if r.code != 0 {
+		t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	if r.res == nil {
+		t.Fatalf("no result\nstderr:\n%s", r.stderr)
+	}
+	done := r.summary("completed") + r.summary("abandoned")
+	if done != float64(n) || r.summary("failed") != 0 {
+		t.Errorf("completed %v + abandoned %v of %d, failed %v (errors %v)", r.summary("completed"), r.summary("abandoned"), n,
+			r.summary("failed"), r.res["summary"].(map[string]any)["errors"])
+	}
+	if v, _ := r.res["validity"].(map[string]any); v["valid"] != true {
+		t.Errorf("the run is invalid: %v\nstdout:\n%s", v, r.stdout)
+	}
+	for _, k := range []string{"token_count_mismatches", "other_model", "over_max_tokens"} {
+		if r.summary(k) != 0 {
+			t.Errorf("%s = %v, want 0\nstdout:\n%s", k, r.summary(k), r.stdout)
+		}
+	}
+	if r.summary("token_counts_compared") == 0 && r.summary("completed") > 0 {
+		t.Errorf("no usage count was compared: the engine sent no usage?")
+	}
+}
+
+// The scenarios every engine runs, with the requests each must end.
+var common = []struct {
+	scenario, api string
+	n             int
+}{
+	{"users1", "openai", 6},
+	{"users4", "openai", 16},
+	{"users8", "openai", 24},
+	{"users4", "openai-chat", 16},
+	{"open", "openai", 12},
+	{"open", "openai-chat", 12},
+	{"abandon", "openai-chat", 12},
+}
+
+// TestLlamaServer: llama.cpp's llama-server with its default settings
+// (docs/engines.md). Its pooled connections close after every streamed
+// reply while its headers say keep-alive: the stale-connection retry
+// makes that cost nothing (stale_retries counts it) where 10-25% of the
+// requests used to fail.
+func TestLlamaServer(t *testing.T) {
+	base := llamaServer(t)
+	// llama-server answers with the model's file path whatever the
+	// request named: its /v1/models names it so, and llmload takes it as
+	// the model asked for.
+	const name = "tiny"
+	for _, tc := range common {
+		t.Run(tc.scenario+" "+tc.api, func(t *testing.T) {
+			r := run(t, base, name, tc.api, tc.scenario)
+			conforms(t, r, tc.n)
+			// The tiny model never emits EOS: every completed answer is
+			// max_tokens long by the engine's usage.
+			if tc.scenario != "abandon" && r.summary("total_output_tokens") != 32*r.summary("completed") {
+				t.Errorf("total_output_tokens %v for %v requests of 32", r.summary("total_output_tokens"), r.summary("completed"))
+			}
+			if v, _ := r.res["server_version"].(string); !strings.Contains(v, "llama.cpp b1-80fb11a") {
+				t.Errorf("server_version = %q, want llama.cpp's build", v)
+			}
+			server, _ := r.res["summary"].(map[string]any)["server"].(map[string]any)
+			if n, _ := server["scrapes"].(float64); n == 0 {
+				t.Errorf("/metrics (--metrics) was never scraped: %v", server)
+			}
+			if tc.scenario == "abandon" && r.summary("abandoned") == 0 {
+				t.Errorf("no request was abandoned")
+			}
+			t.Logf("%s %s: %v completed, %v stale keep-alive retries, TTFT p50 %v ms", tc.scenario, tc.api,
+				r.summary("completed"), r.summary("stale_retries"), r.res["summary"].(map[string]any)["ttft"].(map[string]any)["p50"])
+		})
+	}
+	// The prompts counted by the engine's own /tokenize.
+	t.Run("tokenize", func(t *testing.T) {
+		conforms(t, run(t, base, name, "openai", "tokenize"), 4)
+	})
+}
+
+// TestOllama: Ollama with its defaults (one request at a time, per
+// docs/engines.md).
+func TestOllama(t *testing.T) {
+	base := ollama(t)
+	for _, tc := range common {
+		t.Run(tc.scenario+" "+tc.api, func(t *testing.T) {
+			r := run(t, base, "tiny", tc.api, tc.scenario)
+			conforms(t, r, tc.n)
+			if tc.scenario != "abandon" && r.summary("total_output_tokens") != 32*r.summary("completed") {
+				t.Errorf("total_output_tokens %v for %v requests of 32", r.summary("total_output_tokens"), r.summary("completed"))
+			}
+			if v, _ := r.res["server_version"].(string); !strings.Contains(v, "ollama 0.17.4") {
+				t.Errorf("server_version = %q, want Ollama's version", v)
+			}
+			if tc.scenario == "abandon" && r.summary("abandoned") == 0 {
+				t.Errorf("no request was abandoned")
+			}
+			t.Logf("%s %s: %v completed, %v stale keep-alive retries, TTFT p50 %v ms", tc.scenario, tc.api,
+				r.summary("completed"), r.summary("stale_retries"), r.res["summary"].(map[string]any)["ttft"].(map[string]any)["p50"])
+		})
+	}
+	// Ollama has no /tokenize: a server-counted dataset cannot load, and
+	// says why before anything is sent.
+	t.Run("no tokenize", func(t *testing.T) {
+		r := run(t, base, "tiny", "openai", "tokenize")
+		if r.code == 0 || !strings.Contains(r.stderr, "/tokenize") {
+			t.Errorf("exit %d, want a refusal naming /tokenize\nstderr:\n%s", r.code, r.stderr)
+		}
+	})
+}

@@ -1,0 +1,288 @@
+package conformance
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/llmload/llmload/engines/tinymodel"
+	"github.com/llmload/llmload/internal/testshared"
+)
+
+// requireEnv, when set (CI sets it), turns a missing engine into a
+// failure instead of a skip.
+const requireEnv = "LLMLOAD_REQUIRE_ENGINES"
+
+// scratch holds what the tests share: the llmload binary and the model.
+var scratch string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "llmload-conformance-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	scratch = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// missing skips, or fails when engines are required.
+func missing(t *testing.T, format string, args ...any) {
+	t.Helper()
+	if v := os.Getenv(requireEnv); v != "" && v != "0" {
+		t.Fatalf(format+" (%s is set: the engines must be there; build them with bash .ci/engines.sh)", append(args, requireEnv)...)
+	}
+	t.Skipf(format+" (build them with bash .ci/engines.sh)", args...)
+}
+
+// engine returns the path of an engine binary (see the package's doc).
+func engine(t *testing.T, env, name string) string {
+	t.Helper()
+	if p := os.Getenv(env); p != "" {
+		return p
+	}
+	dir := os.Getenv("LLMLOAD_ENGINES")
+	if dir == "" {
+		cache := os.Getenv("XDG_CACHE_HOME")
+		if cache == "" {
+			home, err := os.UserHomeDir()
+			if err != nil {
+				missing(t, "%s: no home folder to find the engines' cache in (%v)", name, err)
+			}
+			cache = filepath.Join(home, ".cache")
+		}
+		dir = filepath.Join(cache, "llmload", "engines")
+	}
+	p := filepath.Join(dir, "bin", name)
+	if _, err := os.Stat(p); err != nil {
+		missing(t, "%s is not built: %v", name, err)
+	}
+	return p
+}
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+// llmload builds the binary once for the package's tests.
+func llmload(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		root, err := testshared.Root()
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(scratch, "llmload")
+		cmd := exec.Command("go", "build", "-o", binPath, "./cmd/llmload")
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binPath
+}
+
+var (
+	modelOnce sync.Once
+	modelPath string
+	modelErr  error
+)
+
+// model writes the tiny model once (seed 1, Qwen3's tokenizer from
+// ../shared).
+func model(t *testing.T) string {
+	t.Helper()
+	dir := testshared.Path(t, "data", "tokenizers", "qwen3")
+	modelOnce.Do(func() {
+		tok, err := tinymodel.LoadTokenizer(dir)
+		if err != nil {
+			modelErr = err
+			return
+		}
+		modelPath = filepath.Join(scratch, "tiny.gguf")
+		f, err := os.Create(modelPath)
+		if err != nil {
+			modelErr = err
+			return
+		}
+		defer f.Close()
+		cfg := tinymodel.Default()
+		if modelErr = tinymodel.Write(f, cfg, tok); modelErr == nil {
+			modelErr = f.Close()
+		}
+	})
+	if modelErr != nil {
+		t.Fatal(modelErr)
+	}
+	return modelPath
+}
+
+// freePort returns a loopback port nothing listens on.
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// tail keeps the last bytes a process wrote, for a failure's message.
+type tail struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (w *tail) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf = append(w.buf, p...)
+	if len(w.buf) > 16<<10 {
+		w.buf = append([]byte(nil), w.buf[len(w.buf)-8<<10:]...)
+	}
+	return len(p), nil
+}
+
+func (w *tail) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return string(w.buf)
+}
+
+// start runs an engine until the test ends, and waits until ready answers
+// 200 (at most two minutes: a cold model load on a busy machine).
+func start(t *testing.T, env []string, ready string, name string, args ...string) *tail {
+	t.Helper()
+	out := &tail{}
+	cmd := exec.Command(name, args...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		cmd.Process.Signal(os.Interrupt)
+		select {
+		case <-exited:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+			<-exited
+		}
+	})
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		select {
+		case <-exited:
+			t.Fatalf("%s exited before it was ready:\n%s", filepath.Base(name), out)
+		default:
+		}
+		if resp, err := http.Get(ready); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return out
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s not ready after 2 minutes (%s):\n%s", filepath.Base(name), ready, out)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// llamaServer starts llama-server on the tiny model with its defaults but
+// for what a two-core machine needs: one thread, eight slots (the largest
+// closed loop) of 2,048 tokens each, and its /metrics endpoint. It returns
+// the base URL.
+func llamaServer(t *testing.T) string {
+	bin := engine(t, "LLMLOAD_LLAMA_SERVER", "llama-server")
+	m := model(t)
+	port := freePort(t)
+	base := "http://127.0.0.1:" + strconv.Itoa(port)
+	start(t, nil, base+"/health", bin, "-m", m, "-t", "1", "-np", "8", "-c", "16384", "--metrics",
+		"--host", "127.0.0.1", "--port", strconv.Itoa(port))
+	return base
+}
+
+// ollama starts Ollama with a models folder and home of its own, creates
+// the model "tiny" from the tiny model (one thread), and returns the base
+// URL.
+func ollama(t *testing.T) string {
+	bin := engine(t, "LLMLOAD_OLLAMA", "ollama")
+	m := model(t)
+	port := freePort(t)
+	host := "127.0.0.1:" + strconv.Itoa(port)
+	dir := t.TempDir()
+	env := []string{"OLLAMA_HOST=" + host, "OLLAMA_MODELS=" + filepath.Join(dir, "models"), "HOME=" + dir, "OLLAMA_NOPRUNE=1"}
+	out := start(t, env, "http://"+host+"/api/version", bin, "serve")
+	mf := filepath.Join(dir, "Modelfile")
+	if err := os.WriteFile(mf, []byte("FROM "+m+"\nPARAMETER num_thread 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	create := exec.CommandContext(ctx, bin, "create", "tiny", "-f", mf)
+	create.Env = append(os.Environ(), env...)
+	if b, err := create.CombinedOutput(); err != nil {
+		t.Fatalf("ollama create: %v\n%s\nserver:\n%s", err, b, out)
+	}
+	return "http://" + host
+}
+
+// result is what one llmload run gave.
+type result struct {
+	code           int
+	stdout, stderr string
+	res            map[string]any
+}
+
+// summary returns a summary figure (0 when absent).
+func (r result) summary(key string) float64 {
+	s, _ := r.res["summary"].(map[string]any)
+	v, _ := s[key].(float64)
+	return v
+}
+
+// run runs one scenario of testdata/conformance.hcl against base.
+func run(t *testing.T, base, model, api, scenario string, extra ...string) result {
+	t.Helper()
+	out := t.TempDir()
+	args := append([]string{"run", "-quiet", "-out", out, "-overwrite", "-scenario", scenario,
+		"-var", "base_url=" + base, "-var", "model=" + model, "-var", "api=" + api}, extra...)
+	args = append(args, "../testdata/conformance.hcl")
+	cmd := exec.Command(llmload(t), args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	r := result{code: cmd.ProcessState.ExitCode(), stdout: stdout.String(), stderr: stderr.String()}
+	if err != nil && r.code < 0 {
+		t.Fatalf("llmload %s: %v", strings.Join(args, " "), err)
+	}
+	if b, err := os.ReadFile(filepath.Join(out, scenario+".json")); err == nil {
+		if err := json.Unmarshal(b, &r.res); err != nil {
+			t.Fatalf("the result of %s: %v", scenario, err)
+		}
+	}
+	return r
+}
