@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 	"unsafe"
+
+	"github.com/llmload/llmload/metrics"
 
 	"github.com/llmload/llmload/internal/openaiwire"
 	"github.com/tidwall/gjson"
@@ -27,7 +30,11 @@ type chunk struct {
 	// model is the model the payload names; like every string of a
 	// chunk, valid only until the next read (copy to keep it).
 	model string
-	done  bool // the stream's end marker: nothing more to read
+	// What the engine says of the request itself (engineNumbers), when
+	// it says it: cached prompt tokens, llama.cpp's timings, vLLM's
+	// per-request metrics.
+	engine engineNumbers
+	done   bool // the stream's end marker: nothing more to read
 }
 
 var errNotObject = errors.New("data is not a JSON object")
@@ -77,7 +84,14 @@ func parseOpenAI(data []byte, c *chunk, keepText bool, choice choiceReader) erro
 				c.promptTokens = int(v.Get("prompt_tokens").Int())
 				c.completionTokens = int(v.Get("completion_tokens").Int())
 				c.reasoningTokens = int(v.Get("completion_tokens_details.reasoning_tokens").Int())
+				if ct := v.Get("prompt_tokens_details.cached_tokens"); ct.Type == gjson.Number {
+					c.engine.cached, c.engine.hasCached = int(ct.Int()), true
+				}
 			}
+		case "timings":
+			c.engine.llamaTimings(v)
+		case "metrics":
+			c.engine.vllmMetrics(v)
 		case "model":
 			c.model = v.Str
 		case "error":
@@ -142,3 +156,73 @@ func errorMessage(v gjson.Result) string {
 // client scrubs secrets from a message before cutting it to MaxMessage
 // (a cut first could leave part of a key).
 func excerpt(b []byte) string { return string(b) }
+
+// engineNumbers is what an engine reports about one request, in its final
+// chunk: the prompt tokens it served from its prefix cache
+// (usage.prompt_tokens_details.cached_tokens, or llama.cpp's cache_n),
+// llama.cpp's timings (prompt_ms: its prefill; predicted_ms over
+// predicted_n: its time per output token) and vLLM's per-request metrics
+// (--enable-per-request-metrics: time_to_first_token_ms from the
+// request's arrival in the engine, queue_time_ms, mean_itl_ms).
+type engineNumbers struct {
+	cached    int
+	hasCached bool
+	ttft      time.Duration // vLLM's time_to_first_token_ms
+	queue     time.Duration // vLLM's queue_time_ms
+	prefill   time.Duration // llama.cpp's prompt_ms
+	tpot      time.Duration // llama.cpp's predicted_ms / predicted_n, vLLM's mean_itl_ms
+}
+
+// ms reads a JSON number of milliseconds; 0 for anything else or a
+// negative or absurd value (a day or more).
+func ms(v gjson.Result) time.Duration {
+	if v.Type != gjson.Number || v.Num < 0 || v.Num >= 86_400_000 {
+		return 0
+	}
+	return time.Duration(v.Num * float64(time.Millisecond))
+}
+
+// llamaTimings reads llama.cpp's timings object.
+func (e *engineNumbers) llamaTimings(v gjson.Result) {
+	if !v.IsObject() {
+		return
+	}
+	e.prefill = ms(v.Get("prompt_ms"))
+	if n := v.Get("predicted_n").Int(); n > 0 {
+		e.tpot = ms(v.Get("predicted_ms")) / time.Duration(n)
+	}
+	if c := v.Get("cache_n"); c.Type == gjson.Number && !e.hasCached {
+		e.cached, e.hasCached = int(c.Int()), true
+	}
+}
+
+// vllmMetrics reads vLLM's per-request metrics object.
+func (e *engineNumbers) vllmMetrics(v gjson.Result) {
+	if !v.IsObject() {
+		return
+	}
+	e.ttft = ms(v.Get("time_to_first_token_ms"))
+	e.queue = ms(v.Get("queue_time_ms"))
+	e.tpot = ms(v.Get("mean_itl_ms"))
+}
+
+// note copies what the engine reported into the request's record; a
+// later chunk's report overwrites an earlier one's (Ollama sends a zeroed
+// usage in every chunk before the real one).
+func (e *engineNumbers) note(res *metrics.Request) {
+	if e.hasCached {
+		res.CachedTokens, res.CacheReported = e.cached, true
+	}
+	if e.ttft > 0 {
+		res.EngineTTFT = e.ttft
+	}
+	if e.queue > 0 {
+		res.EngineQueue = e.queue
+	}
+	if e.prefill > 0 {
+		res.EnginePrefill = e.prefill
+	}
+	if e.tpot > 0 {
+		res.EngineTPOT = e.tpot
+	}
+}

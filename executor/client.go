@@ -603,6 +603,7 @@ func (c *client) read(ctx context.Context, sr *sseReader, tr *timedReader, t0 ti
 				break
 			}
 		}
+		ch.engine.note(res)
 		if ch.hasUsage {
 			usage = true
 			completion = ch.completionTokens

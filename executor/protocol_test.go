@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/llmload/llmload/dataset"
@@ -95,6 +96,20 @@ var sharedChunks = []chunkCase{
 		want: chunk{hasUsage: true, promptTokens: 12, completionTokens: 34}},
 	{in: `{"choices":[{"index":0,"finish_reason":"stop"}]}`, want: chunk{finish: "stop"}},
 	{in: `{"choices":[{"index":0,"finish_reason":null}],"usage":null}`},
+	// What engines say of the request itself: llama.cpp's usage and
+	// timings (b1-80fb11a, as engines/testdata/NOTES.md recorded them),
+	// vLLM's per-request metrics, Ollama's zeroed usage.
+	{in: `{"choices":[],"usage":{"completion_tokens":8,"prompt_tokens":11,"total_tokens":19,"prompt_tokens_details":{"cached_tokens":10}},` +
+		`"timings":{"cache_n":10,"prompt_n":1,"prompt_ms":4.515,"prompt_per_token_ms":4.515,"predicted_n":8,"predicted_ms":33.81,"predicted_per_token_ms":4.22625}}`,
+		want: chunk{hasUsage: true, promptTokens: 11, completionTokens: 8,
+			engine: engineNumbers{cached: 10, hasCached: true, prefill: 4515 * time.Microsecond, tpot: 4226250 * time.Nanosecond}}},
+	{in: `{"choices":[],"timings":{"cache_n":3,"prompt_ms":-1,"predicted_n":0,"predicted_ms":5}}`,
+		want: chunk{engine: engineNumbers{cached: 3, hasCached: true}}},
+	{in: `{"choices":[],"usage":{"prompt_tokens":42,"completion_tokens":128,"total_tokens":170},` +
+		`"metrics":{"time_to_first_token_ms":85.2,"generation_time_ms":1240.5,"queue_time_ms":12.3,"mean_itl_ms":9.1,"tokens_per_second":103.2}}`,
+		want: chunk{hasUsage: true, promptTokens: 42, completionTokens: 128,
+			engine: engineNumbers{ttft: 85200 * time.Microsecond, queue: 12300 * time.Microsecond, tpot: 9100 * time.Microsecond}}},
+	{in: `{"choices":[],"usage":{"prompt_tokens":0,"completion_tokens":0,"total_tokens":0}}`, want: chunk{hasUsage: true}},
 	{in: `{"error":{"message":"out of memory","code":500}}`, want: chunk{errMsg: "server error: out of memory"}},
 	{in: `{"error":"plain"}`, want: chunk{errMsg: "server error: plain"}},
 	{in: `{"object":"error","message":"bad"}`, want: chunk{errMsg: "server error: bad"}},
@@ -223,7 +238,7 @@ func TestProtocolParse(t *testing.T) {
 				if len(c.text) == 0 {
 					c.text = nil
 				}
-				if diff := cmp.Diff(want, c, cmp.AllowUnexported(chunk{})); diff != "" {
+				if diff := cmp.Diff(want, c, cmp.AllowUnexported(chunk{}, engineNumbers{})); diff != "" {
 					t.Errorf("%s %s (keepText %v) (-want +got):\n%s", api, tc.in, keepText, diff)
 				}
 			}

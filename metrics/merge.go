@@ -76,6 +76,9 @@ func merge(parts []*Summary) (*Summary, error) {
 		s.TokenStreams += p.TokenStreams
 		s.BufferedStreams += p.BufferedStreams
 		s.CoalescedStreams += p.CoalescedStreams
+		s.CachedTokens += p.CachedTokens
+		s.CacheReports += p.CacheReports
+		s.CacheReportedPrompt += p.CacheReportedPrompt
 		s.OtherModel += p.OtherModel
 		s.OverMaxTokens += p.OverMaxTokens
 		s.MultiTokenStreams += p.MultiTokenStreams

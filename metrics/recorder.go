@@ -55,6 +55,11 @@ type Recorder struct {
 	newConns, staleRetries             int
 	blocked, dns, connect, tls         *dist
 	ttfb, ttftServer                   *dist
+	engineTTFT, engineQueue            *dist
+	enginePrefill, engineTPOT          *dist
+	clientOverhead                     *dist
+	cachedTokens, cacheReports         int
+	cacheReportedPrompt                int
 }
 
 // turnRecord is one turn index's data.
@@ -90,6 +95,11 @@ func NewRecorder(opts Options) *Recorder {
 		tls:              newDist(),
 		ttfb:             newDist(),
 		ttftServer:       newDist(),
+		engineTTFT:       newDist(),
+		engineQueue:      newDist(),
+		enginePrefill:    newDist(),
+		engineTPOT:       newDist(),
+		clientOverhead:   newDist(),
 	}
 }
 
@@ -225,6 +235,7 @@ func (r *Recorder) Add(req *Request) {
 	if req.TTFB > 0 {
 		r.ttfb.add(int64(req.TTFB))
 	}
+	r.addEngine(req)
 	fromIntended := req.Sent - req.Intended
 	r.e2elFromIntended.add(int64(fromIntended + req.E2E))
 	tpot, hasTPOT := req.TPOT()
@@ -310,6 +321,30 @@ func (r *Recorder) meetsSLO(req *Request, tpot time.Duration, hasTPOT bool) bool
 	return true
 }
 
+// addEngine records what the engine reported of a completed request.
+func (r *Recorder) addEngine(req *Request) {
+	if req.EngineTTFT > 0 {
+		r.engineTTFT.add(int64(req.EngineTTFT))
+	}
+	if req.EngineQueue > 0 {
+		r.engineQueue.add(int64(req.EngineQueue))
+	}
+	if req.EnginePrefill > 0 {
+		r.enginePrefill.add(int64(req.EnginePrefill))
+	}
+	if req.EngineTPOT > 0 {
+		r.engineTPOT.add(int64(req.EngineTPOT))
+	}
+	if d, ok := req.ClientOverhead(); ok {
+		r.clientOverhead.add(int64(d))
+	}
+	if req.CacheReported {
+		r.cacheReports++
+		r.cachedTokens += req.CachedTokens
+		r.cacheReportedPrompt += req.PromptTokens
+	}
+}
+
 // ObserveConcurrency records the number of requests in flight, for the
 // peak-concurrency figure.
 func (r *Recorder) ObserveConcurrency(n int) {
@@ -385,6 +420,15 @@ func (r *Recorder) SummaryOver(duration time.Duration) *Summary {
 		TLS:              r.tls.latency(),
 		TTFB:             r.ttfb.latency(),
 		TTFTServerView:   r.ttftServer.latency(),
+		EngineTTFT:       r.engineTTFT.latency(),
+		EngineQueue:      r.engineQueue.latency(),
+		EnginePrefill:    r.enginePrefill.latency(),
+		EngineTPOT:       r.engineTPOT.latency(),
+		ClientOverhead:   r.clientOverhead.latency(),
+
+		CachedTokens:        r.cachedTokens,
+		CacheReports:        r.cacheReports,
+		CacheReportedPrompt: r.cacheReportedPrompt,
 
 		Dispatches:     r.dispatches,
 		LateDispatches: r.late,

@@ -171,6 +171,22 @@ type Request struct {
 	FinishReason  string `json:"finish_reason"` // as the server said ("stop", "length", ...)
 	GeneratedText string `json:"-"`             // kept only when a tokenizer must count it
 
+	// What the engine reported of this request, when it did (0 when
+	// not): CachedTokens, the prompt tokens it served from its prefix
+	// cache (usage.prompt_tokens_details.cached_tokens, or llama.cpp's
+	// timings.cache_n; CacheReported says it reported a count, 0 too);
+	// EngineTTFT and EngineQueue, its own time to first token from the
+	// request's arrival and its queueing (vLLM's per-request metrics);
+	// EnginePrefill, its prompt processing (llama.cpp's timings.prompt_ms);
+	// EngineTPOT, its time per output token (llama.cpp's timings, vLLM's
+	// mean_itl_ms).
+	CachedTokens  int           `json:"cached_tokens,omitempty"`
+	CacheReported bool          `json:"cache_reported,omitempty"`
+	EngineTTFT    time.Duration `json:"engine_ttft,omitempty"`
+	EngineQueue   time.Duration `json:"engine_queue,omitempty"`
+	EnginePrefill time.Duration `json:"engine_prefill,omitempty"`
+	EngineTPOT    time.Duration `json:"engine_tpot,omitempty"`
+
 	// ServedModel is the model the response named when it is not the one
 	// asked for (SameModel): a gateway or a misconfigured server answered
 	// with another model, so the run measured something else. Empty when
@@ -274,6 +290,18 @@ func (r *Request) Buffered() bool {
 		return true
 	}
 	return r.E2E-r.TTFT < BufferedSpan && r.TTFT >= BufferedSpan
+}
+
+// ClientOverhead is the part of the client's TTFT the engine does not
+// account for: TTFT less the engine's own time to first token (from the
+// request's arrival in the engine), that is the network both ways, the
+// server's HTTP front end and the client. ok is false when the engine
+// reported no TTFT.
+func (r *Request) ClientOverhead() (d time.Duration, ok bool) {
+	if !r.OK() || r.EngineTTFT <= 0 || r.OutputEvents == 0 {
+		return 0, false
+	}
+	return max(0, r.TTFT-r.EngineTTFT), true
 }
 
 // BurstGap is the gap under which two output events count as one burst:

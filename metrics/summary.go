@@ -215,6 +215,31 @@ type Summary struct {
 	TLS            Latency `json:"tls"`
 	TTFB           Latency `json:"ttfb"`
 	TTFTServerView Latency `json:"ttft_server_view"`
+
+	// The engine's own numbers, from requests whose engine reported them
+	// (Request.EngineTTFT and the rest; absent when none did), and
+	// ClientOverhead, TTFT less the engine's TTFT. CachedTokens sums the
+	// prompt tokens served from the engine's prefix cache over the
+	// CacheReports requests that reported a count, whose prompts (by
+	// usage) sum to CacheReportedPrompt.
+	EngineTTFT          Latency `json:"engine_ttft,omitzero"`
+	EngineQueue         Latency `json:"engine_queue,omitzero"`
+	EnginePrefill       Latency `json:"engine_prefill,omitzero"`
+	EngineTPOT          Latency `json:"engine_tpot,omitzero"`
+	ClientOverhead      Latency `json:"client_overhead,omitzero"`
+	CachedTokens        int     `json:"cached_tokens,omitempty"`
+	CacheReports        int     `json:"cache_reports,omitempty"`
+	CacheReportedPrompt int     `json:"cache_reported_prompt_tokens,omitempty"`
+}
+
+// CachedFraction is the share of the prompt tokens of the requests that
+// reported a cached count that the engine served from its prefix cache;
+// ok is false when none reported.
+func (s *Summary) CachedFraction() (f float64, ok bool) {
+	if s.CacheReports == 0 || s.CacheReportedPrompt == 0 {
+		return 0, false
+	}
+	return float64(s.CachedTokens) / float64(s.CacheReportedPrompt), true
 }
 
 // TurnSummary is the figures of one turn index of multi-turn sessions:

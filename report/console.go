@@ -236,6 +236,7 @@ func writeExtras(p *printer, r *results.Result, s *metrics.Summary) {
 		p.printf("Truncated: %s stopped at max_tokens with ignore_eos off: output incomplete, not good for goodput.\n", count(s.Truncated, "request", "requests"))
 	}
 	writeStreamNotes(p, s)
+	writeEngineNotes(p, s)
 	if s.ShortOutputs > 0 {
 		p.printf("Short outputs: %s asked to ignore EOS but got fewer tokens than max_tokens (by the server's usage): the server did not honour ignore_eos.\n", count(s.ShortOutputs, "request", "requests"))
 	}
@@ -430,6 +431,31 @@ func writeChecks(p *printer, checks []results.Check, s *metrics.Summary) {
 			msg := strings.ReplaceAll(strings.TrimRight(c.Message, "\n"), "\n", "\n    ")
 			p.printf("%s %s (%s): %s\n", verdictLabel(c), c.Name, c.Kind, msg)
 		}
+	}
+}
+
+// writeEngineNotes says what the engine reported of its requests, when it
+// did: its own TTFT, queueing, prefill and time per output token, the
+// part of TTFT outside it, and how much of the prompts its prefix cache
+// served.
+func writeEngineNotes(p *printer, s *metrics.Summary) {
+	var parts []string
+	for _, d := range []struct {
+		title string
+		l     metrics.Latency
+	}{{"TTFT", s.EngineTTFT}, {"queue", s.EngineQueue}, {"prefill", s.EnginePrefill}, {"TPOT", s.EngineTPOT}} {
+		if d.l.Count > 0 {
+			parts = append(parts, fmt.Sprintf("%s p50 %.2f ms", d.title, d.l.P50))
+		}
+	}
+	if o := s.ClientOverhead; o.Count > 0 {
+		parts = append(parts, fmt.Sprintf("TTFT outside the engine p50 %.2f ms, p99 %.2f ms", o.P50, o.P99))
+	}
+	if f, ok := s.CachedFraction(); ok {
+		parts = append(parts, fmt.Sprintf("%d of %d prompt tokens (%.1f%%) from its prefix cache", s.CachedTokens, s.CacheReportedPrompt, 100*f))
+	}
+	if len(parts) > 0 {
+		p.printf("Engine (as it reported): %s.\n", strings.Join(parts, "; "))
 	}
 }
 

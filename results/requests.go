@@ -90,6 +90,21 @@ type RequestLine struct {
 	WrittenMs        *float64 `json:"written_ms"`
 	TTFBMs           *float64 `json:"ttfb_ms"`
 	TTFTServerViewMs *float64 `json:"ttft_server_view_ms"`
+
+	// Off-spec answers: another model's name (metrics.Request.ServedModel),
+	// events in bursts, more output than max_tokens.
+	ServedModel   string `json:"served_model,omitempty"`
+	Coalesced     bool   `json:"coalesced,omitempty"`
+	OverMaxTokens bool   `json:"over_max_tokens,omitempty"`
+	// What the engine reported of the request (absent when it did not):
+	// cached prompt tokens, its own TTFT, queueing, prefill and time per
+	// output token, and TTFT outside the engine.
+	CachedTokens     *int     `json:"cached_tokens,omitempty"`
+	EngineTTFTMs     *float64 `json:"engine_ttft_ms,omitempty"`
+	EngineQueueMs    *float64 `json:"engine_queue_ms,omitempty"`
+	EnginePrefillMs  *float64 `json:"engine_prefill_ms,omitempty"`
+	EngineTPOTMs     *float64 `json:"engine_tpot_ms,omitempty"`
+	ClientOverheadMs *float64 `json:"client_overhead_ms,omitempty"`
 }
 
 // NewRequestLine converts a request for the jsonl file. zero is the run's
@@ -139,8 +154,24 @@ func NewRequestLine(r *metrics.Request, zero time.Time, stages bool) RequestLine
 			l.TTFTAnswerMs = &v
 		}
 	}
+	msp := func(d time.Duration) *float64 { v := ms(d); return &v }
+	l.ServedModel, l.Coalesced, l.OverMaxTokens = r.ServedModel, r.Coalesced(), r.OverMaxTokens()
+	if r.CacheReported {
+		n := r.CachedTokens
+		l.CachedTokens = &n
+	}
+	for _, e := range []struct {
+		d   time.Duration
+		dst **float64
+	}{{r.EngineTTFT, &l.EngineTTFTMs}, {r.EngineQueue, &l.EngineQueueMs}, {r.EnginePrefill, &l.EnginePrefillMs}, {r.EngineTPOT, &l.EngineTPOTMs}} {
+		if e.d > 0 {
+			*e.dst = msp(e.d)
+		}
+	}
+	if d, ok := r.ClientOverhead(); ok {
+		l.ClientOverheadMs = msp(d)
+	}
 	if r.Written > 0 {
-		msp := func(d time.Duration) *float64 { v := ms(d); return &v }
 		l.NewConn = r.NewConn
 		l.BlockedMs, l.DNSMs, l.ConnectMs, l.TLSMs = msp(r.Blocked), msp(r.DNS), msp(r.Connect), msp(r.TLS)
 		l.WrittenMs = msp(r.Written)

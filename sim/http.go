@@ -339,6 +339,9 @@ func (c *call) stream() {
 		buf = c.appendIDs(buf, c.object())
 		buf = append(buf, `"choices":[],"usage":`...)
 		buf = c.appendUsage(buf)
+		if c.s.p.PerRequestMetrics {
+			buf = c.appendMetrics(buf)
+		}
 		buf = append(buf, "}\n\n"...)
 	}
 	buf = append(buf, openaiwire.DoneEvent...)
@@ -442,6 +445,34 @@ func (c *call) appendChunk(buf []byte, from, n int, last bool) []byte {
 		buf = append(buf, `,"stop_reason":null`...)
 	}
 	return append(buf, "}]}\n\n"...)
+}
+
+// appendMetrics appends vLLM's per-request metrics object (the field
+// and its value): the engine's TTFT from the request's arrival, the
+// generation time after the first token, the mean gap between tokens and
+// the tokens per second over both. The sequence is done: the engine no
+// longer writes its times.
+func (c *call) appendMetrics(buf []byte) []byte {
+	q := c.q
+	msOf := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	gen := q.last - q.firstAt
+	meanITL := 0.0
+	if q.target > 1 {
+		meanITL = msOf(gen) / float64(q.target-1)
+	}
+	tps := 0.0
+	if total := q.last - q.arrival; total > 0 {
+		tps = float64(q.target) / total.Seconds()
+	}
+	buf = append(buf, `,"metrics":{"time_to_first_token_ms":`...)
+	buf = strconv.AppendFloat(buf, msOf(q.firstAt-q.arrival), 'f', 3, 64)
+	buf = append(buf, `,"generation_time_ms":`...)
+	buf = strconv.AppendFloat(buf, msOf(gen), 'f', 3, 64)
+	buf = append(buf, `,"mean_itl_ms":`...)
+	buf = strconv.AppendFloat(buf, meanITL, 'f', 3, 64)
+	buf = append(buf, `,"tokens_per_second":`...)
+	buf = strconv.AppendFloat(buf, tps, 'f', 3, 64)
+	return append(buf, '}')
 }
 
 func (c *call) appendUsage(buf []byte) []byte {

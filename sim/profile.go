@@ -85,7 +85,12 @@ type Profile struct {
 	// good, holding its place (max_num_seqs) and its KV cache, and
 	// generates nothing more: a request stuck in an engine that missed
 	// the abort. The running count and KV usage never return to idle.
-	LeakOnDisconnect bool `sim:"leak_on_disconnect" help:"fault: never release a sequence whose client went away (it stays running, holding its KV cache) (true/false)"`
+	// PerRequestMetrics adds vLLM's per-request metrics object
+	// (--enable-per-request-metrics) to the usage chunk: the engine's own
+	// time to first token from the request's arrival, generation time,
+	// mean ITL and tokens per second, as this simulator measured them.
+	PerRequestMetrics bool `sim:"per_request_metrics" help:"send vLLM's per-request metrics object with the usage (true/false)"`
+	LeakOnDisconnect  bool `sim:"leak_on_disconnect" help:"fault: never release a sequence whose client went away (it stays running, holding its KV cache) (true/false)"`
 }
 
 // Memory bandwidth and dense BF16 compute of the cards the profiles model,

@@ -256,6 +256,11 @@ func TestOffSpecAnswers(t *testing.T) {
 			if strings.Contains(stdout+stderr, "\x1b") {
 				t.Errorf("a server's model name reached the terminal raw")
 			}
+			if tc.figure == "other_model" && tc.code != exitOK {
+				if l := requestMaps(t, filepath.Join(out, tc.scenario+".requests.jsonl")); l[0]["served_model"] != tc.cfg.Model {
+					t.Errorf("served_model = %q, want %q", l[0]["served_model"], tc.cfg.Model)
+				}
+			}
 			noLeaks(t, out, stdout, stderr)
 		})
 	}
@@ -454,5 +459,47 @@ func TestPlantedSecretsEveryOutput(t *testing.T) {
 				t.Logf("result: %s", line)
 			}
 		}
+	}
+}
+
+// TestEngineNumbers: an engine that reports its own numbers of each
+// request (here the simulator, as vLLM's --enable-per-request-metrics
+// does) has them recorded per request, summed up in the result and the
+// console, with the part of TTFT outside the engine.
+func TestEngineNumbers(t *testing.T) {
+	out := t.TempDir()
+	code, stdout, stderr := call(t, context.Background(), "run", "-quiet", "-out", out, "testdata/engine-numbers.hcl")
+	if code != exitOK {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	res := resultFile(t, filepath.Join(out, "engine.json"))
+	sum := res["summary"].(map[string]any)
+	completed := sum["completed"].(float64)
+	for _, k := range []string{"engine_ttft", "client_overhead"} {
+		l, _ := sum[k].(map[string]any)
+		if n, _ := l["count"].(float64); n != completed {
+			t.Errorf("%s has %v samples, want one per completed request (%v): %v", k, n, completed, l)
+		}
+	}
+	// A one-token answer has no time per output token.
+	if l, _ := sum["engine_tpot"].(map[string]any); l["count"] == nil || l["count"].(float64) == 0 || l["count"].(float64) > completed {
+		t.Errorf("engine_tpot: %v", l)
+	}
+	// The engine's TTFT runs from the request's arrival in it, after the
+	// client's send: never more than the client's own.
+	ttft, engine := sum["ttft"].(map[string]any), sum["engine_ttft"].(map[string]any)
+	if engine["min"].(float64) > ttft["max"].(float64) || engine["p50"].(float64) > ttft["p50"].(float64) {
+		t.Errorf("engine TTFT %v over the client's %v", engine, ttft)
+	}
+	for _, l := range requestMaps(t, filepath.Join(out, "engine.requests.jsonl")) {
+		e, _ := l["engine_ttft_ms"].(float64)
+		ttft, _ := l["ttft_ms"].(float64)
+		if o, _ := l["client_overhead_ms"].(float64); e <= 0 || e > ttft || o < 0 || o > ttft {
+			t.Errorf("a request's engine_ttft_ms %v, client_overhead_ms %v (its TTFT %v ms)", l["engine_ttft_ms"], l["client_overhead_ms"], ttft)
+			break
+		}
+	}
+	if !strings.Contains(stdout, "Engine (as it reported): TTFT p50") || !strings.Contains(stdout, "TTFT outside the engine p50") {
+		t.Errorf("the console does not show the engine's numbers:\n%s", stdout)
 	}
 }

@@ -73,6 +73,17 @@ func TestLlamaServer(t *testing.T) {
 			if v, _ := r.res["server_version"].(string); !strings.Contains(v, "llama.cpp b1-80fb11a") {
 				t.Errorf("server_version = %q, want llama.cpp's build", v)
 			}
+			// Its own numbers of each request: timings (prefill, time per
+			// output token) and the cached prompt tokens.
+			sum := r.res["summary"].(map[string]any)
+			for _, k := range []string{"engine_prefill", "engine_tpot"} {
+				if l, _ := sum[k].(map[string]any); l == nil || l["count"] != r.summary("completed") {
+					t.Errorf("%s: %v, want a sample per completed request", k, l)
+				}
+			}
+			if r.summary("cache_reports") < r.summary("completed") {
+				t.Errorf("cache_reports %v of %v completed", r.summary("cache_reports"), r.summary("completed"))
+			}
 			server, _ := r.res["summary"].(map[string]any)["server"].(map[string]any)
 			if n, _ := server["scrapes"].(float64); n == 0 {
 				t.Errorf("/metrics (--metrics) was never scraped: %v", server)
@@ -87,6 +98,25 @@ func TestLlamaServer(t *testing.T) {
 	// The prompts counted by the engine's own /tokenize.
 	t.Run("tokenize", func(t *testing.T) {
 		conforms(t, run(t, base, name, "openai", "tokenize"), 4)
+	})
+	// A warm prompt cache across runs: the second of two identical runs
+	// has its prompts served from the first one's cache, unless the
+	// requests turn the cache off (cache_prompt = false).
+	t.Run("warm prompt cache", func(t *testing.T) {
+		conforms(t, run(t, base, name, "openai", "again"), 6)
+		warm := run(t, base, name, "openai", "again")
+		conforms(t, warm, 6)
+		if warm.summary("cached_tokens") < 0.5*warm.summary("server_input_tokens") {
+			t.Errorf("the second run had %v of %v prompt tokens cached; llama.cpp caches prompts by default",
+				warm.summary("cached_tokens"), warm.summary("server_input_tokens"))
+		}
+		cold := run(t, base, name, "openai", "again_nocache")
+		conforms(t, cold, 6)
+		if cold.summary("cached_tokens") != 0 {
+			t.Errorf("cache_prompt = false: %v prompt tokens cached, want 0", cold.summary("cached_tokens"))
+		}
+		t.Logf("prompt tokens cached: %v of %v on the second run, %v with cache_prompt = false",
+			warm.summary("cached_tokens"), warm.summary("server_input_tokens"), cold.summary("cached_tokens"))
 	})
 }
 
@@ -106,6 +136,10 @@ func TestOllama(t *testing.T) {
 			}
 			if tc.scenario == "abandon" && r.summary("abandoned") == 0 {
 				t.Errorf("no request was abandoned")
+			}
+			// It reports nothing of its own per request.
+			if r.summary("cache_reports") != 0 || r.res["summary"].(map[string]any)["engine_tpot"] != nil {
+				t.Errorf("Ollama reported engine numbers: cache_reports %v, engine_tpot %v", r.summary("cache_reports"), r.res["summary"].(map[string]any)["engine_tpot"])
 			}
 			t.Logf("%s %s: %v completed, %v stale keep-alive retries, TTFT p50 %v ms", tc.scenario, tc.api,
 				r.summary("completed"), r.summary("stale_retries"), r.res["summary"].(map[string]any)["ttft"].(map[string]any)["p50"])

@@ -23,6 +23,16 @@ target "engine" {
   stall_timeout = "60s"
 }
 
+# The same engine with llama.cpp's prompt cache off for these requests.
+target "engine_nocache" {
+  base_url      = var.base_url
+  model         = var.model
+  api           = var.api
+  timeout       = "120s"
+  stall_timeout = "60s"
+  extra_body    = { cache_prompt = false }
+}
+
 dataset "words" {
   random {
     input_len   = 24
@@ -132,5 +142,27 @@ scenario "abandon" {
   }
   sla {
     error_rate = 0
+  }
+}
+
+# The same six prompts, for runs one after another: llama.cpp's prompt
+# cache, on by default, serves a second run's prompts from the first's.
+scenario "again" {
+  target   = target.engine
+  dataset  = dataset.words
+  requests = 6
+  closed_loop {
+    users    = 1
+    duration = "600s"
+  }
+}
+
+scenario "again_nocache" {
+  target   = target.engine_nocache
+  dataset  = dataset.words
+  requests = 6
+  closed_loop {
+    users    = 1
+    duration = "600s"
   }
 }

@@ -1,0 +1,28 @@
+# The simulator reporting vLLM's per-request metrics
+# (--enable-per-request-metrics), for TestEngineNumbers.
+target "sim" {
+  base_url = "sim://tiny"
+  model    = "tiny"
+  sim {
+    per_request_metrics = true
+  }
+}
+
+dataset "d" {
+  random {
+    input_len   = 16
+    output_len  = 8
+    num_prompts = 20
+    seed        = 3
+  }
+}
+
+scenario "engine" {
+  target   = target.sim
+  dataset  = dataset.d
+  requests = 20
+  closed_loop {
+    users    = 4
+    duration = "60s"
+  }
+}
