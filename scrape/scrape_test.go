@@ -1,6 +1,9 @@
 package scrape
 
 import (
+	"bytes"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -97,5 +100,53 @@ func TestRecord(t *testing.T) {
 	// The same server twice is counted once.
 	if v, _ := metrics.MergeServer(sm, sm).Figures["preemptions"].Stat("delta"); v != 6 {
 		t.Errorf("the same server merged with itself: preemptions %v, want 6", v)
+	}
+}
+
+// TestEnginePages reads /metrics pages recorded from real engines (each
+// file says where it came from) through Parse and Record: the catalogue's
+// server figures find each engine's own names.
+func TestEnginePages(t *testing.T) {
+	for _, tc := range []struct {
+		engine string
+		want   map[string]float64 // figure.stat
+	}{
+		// Three 16-token completions of one 5-token prompt: 5 + 1 + 1
+		// prompt tokens evaluated, 4 + 4 from the cache (llama.cpp keeps
+		// the last prompt token to evaluate again), 48 generated, and
+		// nothing running or deferred once they were done.
+		{"llamacpp-b1-80fb11a", map[string]float64{
+			"prompt_tokens.delta": 7, "prefix_cache_hits.delta": 8, "generation_tokens.delta": 48,
+			"requests_running.last": 0, "queue.last": 0,
+		}},
+	} {
+		t.Run(tc.engine, func(t *testing.T) {
+			base := time.Unix(1000, 0)
+			var samples []Sample
+			for i, page := range []string{"before", "after"} {
+				b, err := os.ReadFile(filepath.Join("testdata", tc.engine+"."+page+".metrics"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				fams, err := Parse(bytes.NewReader(b), nil)
+				if err != nil {
+					t.Fatalf("%s: %v", page, err)
+				}
+				samples = append(samples, Sample{At: base.Add(time.Duration(i) * time.Second), Families: fams})
+			}
+			sm := Record("http://x/metrics", Config{}, base, time.Second, samples, 0, "")
+			got := map[string]float64{}
+			for key := range tc.want {
+				name, stat, _ := strings.Cut(key, ".")
+				v, ok := sm.Figures[name].Stat(stat)
+				if !ok {
+					t.Errorf("%s has no value: the catalogue does not read %s's name for it", key, tc.engine)
+				}
+				got[key] = v
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
 	}
 }
