@@ -37,6 +37,11 @@ type Request struct {
 	// slice (trace sources only; 0 otherwise). A replay sends it at At
 	// divided by the replay's speed.
 	At time.Duration `json:"at,omitempty"`
+	// PrefixTokens is how many of the prompt's tokens an ideal prefix
+	// cache would serve from the requests before it (markPrefixes): what
+	// the server's reported cached tokens are held against. 0 for
+	// sessions.
+	PrefixTokens int `json:"prefix_tokens,omitempty"`
 	// Turns, when set (multi_turn sources), makes the request a session:
 	// its turns are sent one after another, each with the history so far.
 	// Prompt, Messages, PromptLen and OutputLen are then the first turn's.
@@ -83,6 +88,9 @@ type Dataset struct {
 type Stats struct {
 	// Source is "sharegpt", "random", "jsonl" or "trace".
 	Source string `json:"source"`
+	// PrefixTokens sums the requests' PrefixTokens: the prompt tokens an
+	// ideal prefix cache would serve, in the dataset's order.
+	PrefixTokens int `json:"prefix_tokens,omitempty"`
 	// Path is the file read ("" for random).
 	Path string `json:"path,omitempty"`
 	// Read is the number of entries seen (array elements, non-blank lines).
@@ -206,6 +214,10 @@ func Load(spec Spec, tok tokenizer.Tokenizer) (*Dataset, error) {
 	stats.Tokenizer = tok.Name()
 	stats.Approximate = !tok.Exact()
 	stats.Sampled = len(reqs)
+	markPrefixes(reqs, tok)
+	for _, r := range reqs {
+		stats.PrefixTokens += r.PrefixTokens
+	}
 	stats.PromptLen = lengthStats(reqs, func(r Request) int { return r.PromptLen })
 	stats.OutputLen = lengthStats(reqs, func(r Request) int { return r.OutputLen })
 	for _, r := range reqs {

@@ -127,6 +127,7 @@ func TestShareGPTRules(t *testing.T) {
 				Source: "sharegpt", Path: cfg.Path, Read: c.Read, Skipped: c.Skipped, Examined: c.Examined,
 				Sampled: len(c.Samples), Oversampled: c.Oversampled, Tokenizer: "words",
 				PromptLen: ds.Stats.PromptLen, OutputLen: ds.Stats.OutputLen, // checked in TestLengthStats
+				PrefixTokens: ds.Stats.PrefixTokens, // checked in TestMarkPrefixes
 			}
 			if diff := cmp.Diff(wantStats, ds.Stats); diff != "" {
 				t.Errorf("stats (-want +got):\n%s", diff)

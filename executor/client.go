@@ -47,6 +47,7 @@ type prepared struct {
 	body      []byte
 	index     int
 	promptLen int
+	prefix    int // the dataset's PrefixTokens
 	maxTokens int
 	ignoreEOS bool
 }
@@ -285,7 +286,7 @@ func prepare(t Target, reqs []dataset.Request) ([]prepared, error) {
 		if err != nil {
 			return nil, fmt.Errorf("request %d (dataset index %d): %w", i, r.Index, err)
 		}
-		out[i] = prepared{body: b, index: r.Index, promptLen: r.PromptLen, maxTokens: r.OutputLen, ignoreEOS: t.IgnoreEOS}
+		out[i] = prepared{body: b, index: r.Index, promptLen: r.PromptLen, prefix: r.PrefixTokens, maxTokens: r.OutputLen, ignoreEOS: t.IgnoreEOS}
 	}
 	return out, nil
 }
@@ -296,6 +297,7 @@ func (p *prepared) describe(res *metrics.Request) {
 	res.MaxTokens = p.maxTokens
 	res.IgnoreEOS = p.ignoreEOS
 	res.DatasetPromptTokens = p.promptLen
+	res.IdealCachedTokens = p.prefix
 	res.PromptTokens, res.PromptTokensSource = p.promptLen, metrics.SourceDataset
 	res.OutputTokensSource = metrics.SourceEvents // until a stream says more
 }
@@ -594,6 +596,13 @@ func (c *client) read(ctx context.Context, sr *sseReader, tr *timedReader, t0 ti
 			res.OutputBytes += ch.textBytes
 			text = append(text, ch.text...)
 			ph.add(res, ch, at, t0)
+			if n := maxOutputEvents(res.MaxTokens); n > 0 && res.OutputEvents > n {
+				// A server that ignores max_tokens and streams on would
+				// grow the request's record until the whole-request
+				// timeout: it is cut here, in bounded memory.
+				c.fail(res, metrics.ErrOversized, fmt.Errorf("more than %d output events for max_tokens %d: the server ignored the cap, and the stream was cut", n, res.MaxTokens))
+				break
+			}
 		}
 		if ch.finish != "" {
 			res.FinishReason = ch.finish
@@ -714,6 +723,16 @@ func (c *client) readWhole(ctx context.Context, br *bufio.Reader, tr *timedReade
 	if ch.hasUsage && ch.promptTokens > 0 {
 		res.PromptTokens, res.PromptTokensSource = ch.promptTokens, metrics.SourceUsage
 	}
+}
+
+// maxOutputEvents bounds the output events read for a request of
+// maxTokens (0: no bound, when it has none): twice the cap, and at least
+// 64 more, since an engine may send a token's bytes over two events.
+func maxOutputEvents(maxTokens int) int {
+	if maxTokens <= 0 {
+		return 0
+	}
+	return max(2*maxTokens, maxTokens+64)
 }
 
 // maxWholeBody bounds a non-streamed answer.

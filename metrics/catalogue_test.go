@@ -47,7 +47,9 @@ func TestCatalogueDoc(t *testing.T) {
 // its own field of a summary.
 func TestCatalogueReadsEveryFigure(t *testing.T) {
 	capacity := 12.0
-	s := &Summary{Errors: map[ErrorKind]int{ErrStall: 3}, Capacity: &capacity}
+	// A run whose engine reported cached tokens, of prompts that share
+	// prefixes: prefix_reuse has a value.
+	s := &Summary{Errors: map[ErrorKind]int{ErrStall: 3}, Capacity: &capacity, CacheReports: 1, CachedTokens: 32, IdealCachedTokens: 64}
 	if v, ok := s.Value("capacity", ""); !ok || v != 12 {
 		t.Errorf("capacity = %v, %v; want 12", v, ok)
 	}

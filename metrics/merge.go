@@ -79,6 +79,7 @@ func merge(parts []*Summary) (*Summary, error) {
 		s.CachedTokens += p.CachedTokens
 		s.CacheReports += p.CacheReports
 		s.CacheReportedPrompt += p.CacheReportedPrompt
+		s.IdealCachedTokens += p.IdealCachedTokens
 		s.OtherModel += p.OtherModel
 		s.OverMaxTokens += p.OverMaxTokens
 		s.MultiTokenStreams += p.MultiTokenStreams

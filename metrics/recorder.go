@@ -59,7 +59,7 @@ type Recorder struct {
 	enginePrefill, engineTPOT          *dist
 	clientOverhead                     *dist
 	cachedTokens, cacheReports         int
-	cacheReportedPrompt                int
+	cacheReportedPrompt, idealCached   int
 }
 
 // turnRecord is one turn index's data.
@@ -342,6 +342,7 @@ func (r *Recorder) addEngine(req *Request) {
 		r.cacheReports++
 		r.cachedTokens += req.CachedTokens
 		r.cacheReportedPrompt += req.PromptTokens
+		r.idealCached += req.IdealCachedTokens
 	}
 }
 
@@ -429,6 +430,7 @@ func (r *Recorder) SummaryOver(duration time.Duration) *Summary {
 		CachedTokens:        r.cachedTokens,
 		CacheReports:        r.cacheReports,
 		CacheReportedPrompt: r.cacheReportedPrompt,
+		IdealCachedTokens:   r.idealCached,
 
 		Dispatches:     r.dispatches,
 		LateDispatches: r.late,

@@ -180,12 +180,15 @@ type Request struct {
 	// EnginePrefill, its prompt processing (llama.cpp's timings.prompt_ms);
 	// EngineTPOT, its time per output token (llama.cpp's timings, vLLM's
 	// mean_itl_ms).
-	CachedTokens  int           `json:"cached_tokens,omitempty"`
-	CacheReported bool          `json:"cache_reported,omitempty"`
-	EngineTTFT    time.Duration `json:"engine_ttft,omitempty"`
-	EngineQueue   time.Duration `json:"engine_queue,omitempty"`
-	EnginePrefill time.Duration `json:"engine_prefill,omitempty"`
-	EngineTPOT    time.Duration `json:"engine_tpot,omitempty"`
+	CachedTokens  int  `json:"cached_tokens,omitempty"`
+	CacheReported bool `json:"cache_reported,omitempty"`
+	// IdealCachedTokens is what an ideal prefix cache would have served
+	// of the prompt (the dataset's PrefixTokens).
+	IdealCachedTokens int           `json:"ideal_cached_tokens,omitempty"`
+	EngineTTFT        time.Duration `json:"engine_ttft,omitempty"`
+	EngineQueue       time.Duration `json:"engine_queue,omitempty"`
+	EnginePrefill     time.Duration `json:"engine_prefill,omitempty"`
+	EngineTPOT        time.Duration `json:"engine_tpot,omitempty"`
 
 	// ServedModel is the model the response named when it is not the one
 	// asked for (SameModel): a gateway or a misconfigured server answered

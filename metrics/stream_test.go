@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -247,6 +248,42 @@ func TestOverMaxTokens(t *testing.T) {
 	for _, tt := range tests {
 		if got := tt.req.OverMaxTokens(); got != tt.over {
 			t.Errorf("%s: OverMaxTokens = %v, want %v", tt.name, got, tt.over)
+		}
+	}
+}
+
+// TestPrefixReuse: the engine's cached tokens over an ideal cache's, over
+// the requests that reported a count; no value without reports or
+// without an ideal reuse.
+func TestPrefixReuse(t *testing.T) {
+	cached := func(n, ideal int, reported bool) *Request {
+		r := ok(0, 0, ms, ms)
+		r.PromptTokens, r.CachedTokens, r.IdealCachedTokens, r.CacheReported = 100, n, ideal, reported
+		return r
+	}
+	tests := []struct {
+		name string
+		reqs []*Request
+		want float64 // NaN: no value
+	}{
+		{"ideal", []*Request{cached(0, 0, true), cached(64, 64, true), cached(64, 64, true)}, 1},
+		{"half", []*Request{cached(32, 64, true), cached(32, 64, true)}, 0.5},
+		{"unreported requests do not count", []*Request{cached(64, 64, true), cached(0, 64, false)}, 1},
+		{"warm from before the run", []*Request{cached(96, 64, true)}, 1.5},
+		{"no report", []*Request{cached(0, 64, false)}, math.NaN()},
+		{"nothing shared", []*Request{cached(10, 0, true)}, math.NaN()},
+	}
+	for _, tt := range tests {
+		rec := NewRecorder(Options{})
+		for _, r := range tt.reqs {
+			rec.Add(r)
+		}
+		got := rec.Summary().PrefixReuse()
+		if math.IsNaN(tt.want) != math.IsNaN(got) || !math.IsNaN(got) && got != tt.want {
+			t.Errorf("%s: PrefixReuse = %v, want %v", tt.name, got, tt.want)
+		}
+		if v, ok := rec.Summary().Value("prefix_reuse", ""); ok != !math.IsNaN(tt.want) || ok && v != tt.want {
+			t.Errorf("%s: metrics.prefix_reuse = %v, %v", tt.name, v, ok)
 		}
 	}
 }

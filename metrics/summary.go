@@ -230,6 +230,22 @@ type Summary struct {
 	CachedTokens        int     `json:"cached_tokens,omitempty"`
 	CacheReports        int     `json:"cache_reports,omitempty"`
 	CacheReportedPrompt int     `json:"cache_reported_prompt_tokens,omitempty"`
+	// IdealCachedTokens sums, over the same requests, what an ideal
+	// prefix cache would have served (Request.IdealCachedTokens).
+	IdealCachedTokens int `json:"ideal_cached_tokens,omitempty"`
+}
+
+// PrefixReuse is the prefix cache's achieved reuse against an ideal
+// cache's: CachedTokens / IdealCachedTokens over the requests that
+// reported a cached count; NaN when none did or an ideal cache would
+// have served nothing (no shared prefixes). Over 1 when the cache held
+// prompts from before the run (a warm cache) or caches finer than whole
+// blocks.
+func (s *Summary) PrefixReuse() float64 {
+	if s.CacheReports == 0 || s.IdealCachedTokens == 0 {
+		return math.NaN()
+	}
+	return float64(s.CachedTokens) / float64(s.IdealCachedTokens)
 }
 
 // CachedFraction is the share of the prompt tokens of the requests that

@@ -453,6 +453,9 @@ func writeEngineNotes(p *printer, s *metrics.Summary) {
 	}
 	if f, ok := s.CachedFraction(); ok {
 		parts = append(parts, fmt.Sprintf("%d of %d prompt tokens (%.1f%%) from its prefix cache", s.CachedTokens, s.CacheReportedPrompt, 100*f))
+		if r := s.PrefixReuse(); !math.IsNaN(r) {
+			parts = append(parts, fmt.Sprintf("prefix reuse %.0f%% of an ideal cache's %d tokens", 100*r, s.IdealCachedTokens))
+		}
 	}
 	if len(parts) > 0 {
 		p.printf("Engine (as it reported): %s.\n", strings.Join(parts, "; "))

@@ -1,9 +1,11 @@
 package runner
 
 import (
+	"math"
 	"strings"
 
 	"github.com/llmload/llmload/compare"
+	"github.com/llmload/llmload/metrics"
 	"github.com/llmload/llmload/results"
 )
 
@@ -17,6 +19,7 @@ func CompareResults(basePath string, base, cand *results.Result, tols []compare.
 // compareWith compares two results' summaries with the given options.
 func compareWith(basePath string, base, cand *results.Result, tols []compare.Tolerance, opts compare.Options) *results.Comparison {
 	rows := compareRows(base.Goodput != nil || cand.Goodput != nil)
+	rows = append(rows, engineRows(base.Summary, cand.Summary)...)
 	ds := compare.Compare(base.Summary, cand.Summary, rows, tols, opts)
 	return &results.Comparison{
 		Baseline:          basePath,
@@ -26,6 +29,22 @@ func compareWith(basePath string, base, cand *results.Result, tols []compare.Tol
 		Verdict:           compare.Verdict(ds),
 		Rows:              ds,
 	}
+}
+
+// engineRows are the rows of the engine's own numbers that both sides
+// have (an engine that reports them: docs/engines.md), so that a
+// regression shows whether it was the engine's or the path to it.
+func engineRows(base, cand *metrics.Summary) []compare.Row {
+	var rows []compare.Row
+	for _, r := range []compare.Row{{Metric: "engine_ttft", Stat: "p50"}, {Metric: "engine_prefill", Stat: "p50"}, {Metric: "engine_tpot", Stat: "p50"}, {Metric: "client_overhead", Stat: "p99"}} {
+		if b, c := base.LatencyOf(r.Metric), cand.LatencyOf(r.Metric); b != nil && c != nil && b.Count > 0 && c.Count > 0 {
+			rows = append(rows, r)
+		}
+	}
+	if !math.IsNaN(base.PrefixReuse()) && !math.IsNaN(cand.PrefixReuse()) {
+		rows = append(rows, compare.Row{Metric: "prefix_reuse"})
+	}
+	return rows
 }
 
 // compareRows are the table's figures; goodput only when a run measured it.

@@ -144,6 +144,20 @@ func TestRunFaults(t *testing.T) {
 		{name: "keep-alive comments forever", cfg: half(executortest.ModeKeepAlive, 2), code: exitCheckFailed, kind: "stall", n: 10},
 		// One event that never ends is cut at MaxEventBytes.
 		{name: "huge event", cfg: half(executortest.ModeHugeEvent, 1), code: exitCheckFailed, kind: "oversized_event", n: 10},
+		// A stream far past max_tokens (6 here) is cut at 70 events, in
+		// bounded memory, not read to the whole-request timeout.
+		{name: "ignores max_tokens", cfg: executortest.Config{Vary: func(i int, c *executortest.Config) {
+			if i%2 == 1 {
+				c.Tokens = 5000
+			}
+		}}, code: exitCheckFailed, kind: "oversized_event", n: 10,
+			check: func(t *testing.T, _ map[string]any, lines []map[string]any) {
+				for _, l := range lines {
+					if l["error"] == "oversized_event" && l["output_events"] != float64(71) {
+						t.Errorf("cut after %v events, want 71", l["output_events"])
+					}
+				}
+			}},
 		{name: "429", cfg: executortest.Config{Mode: executortest.ModeRateLimited}, code: exitNoResult, kind: "rate_limited", n: 20,
 			check: func(t *testing.T, _ map[string]any, lines []map[string]any) {
 				if lines[0]["retry_after"] != "2" {

@@ -502,4 +502,10 @@ func TestEngineNumbers(t *testing.T) {
 	if !strings.Contains(stdout, "Engine (as it reported): TTFT p50") || !strings.Contains(stdout, "TTFT outside the engine p50") {
 		t.Errorf("the console does not show the engine's numbers:\n%s", stdout)
 	}
+	// compare shows them too, when both sides have them.
+	result := filepath.Join(out, "engine.json")
+	_, table, _ := call(t, context.Background(), "compare", result, result)
+	if !strings.Contains(table, "engine TTFT") || !strings.Contains(table, "engine TPOT") || !strings.Contains(table, "TTFT outside the engine") {
+		t.Errorf("compare has no rows of the engine's numbers:\n%s", table)
+	}
 }

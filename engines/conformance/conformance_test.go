@@ -99,6 +99,18 @@ func TestLlamaServer(t *testing.T) {
 	t.Run("tokenize", func(t *testing.T) {
 		conforms(t, run(t, base, name, "openai", "tokenize"), 4)
 	})
+	// Prompts that share a prefix: llama.cpp's cache serves about what an
+	// ideal one would (prefix_reuse, asserted in the scenario); with the
+	// cache off it serves nothing and the same assert fails the run.
+	t.Run("prefix reuse", func(t *testing.T) {
+		r := run(t, base, name, "openai", "prefix")
+		conforms(t, r, 12)
+		cold := run(t, base, name, "openai", "prefix_nocache")
+		if cold.code != 1 || !strings.Contains(cold.stdout, "reuse") {
+			t.Errorf("cache off: exit %d, want 1 (the reuse assert fails)\nstdout:\n%s", cold.code, cold.stdout)
+		}
+		t.Logf("prefix reuse: %v cached of an ideal %v (with the cache off: %v)", r.summary("cached_tokens"), r.summary("ideal_cached_tokens"), cold.summary("cached_tokens"))
+	})
 	// A warm prompt cache across runs: the second of two identical runs
 	// has its prompts served from the first one's cache, unless the
 	// requests turn the cache off (cache_prompt = false).

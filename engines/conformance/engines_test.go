@@ -268,8 +268,9 @@ func (r result) summary(key string) float64 {
 func run(t *testing.T, base, model, api, scenario string, extra ...string) result {
 	t.Helper()
 	out := t.TempDir()
+	tok := testshared.Path(t, "data", "tokenizers", "qwen3", "tokenizer.json")
 	args := append([]string{"run", "-quiet", "-out", out, "-overwrite", "-scenario", scenario,
-		"-var", "base_url=" + base, "-var", "model=" + model, "-var", "api=" + api}, extra...)
+		"-var", "base_url=" + base, "-var", "model=" + model, "-var", "api=" + api, "-var", "tokenizer=" + tok}, extra...)
 	args = append(args, "../testdata/conformance.hcl")
 	cmd := exec.Command(llmload(t), args...)
 	var stdout, stderr bytes.Buffer

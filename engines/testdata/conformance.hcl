@@ -9,6 +9,12 @@ variable "model" {
   type = string
 }
 
+# The model's own tokenizer.json (Qwen3's, from ../shared), for the
+# dataset whose ideal prefix reuse is counted in the model's tokens.
+variable "tokenizer" {
+  type = string
+}
+
 variable "api" {
   type    = string
   default = "openai"
@@ -164,5 +170,47 @@ scenario "again_nocache" {
   closed_loop {
     users    = 1
     duration = "600s"
+  }
+}
+
+# Prompts that share a 64-token prefix, counted with the model's own
+# tokenizer: the engine's prefix cache must serve at least half of what an
+# ideal one would (prefix_reuse), so an engine that reuses less fails.
+dataset "prefixed" {
+  random {
+    input_len   = 32
+    output_len  = 8
+    prefix_len  = 64
+    num_prompts = 12
+    seed        = 9
+  }
+  tokenizer = var.tokenizer
+}
+
+scenario "prefix" {
+  target   = target.engine
+  dataset  = dataset.prefixed
+  requests = 12
+  closed_loop {
+    users    = 1
+    duration = "600s"
+  }
+  assert "reuse" {
+    condition     = metrics.prefix_reuse >= 0.5
+    error_message = "The engine's prefix cache served less than half of what an ideal one would."
+  }
+}
+
+scenario "prefix_nocache" {
+  target   = target.engine_nocache
+  dataset  = dataset.prefixed
+  requests = 12
+  closed_loop {
+    users    = 1
+    duration = "600s"
+  }
+  assert "reuse" {
+    condition     = metrics.prefix_reuse >= 0.5
+    error_message = "The engine's prefix cache served less than half of what an ideal one would."
   }
 }
