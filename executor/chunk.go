@@ -30,6 +30,9 @@ type chunk struct {
 	// model is the model the payload names; like every string of a
 	// chunk, valid only until the next read (copy to keep it).
 	model string
+	// fingerprint is the payload's system_fingerprint (the engine's build
+	// on llama.cpp, "fp_ollama" on Ollama); valid until the next read.
+	fingerprint string
 	// What the engine says of the request itself (engineNumbers), when
 	// it says it: cached prompt tokens, llama.cpp's timings, vLLM's
 	// per-request metrics.
@@ -94,6 +97,8 @@ func parseOpenAI(data []byte, c *chunk, keepText bool, choice choiceReader) erro
 			c.engine.vllmMetrics(v)
 		case "model":
 			c.model = v.Str
+		case "system_fingerprint":
+			c.fingerprint = v.Str
 		case "error":
 			if v.Type != gjson.Null {
 				c.errMsg = errorMessage(v)

@@ -577,6 +577,11 @@ func (c *client) read(ctx context.Context, sr *sseReader, tr *timedReader, t0 ti
 			c.fail(res, metrics.ErrStream, errors.New(ch.errMsg))
 			break
 		}
+		if ch.fingerprint != "" && res.SystemFingerprint == "" {
+			// Server text: escaped (control characters) before anything
+			// prints it.
+			res.SystemFingerprint = strings.Clone(secret.Printable(strings.ToValidUTF8(ch.fingerprint[:min(len(ch.fingerprint), 128)], "\uFFFD")))
+		}
 		if ch.model != "" && !modelSeen {
 			// The first chunk that names a model is checked; a stream
 			// does not change model midway.

@@ -110,6 +110,7 @@ var sharedChunks = []chunkCase{
 		want: chunk{hasUsage: true, promptTokens: 42, completionTokens: 128,
 			engine: engineNumbers{ttft: 85200 * time.Microsecond, queue: 12300 * time.Microsecond, tpot: 9100 * time.Microsecond}}},
 	{in: `{"choices":[],"usage":{"prompt_tokens":0,"completion_tokens":0,"total_tokens":0}}`, want: chunk{hasUsage: true}},
+	{in: `{"choices":[],"system_fingerprint":"b1-80fb11a"}`, want: chunk{fingerprint: "b1-80fb11a"}},
 	{in: `{"error":{"message":"out of memory","code":500}}`, want: chunk{errMsg: "server error: out of memory"}},
 	{in: `{"error":"plain"}`, want: chunk{errMsg: "server error: plain"}},
 	{in: `{"object":"error","message":"bad"}`, want: chunk{errMsg: "server error: bad"}},

@@ -2,6 +2,8 @@ package metrics
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 )
 
@@ -58,6 +60,15 @@ func merge(parts []*Summary) (*Summary, error) {
 		s.Failed += p.Failed
 		for k, n := range p.Errors {
 			s.Errors[k] += n
+		}
+		// In order, "other" last: the same parts always merge alike.
+		for _, f := range slices.Sorted(maps.Keys(p.Fingerprints)) {
+			if f != "other" {
+				s.Fingerprints = addFingerprint(s.Fingerprints, f, p.Fingerprints[f])
+			}
+		}
+		if n := p.Fingerprints["other"]; n > 0 {
+			s.Fingerprints = addFingerprint(s.Fingerprints, "other", n)
 		}
 		s.Canceled += p.Canceled
 		s.Abandoned += p.Abandoned

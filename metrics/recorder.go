@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"maps"
 	"time"
 )
 
@@ -35,6 +36,7 @@ type Recorder struct {
 	peakConcurrency                               int
 	tokenStreams, buffered, coalesced, multiToken int
 	otherModel, overMaxTokens                     int
+	fingerprints                                  map[string]int
 	countsCompared, countMismatches               int
 
 	measured                    int // every measured request, canceled ones too
@@ -182,6 +184,9 @@ func (r *Recorder) Add(req *Request) {
 	if req.MultiTokenEvents() {
 		r.multiToken++
 	}
+	if f := req.SystemFingerprint; f != "" {
+		r.fingerprints = addFingerprint(r.fingerprints, f, 1)
+	}
 	if req.ServedModel != "" {
 		r.otherModel++
 	}
@@ -321,6 +326,23 @@ func (r *Recorder) meetsSLO(req *Request, tpot time.Duration, hasTPOT bool) bool
 	return true
 }
 
+// MaxFingerprints bounds the distinct system fingerprints a summary
+// keeps: a server that sends a new one with every answer cannot grow it.
+const MaxFingerprints = 8
+
+// addFingerprint counts n answers of fingerprint f in m (made when nil),
+// under "other" once MaxFingerprints are kept.
+func addFingerprint(m map[string]int, f string, n int) map[string]int {
+	if m == nil {
+		m = map[string]int{}
+	}
+	if _, ok := m[f]; !ok && len(m) >= MaxFingerprints {
+		f = "other"
+	}
+	m[f] += n
+	return m
+}
+
 // addEngine records what the engine reported of a completed request.
 func (r *Recorder) addEngine(req *Request) {
 	if req.EngineTTFT > 0 {
@@ -392,6 +414,7 @@ func (r *Recorder) SummaryOver(duration time.Duration) *Summary {
 		BufferedStreams:      r.buffered,
 		CoalescedStreams:     r.coalesced,
 		OtherModel:           r.otherModel,
+		Fingerprints:         maps.Clone(r.fingerprints),
 		OverMaxTokens:        r.overMaxTokens,
 		MultiTokenStreams:    r.multiToken,
 		TokenCountsCompared:  r.countsCompared,

@@ -190,6 +190,11 @@ type Request struct {
 	EnginePrefill     time.Duration `json:"engine_prefill,omitempty"`
 	EngineTPOT        time.Duration `json:"engine_tpot,omitempty"`
 
+	// SystemFingerprint is the response's system_fingerprint, as the
+	// server sent it (its build, on llama.cpp): several in one run mean
+	// several builds answered.
+	SystemFingerprint string `json:"system_fingerprint,omitempty"`
+
 	// ServedModel is the model the response named when it is not the one
 	// asked for (SameModel): a gateway or a misconfigured server answered
 	// with another model, so the run measured something else. Empty when

@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"fmt"
 	"math"
 	"testing"
 	"time"
@@ -285,5 +286,33 @@ func TestPrefixReuse(t *testing.T) {
 		if v, ok := rec.Summary().Value("prefix_reuse", ""); ok != !math.IsNaN(tt.want) || ok && v != tt.want {
 			t.Errorf("%s: metrics.prefix_reuse = %v, %v", tt.name, v, ok)
 		}
+	}
+}
+
+// TestFingerprints: completed requests are counted by their responses'
+// system_fingerprint, at most MaxFingerprints of them (the rest under
+// "other"), and merged summaries add up.
+func TestFingerprints(t *testing.T) {
+	rec := NewRecorder(Options{})
+	for i := range 12 {
+		r := ok(0, 0, ms, ms)
+		r.SystemFingerprint = "b1"
+		if i >= 2 {
+			r.SystemFingerprint = fmt.Sprintf("fp-%d", i)
+		}
+		rec.Add(r)
+	}
+	rec.Add(ok(0, 0, ms, ms)) // none sent
+	s := rec.Summary()
+	want := map[string]int{"b1": 2, "fp-2": 1, "fp-3": 1, "fp-4": 1, "fp-5": 1, "fp-6": 1, "fp-7": 1, "fp-8": 1, "other": 3}
+	if diff := cmp.Diff(want, s.Fingerprints); diff != "" {
+		t.Errorf("fingerprints (-want +got):\n%s", diff)
+	}
+	m, err := MergeSummaries(s, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Fingerprints["b1"] != 4 || m.Fingerprints["other"] != 6 || len(m.Fingerprints) != MaxFingerprints+1 {
+		t.Errorf("merged: %v", m.Fingerprints)
 	}
 }

@@ -108,6 +108,11 @@ type Summary struct {
 	// more output than their max_tokens (Request.OverMaxTokens).
 	OtherModel    int `json:"other_model"`
 	OverMaxTokens int `json:"over_max_tokens"`
+	// Fingerprints counts completed requests by the system_fingerprint
+	// their responses carried (at most MaxFingerprints of them; the rest
+	// under "other"): more than one means several server builds or
+	// configurations answered the run.
+	Fingerprints map[string]int `json:"system_fingerprints,omitempty"`
 	// TokenCountsCompared counts successful requests whose output was
 	// counted by both the server (usage) and the client's tokenizer;
 	// TokenCountMismatches those where the stream or the tokenizer disputes

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -479,6 +480,14 @@ func writeStreamNotes(p *printer, s *metrics.Summary) {
 			p.printf("; with the buffered ones, more than half, so ITL, TPOT and user TPS checks are inconclusive")
 		}
 		p.printf(".\n")
+	}
+	if len(s.Fingerprints) > 1 {
+		keys := slices.Sorted(maps.Keys(s.Fingerprints))
+		var parts []string
+		for _, k := range keys {
+			parts = append(parts, fmt.Sprintf("%q (%d)", k, s.Fingerprints[k]))
+		}
+		p.printf("Servers: answers carried %d system fingerprints, %s: several builds or configurations answered this run.\n", len(keys), strings.Join(parts, ", "))
 	}
 	if s.OtherModel > 0 {
 		p.printf("Model: %s answered by another model than the target's (served_model in the requests file names it). If that name is an alias of the same model (vLLM answers with its first --served-model-name, a gateway with the deployment's model), set validity { max_other_model = 1 }.\n", count(s.OtherModel, "request was", "requests were"))

@@ -93,9 +93,11 @@ type RequestLine struct {
 
 	// Off-spec answers: another model's name (metrics.Request.ServedModel),
 	// events in bursts, more output than max_tokens.
-	ServedModel   string `json:"served_model,omitempty"`
-	Coalesced     bool   `json:"coalesced,omitempty"`
-	OverMaxTokens bool   `json:"over_max_tokens,omitempty"`
+	ServedModel string `json:"served_model,omitempty"`
+	// SystemFingerprint is the response's system_fingerprint.
+	SystemFingerprint string `json:"system_fingerprint,omitempty"`
+	Coalesced         bool   `json:"coalesced,omitempty"`
+	OverMaxTokens     bool   `json:"over_max_tokens,omitempty"`
 	// What the engine reported of the request (absent when it did not):
 	// cached prompt tokens, its own TTFT, queueing, prefill and time per
 	// output token, and TTFT outside the engine.
@@ -156,6 +158,7 @@ func NewRequestLine(r *metrics.Request, zero time.Time, stages bool) RequestLine
 	}
 	msp := func(d time.Duration) *float64 { v := ms(d); return &v }
 	l.ServedModel, l.Coalesced, l.OverMaxTokens = r.ServedModel, r.Coalesced(), r.OverMaxTokens()
+	l.SystemFingerprint = r.SystemFingerprint
 	if r.CacheReported {
 		n := r.CachedTokens
 		l.CachedTokens = &n

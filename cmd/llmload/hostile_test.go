@@ -509,3 +509,27 @@ func TestEngineNumbers(t *testing.T) {
 		t.Errorf("compare has no rows of the engine's numbers:\n%s", table)
 	}
 }
+
+// TestSystemFingerprints: answers from two server builds (a load balancer
+// in front of a half-upgraded fleet) are counted by their
+// system_fingerprint in the result, and the console says several builds
+// answered.
+func TestSystemFingerprints(t *testing.T) {
+	srv := executortest.New(executortest.Config{Vary: func(i int, c *executortest.Config) {
+		c.Fingerprint = []string{"b1-80fb11a", "b2-\x1b[2Jnew"}[i%2]
+	}})
+	defer srv.Close()
+	out := t.TempDir()
+	code, stdout, stderr := call(t, context.Background(), "run", "-quiet", "-out", out, "-scenario", "open",
+		"-var", "base_url="+withPassword(srv.URL), "testdata/faults.hcl")
+	if code != exitOK {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	fps, _ := resultFile(t, filepath.Join(out, "open.json"))["summary"].(map[string]any)["system_fingerprints"].(map[string]any)
+	if fps["b1-80fb11a"] != float64(10) || len(fps) != 2 {
+		t.Errorf("system_fingerprints = %v, want 10 of each build", fps)
+	}
+	if !strings.Contains(stdout, "answers carried 2 system fingerprints") || strings.Contains(stdout, "\x1b") {
+		t.Errorf("the console does not say two builds answered, or prints the server's escape raw:\n%s", stdout)
+	}
+}

@@ -73,6 +73,9 @@ func TestLlamaServer(t *testing.T) {
 			if v, _ := r.res["server_version"].(string); !strings.Contains(v, "llama.cpp b1-80fb11a") {
 				t.Errorf("server_version = %q, want llama.cpp's build", v)
 			}
+			if fps, _ := r.res["summary"].(map[string]any)["system_fingerprints"].(map[string]any); len(fps) != 1 || fps["b1-80fb11a"] != r.summary("completed") {
+				t.Errorf("system_fingerprints = %v, want the build on every completed answer", fps)
+			}
 			// Its own numbers of each request: timings (prefill, time per
 			// output token) and the cached prompt tokens.
 			sum := r.res["summary"].(map[string]any)
@@ -145,6 +148,9 @@ func TestOllama(t *testing.T) {
 			}
 			if v, _ := r.res["server_version"].(string); !strings.Contains(v, "ollama 0.17.4") {
 				t.Errorf("server_version = %q, want Ollama's version", v)
+			}
+			if fps, _ := r.res["summary"].(map[string]any)["system_fingerprints"].(map[string]any); len(fps) != 1 || fps["fp_ollama"] != r.summary("completed") {
+				t.Errorf("system_fingerprints = %v, want fp_ollama on every completed answer", fps)
 			}
 			if tc.scenario == "abandon" && r.summary("abandoned") == 0 {
 				t.Errorf("no request was abandoned")

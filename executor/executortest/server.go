@@ -79,6 +79,8 @@ type Config struct {
 	// Model, when set, is the model every output chunk names (none by
 	// default): a server that answers with another model than asked.
 	Model string
+	// Fingerprint, when set, is every output chunk's system_fingerprint.
+	Fingerprint string
 	// Mode is one named fault of a whole server or response (ModeCrash,
 	// ModeBuffered, ...; "" for none), for tests that provoke each fault a
 	// real deployment shows. ModeAfter is its count where it takes one.
@@ -523,6 +525,10 @@ func (st *stream) choice(role, content, finish string) string {
 	if st.cfg.Model != "" {
 		m, _ := json.Marshal(st.cfg.Model)
 		pad += `"model":` + string(m) + ","
+	}
+	if st.cfg.Fingerprint != "" {
+		f, _ := json.Marshal(st.cfg.Fingerprint)
+		pad += `"system_fingerprint":` + string(f) + ","
 	}
 	c, _ := json.Marshal(content)
 	switch {
