@@ -120,7 +120,16 @@ func (s *sseReader) readLine() ([]byte, error) {
 			}
 		}
 		buf, _ := s.br.Peek(s.br.Buffered())
-		i := bytes.IndexAny(buf, "\r\n")
+		// Two vectorised scans: the LF, then a CR before it (rare),
+		// rather than one byte-by-byte scan for either.
+		i := bytes.IndexByte(buf, '\n')
+		head := buf
+		if i >= 0 {
+			head = buf[:i]
+		}
+		if j := bytes.IndexByte(head, '\r'); j >= 0 {
+			i = j
+		}
 		if i < 0 {
 			// No line end yet: keep what came and read on.
 			if len(s.long)+len(buf) > MaxEventBytes+64 { // the field name and its colon
