@@ -322,7 +322,15 @@ func TestRunPreflight(t *testing.T) {
 	if out.Overall.Completed != 5 || len(out.Results) != 5 || srv.Count() != 8 {
 		t.Errorf("completed %d, results %d, server saw %d; want 5 measured after 3 probes", out.Overall.Completed, len(out.Results), srv.Count())
 	}
-	if mt := srv.Received()[2].Body["max_tokens"]; mt != float64(ProbeTokens) {
+	got := srv.Received()
+	if mt := got[2].Body["max_tokens"]; mt != float64(ProbeTokens) {
 		t.Errorf("probe max_tokens = %v, want %d", mt, ProbeTokens)
+	}
+	// The probe's prompt is the first request's behind a mark, so that a
+	// prefix cache does not hold the first request before the run sends
+	// it; the measured request is sent as the dataset has it.
+	probe, first := got[2].Body["prompt"], got[3].Body["prompt"]
+	if probe != ProbeMark+requests(1, 8)[0].Prompt || first != requests(1, 8)[0].Prompt {
+		t.Errorf("the probe's prompt %q, the first request's %q", probe, first)
 	}
 }

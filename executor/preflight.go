@@ -33,12 +33,33 @@ func (e *PreflightError) Error() string {
 	return msg
 }
 
+// ProbeMark begins the probe's prompt.
+const ProbeMark = "(llmload preflight probe) "
+
+// probeRequest is the probe: the first request, its output cut to
+// ProbeTokens and its prompt begun with ProbeMark. The request's shape is
+// the run's (API, fields, extra_body, about its length), but no block of
+// its prompt is one the run sends: a server's prefix cache (vLLM's, which
+// caches whole blocks chained from the start, llama.cpp's, which reuses a
+// slot's common prefix) does not hold the first request before the run
+// sends it, so the run's first request is not served warm and
+// prefix_reuse is not above what the run itself achieved.
+func probeRequest(r dataset.Request) dataset.Request {
+	r.OutputLen = min(max(r.OutputLen, 1), ProbeTokens)
+	r.Turns = nil
+	if len(r.Messages) > 0 {
+		r.Messages = append([]dataset.Message(nil), r.Messages...)
+		r.Messages[0].Content = ProbeMark + r.Messages[0].Content
+		return r
+	}
+	r.Prompt = ProbeMark + r.Prompt
+	return r
+}
+
 // preflight sends the probe until it succeeds, ReadyTimeout has passed
 // (one try when it is 0) or ctx ends (an interruption: ctx's error).
 func preflight(ctx context.Context, c *client, p Plan) error {
-	req := p.Requests[0]
-	req.OutputLen = min(max(req.OutputLen, 1), ProbeTokens)
-	preps, err := prepare(p.Target, []dataset.Request{req})
+	preps, err := prepare(p.Target, []dataset.Request{probeRequest(p.Requests[0])})
 	if err != nil {
 		return err
 	}

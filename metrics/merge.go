@@ -91,6 +91,7 @@ func merge(parts []*Summary) (*Summary, error) {
 		s.CacheReports += p.CacheReports
 		s.CacheReportedPrompt += p.CacheReportedPrompt
 		s.IdealCachedTokens += p.IdealCachedTokens
+		s.IdealUnreported += p.IdealUnreported
 		s.OtherModel += p.OtherModel
 		s.OverMaxTokens += p.OverMaxTokens
 		s.MultiTokenStreams += p.MultiTokenStreams

@@ -62,6 +62,7 @@ type Recorder struct {
 	clientOverhead                     *dist
 	cachedTokens, cacheReports         int
 	cacheReportedPrompt, idealCached   int
+	idealUnreported                    int
 }
 
 // turnRecord is one turn index's data.
@@ -365,6 +366,8 @@ func (r *Recorder) addEngine(req *Request) {
 		r.cachedTokens += req.CachedTokens
 		r.cacheReportedPrompt += req.PromptTokens
 		r.idealCached += req.IdealCachedTokens
+	} else {
+		r.idealUnreported += req.IdealCachedTokens
 	}
 }
 
@@ -454,6 +457,7 @@ func (r *Recorder) SummaryOver(duration time.Duration) *Summary {
 		CacheReports:        r.cacheReports,
 		CacheReportedPrompt: r.cacheReportedPrompt,
 		IdealCachedTokens:   r.idealCached,
+		IdealUnreported:     r.idealUnreported,
 
 		Dispatches:     r.dispatches,
 		LateDispatches: r.late,

@@ -238,19 +238,46 @@ type Summary struct {
 	// IdealCachedTokens sums, over the same requests, what an ideal
 	// prefix cache would have served (Request.IdealCachedTokens).
 	IdealCachedTokens int `json:"ideal_cached_tokens,omitempty"`
+	// IdealUnreported is what an ideal cache would have served the
+	// completed requests that reported no cached count.
+	IdealUnreported int `json:"ideal_cached_tokens_unreported,omitempty"`
 }
 
 // PrefixReuse is the prefix cache's achieved reuse against an ideal
 // cache's: CachedTokens / IdealCachedTokens over the requests that
-// reported a cached count; NaN when none did or an ideal cache would
-// have served nothing (no shared prefixes). Over 1 when the cache held
-// prompts from before the run (a warm cache) or caches finer than whole
-// blocks.
+// reported a cached count. When none did (vLLM without
+// --enable-prompt-tokens-details), it is the scraped prefix-cache hit
+// counter's increase over the run against the ideal of every completed
+// request (PrefixReuseSource says which). NaN when neither is known or an
+// ideal cache would have served nothing (no shared prefixes). Over 1 when
+// the cache held prompts from before the run (a warm cache) or caches
+// finer than whole blocks.
 func (s *Summary) PrefixReuse() float64 {
-	if s.CacheReports == 0 || s.IdealCachedTokens == 0 {
-		return math.NaN()
+	r, _ := s.prefixReuse()
+	return r
+}
+
+// PrefixReuseSource says where PrefixReuse comes from: "answers" (the
+// cached_tokens of each answer), "server" (the scraped hit counter) or
+// "" (no value).
+func (s *Summary) PrefixReuseSource() string {
+	_, src := s.prefixReuse()
+	return src
+}
+
+func (s *Summary) prefixReuse() (float64, string) {
+	if s.CacheReports > 0 {
+		if s.IdealCachedTokens == 0 {
+			return math.NaN(), ""
+		}
+		return float64(s.CachedTokens) / float64(s.IdealCachedTokens), "answers"
 	}
-	return float64(s.CachedTokens) / float64(s.IdealCachedTokens)
+	if s.IdealUnreported > 0 && s.Server != nil {
+		if hits, ok := s.Server.Figures["prefix_cache_hits"].Stat("delta"); ok {
+			return hits / float64(s.IdealUnreported), "server"
+		}
+	}
+	return math.NaN(), ""
 }
 
 // CachedFraction is the share of the prompt tokens of the requests that

@@ -107,6 +107,10 @@ type RequestLine struct {
 	EnginePrefillMs  *float64 `json:"engine_prefill_ms,omitempty"`
 	EngineTPOTMs     *float64 `json:"engine_tpot_ms,omitempty"`
 	ClientOverheadMs *float64 `json:"client_overhead_ms,omitempty"`
+	// IdealCachedTokens is what an ideal prefix cache would have served
+	// of the prompt from the dataset's earlier prompts (absent when
+	// nothing).
+	IdealCachedTokens int `json:"ideal_cached_tokens,omitempty"`
 }
 
 // NewRequestLine converts a request for the jsonl file. zero is the run's
@@ -159,6 +163,7 @@ func NewRequestLine(r *metrics.Request, zero time.Time, stages bool) RequestLine
 	msp := func(d time.Duration) *float64 { v := ms(d); return &v }
 	l.ServedModel, l.Coalesced, l.OverMaxTokens = r.ServedModel, r.Coalesced(), r.OverMaxTokens()
 	l.SystemFingerprint = r.SystemFingerprint
+	l.IdealCachedTokens = r.IdealCachedTokens
 	if r.CacheReported {
 		n := r.CachedTokens
 		l.CachedTokens = &n

@@ -20,6 +20,13 @@ type seq struct {
 	last    time.Duration // when it last produced tokens (engine clock)
 	reason  string        // finish_reason: "length" or "stop"
 
+	// blocks are the prompt's prefix-cache block hashes (nil when the
+	// engine caches no prefix); cached is how many prompt tokens the
+	// cache served when the sequence was first admitted.
+	blocks   []uint64
+	cached   int
+	admitted bool
+
 	cancelled atomic.Bool // set by the handler when it no longer wants tokens
 	// leaked is set instead of cancelled under the LeakOnDisconnect fault:
 	// the sequence stays in the running batch, holding its place and its
@@ -50,13 +57,22 @@ type engine struct {
 	preemptions int64
 	// prefixQueries counts the context tokens looked up in the prefix
 	// cache when a sequence is admitted (again, after a preemption), as
-	// vLLM's scheduler counts them; the simulator caches no prefix, so
-	// every lookup misses.
+	// vLLM's scheduler counts them, and prefixHits those found there
+	// (always 0 without PrefixCaching).
 	prefixQueries int64
-	out           []emit // reused between steps
+	prefixHits    int64
+	prefilled     int64        // prompt (and recomputed) tokens prefilled
+	cache         *prefixCache // nil without PrefixCaching
+	out           []emit       // reused between steps
 }
 
-func newEngine(p Profile) *engine { return &engine{p: p} }
+func newEngine(p Profile) *engine {
+	e := &engine{p: p}
+	if p.PrefixCaching {
+		e.cache = newPrefixCache(p.KVCacheTokens)
+	}
+	return e
+}
 
 // add queues a new request.
 func (e *engine) add(s *seq) { e.waiting = append(e.waiting, s) }
@@ -169,7 +185,8 @@ func (e *engine) step() (time.Duration, []emit) {
 		s.kv = need
 		e.prefixQueries += int64(s.prompt + s.generated)
 		e.running = append(e.running, s)
-		chunk := min(s.prompt+s.generated, budget)
+		s.computed = e.lookup(s)
+		chunk := min(s.prompt+s.generated-s.computed, budget)
 		budget -= chunk
 		prefill += chunk
 		e.advancePrefill(s, chunk)
@@ -179,15 +196,37 @@ func (e *engine) step() (time.Duration, []emit) {
 	if decodes == 0 && prefill == 0 {
 		return 0, nil
 	}
+	e.prefilled += int64(prefill)
 	e.removeFinished()
 	return e.p.stepTime(decodes, prefill, ctx), e.out
 }
 
+// lookup returns how many of s's leading prompt tokens the prefix cache
+// holds, in whole blocks, and counts them. As in vLLM, at least the
+// prompt's last token is computed again, so that it has logits to sample.
+func (e *engine) lookup(s *seq) int {
+	hit := 0
+	if e.cache != nil && s.prompt > 0 {
+		blocks := s.blocks[:min(len(s.blocks), (s.prompt-1)/prefixBlock)]
+		hit = e.cache.match(blocks) * prefixBlock
+		e.prefixHits += int64(hit)
+	}
+	if !s.admitted {
+		s.admitted = true
+		s.cached = hit
+	}
+	return hit
+}
+
 // advancePrefill computes chunk more context tokens of s; when its whole
-// context is computed the same step samples its next tokens.
+// context is computed the same step samples its next tokens, and the
+// prompt's blocks are cached.
 func (e *engine) advancePrefill(s *seq, chunk int) {
 	s.computed += chunk
 	if s.computed == s.prompt+s.generated {
+		if e.cache != nil {
+			e.cache.insert(s.blocks)
+		}
 		e.produce(s, min(e.p.TokensPerEvent, s.target-s.generated))
 	}
 }

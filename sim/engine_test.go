@@ -134,3 +134,71 @@ func TestStepTime(t *testing.T) {
 		}
 	}
 }
+
+// TestPrefixCache: with prefix_caching a prompt's leading whole blocks
+// that an earlier prompt computed are served from the cache (never its
+// last token), prefill skips them, the hits are counted, and the least
+// recently used blocks go first when the cache is full.
+func TestPrefixCache(t *testing.T) {
+	ids := func(from, n int) []int {
+		out := make([]int, n)
+		for i := range out {
+			out[i] = from + i
+		}
+		return out
+	}
+	// Prompts as token ids: a and b share their first 40 tokens (two
+	// whole blocks), c is a again, d shares nothing.
+	a := ids(0, 50)
+	b := append(ids(0, 40), ids(1000, 30)...)
+	d := ids(5000, 64)
+	for _, tc := range []struct {
+		name    string
+		kv      string // kv_cache_tokens: the cache holds kv/16 blocks (of a max_model_len of 70)
+		prompts [][]int
+		want    []int // cached tokens per prompt, run one after another
+	}{
+		{"shared blocks", "4096", [][]int{a, b, a}, []int{0, 32, 48}},
+		// a's 50 tokens are three whole blocks; at most its 49th token is
+		// served, so three blocks would cover 48 of them.
+		{"whole prompt again", "4096", [][]int{ids(0, 48), ids(0, 48)}, []int{0, 32}},
+		{"nothing shared", "4096", [][]int{a, d}, []int{0, 0}},
+		// A cache of five blocks: d's four evict a's first two, and a
+		// chain broken at its first block finds nothing.
+		{"evicted", "80", [][]int{a, d, a}, []int{0, 0, 0}},
+		{"off", "", [][]int{a, a}, []int{0, 0}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			over := map[string]string{"prefix_caching": "true", "kv_cache_tokens": tc.kv, "max_model_len": "70"}
+			if tc.kv == "" {
+				over = nil
+			}
+			p := mustProfile(t, "tiny", over)
+			e := newEngine(p)
+			var hits int64
+			for i, prompt := range tc.prompts {
+				s := &seq{prompt: len(prompt), target: 4}
+				if p.PrefixCaching {
+					s.blocks = blockHashes(prompt)
+				}
+				e.add(s)
+				before := e.prefilled
+				for !e.idle() {
+					e.step()
+				}
+				prefill := int(e.prefilled - before)
+				if s.cached != tc.want[i] {
+					t.Errorf("prompt %d: %d tokens from the cache, want %d", i, s.cached, tc.want[i])
+				}
+				// Prefill computed just what the cache did not hold.
+				if prefill != len(prompt)-s.cached {
+					t.Errorf("prompt %d: prefill computed %d tokens, want %d", i, prefill, len(prompt)-s.cached)
+				}
+				hits += int64(tc.want[i])
+			}
+			if e.prefixHits != hits {
+				t.Errorf("prefix hits counted %d, want %d", e.prefixHits, hits)
+			}
+		})
+	}
+}

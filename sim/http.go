@@ -226,7 +226,7 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, kind api) {
 		fault: fault, faultAt: faultAt, words: words,
 		id:      prefix + strconv.FormatUint(s.ids.Add(1), 16),
 		created: time.Now().Unix(),
-		q:       &seq{prompt: req.promptTokens, target: n, reason: reason, notify: make(chan struct{}, 1)},
+		q:       &seq{prompt: req.promptTokens, blocks: req.blocks, target: n, reason: reason, notify: make(chan struct{}, 1)},
 	}
 	s.metrics.prompt.Add(float64(req.promptTokens))
 	s.submit(c.q)
@@ -482,7 +482,25 @@ func (c *call) appendUsage(buf []byte) []byte {
 	buf = strconv.AppendInt(buf, int64(c.req.promptTokens+c.q.target), 10)
 	buf = append(buf, `,"completion_tokens":`...)
 	buf = strconv.AppendInt(buf, int64(c.q.target), 10)
+	if c.s.p.PrefixCaching {
+		// vLLM sends the details with --enable-prompt-tokens-details.
+		buf = append(buf, `,"prompt_tokens_details":{"cached_tokens":`...)
+		buf = strconv.AppendInt(buf, int64(c.q.cached), 10)
+		buf = append(buf, '}')
+	}
 	return append(buf, '}')
+}
+
+// usage is a whole answer's usage object.
+func (c *call) usage() map[string]any {
+	u := map[string]any{
+		"prompt_tokens": c.req.promptTokens, "completion_tokens": c.q.target,
+		"total_tokens": c.req.promptTokens + c.q.target,
+	}
+	if c.s.p.PrefixCaching {
+		u["prompt_tokens_details"] = map[string]int{"cached_tokens": c.q.cached}
+	}
+	return u
 }
 
 // respond waits for the whole output and answers one JSON body.
@@ -537,9 +555,6 @@ func (c *call) respond() {
 	writeJSON(c.w, http.StatusOK, map[string]any{
 		"id": c.id, "object": object, "created": c.created, "model": c.s.p.Model,
 		"choices": []any{choice},
-		"usage": map[string]int{
-			"prompt_tokens": c.req.promptTokens, "completion_tokens": c.q.target,
-			"total_tokens": c.req.promptTokens + c.q.target,
-		},
+		"usage":   c.usage(),
 	})
 }

@@ -20,6 +20,7 @@ type promMetrics struct {
 	prefixQ    prometheus.Counter
 	prefixHits prometheus.Counter
 	lastQ      int64
+	lastHits   int64
 	prompt     prometheus.Counter
 	generation prometheus.Counter
 	success    *prometheus.CounterVec
@@ -53,8 +54,8 @@ func newPromMetrics(p Profile) *promMetrics {
 	m.kvUsage = gauge("vllm:kv_cache_usage_perc", "KV-cache usage. 1 means 100 percent usage.")
 	m.preempted = counter("vllm:num_preemptions_total", "Cumulative number of preemption from the engine.")
 	m.prefixQ = counter("vllm:prefix_cache_queries_total", "Prefix cache queries, in terms of number of queried tokens.")
-	// The simulator caches no prefix: every query misses, and the hit
-	// counter stays at 0 (vLLM exports it all the same).
+	// Without prefix_caching every query misses, and the hit counter
+	// stays at 0 (vLLM exports it all the same).
 	m.prefixHits = counter("vllm:prefix_cache_hits_total", "Prefix cache hits, in terms of number of cached tokens.")
 	m.prompt = counter("vllm:prompt_tokens_total", "Number of prefill tokens processed.")
 	m.generation = counter("vllm:generation_tokens_total", "Number of generation tokens processed.")
@@ -73,7 +74,7 @@ func newPromMetrics(p Profile) *promMetrics {
 }
 
 // state sets the scheduler gauges after a step.
-func (m *promMetrics) state(running, waiting int, kv float64, preemptions, prefixQueries int64) {
+func (m *promMetrics) state(running, waiting int, kv float64, preemptions, prefixQueries, prefixHits int64) {
 	m.running.Set(float64(running))
 	m.waiting.Set(float64(waiting))
 	m.kvUsage.Set(kv)
@@ -84,6 +85,10 @@ func (m *promMetrics) state(running, waiting int, kv float64, preemptions, prefi
 	if d := prefixQueries - m.lastQ; d > 0 {
 		m.prefixQ.Add(float64(d))
 		m.lastQ = prefixQueries
+	}
+	if d := prefixHits - m.lastHits; d > 0 {
+		m.prefixHits.Add(float64(d))
+		m.lastHits = prefixHits
 	}
 }
 

@@ -90,7 +90,14 @@ type Profile struct {
 	// time to first token from the request's arrival, generation time,
 	// mean ITL and tokens per second, as this simulator measured them.
 	PerRequestMetrics bool `sim:"per_request_metrics" help:"send vLLM's per-request metrics object with the usage (true/false)"`
-	LeakOnDisconnect  bool `sim:"leak_on_disconnect" help:"fault: never release a sequence whose client went away (it stays running, holding its KV cache) (true/false)"`
+	// PrefixCaching turns on vLLM's automatic prefix caching: a prompt's
+	// leading 16-token blocks that an earlier prompt computed are not
+	// computed again (at least its last token always is), up to a cache
+	// of the KV cache's size evicted least recently used first. Each
+	// answer reports its cached tokens (usage.prompt_tokens_details), and
+	// vllm:prefix_cache_hits_total counts them.
+	PrefixCaching    bool `sim:"prefix_caching" help:"cache prompt prefixes in 16-token blocks, as vLLM's automatic prefix caching (true/false)"`
+	LeakOnDisconnect bool `sim:"leak_on_disconnect" help:"fault: never release a sequence whose client went away (it stays running, holding its KV cache) (true/false)"`
 }
 
 // Memory bandwidth and dense BF16 compute of the cards the profiles model,

@@ -34,6 +34,9 @@ type chatMessage struct {
 // request is a validated completion request.
 type request struct {
 	promptTokens int
+	// blocks are the prompt's prefix-cache block hashes, when the
+	// profile caches prefixes.
+	blocks       []uint64
 	maxTokens    int // effective: as asked, or what max_model_len leaves
 	stream       bool
 	includeUsage bool
@@ -74,17 +77,22 @@ func parseRequest(body []byte, kind api, p *Profile) (request, *apiError) {
 		return request{}, err
 	}
 	var r request
+	var ids []int
 	var err *apiError
 	switch kind {
 	case apiChat:
-		r.promptTokens, err = chatTokens(a.Messages)
+		ids, err = chatIDs(a.Messages)
 	case apiCompletions:
-		r.promptTokens, err = promptTokens(a.Prompt)
+		ids, err = promptIDs(a.Prompt)
 	default:
-		r.promptTokens, err = inputTokens(a.Input)
+		ids, err = inputIDs(a.Input)
 	}
 	if err != nil {
 		return request{}, err
+	}
+	r.promptTokens = len(ids)
+	if p.PrefixCaching {
+		r.blocks = blockHashes(ids)
 	}
 	asked := a.MaxTokens
 	if a.MaxCompletionTokens != nil {
@@ -126,12 +134,12 @@ func checkModel(model string, p *Profile) *apiError {
 	return nil
 }
 
-// promptTokens counts a completions prompt: a string, a one-element list of
-// strings, or a list of token ids.
-func promptTokens(raw json.RawMessage) (int, *apiError) {
+// promptIDs tokenizes a completions prompt: a string, a one-element list
+// of strings, or a list of token ids.
+func promptIDs(raw json.RawMessage) ([]int, *apiError) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
-		return 0, badRequest("prompt", "prompt is required")
+		return nil, badRequest("prompt", "prompt is required")
 	}
 	var text string
 	var texts []string
@@ -139,28 +147,28 @@ func promptTokens(raw json.RawMessage) (int, *apiError) {
 		if len(texts) == 1 {
 			text = texts[0]
 		}
-		if n := countTokens(text); n > 0 {
-			return n, nil
+		if ids := tokenIDs(text); len(ids) > 0 {
+			return ids, nil
 		}
-		return 0, badRequest("prompt", "prompt must not be empty")
+		return nil, badRequest("prompt", "prompt must not be empty")
 	}
 	var ids []int
 	if json.Unmarshal(raw, &ids) == nil && len(ids) > 0 {
-		return len(ids), nil
+		return ids, nil
 	}
-	return 0, badRequest("prompt", "prompt must be a string, a list of one string, or a non-empty list of token ids")
+	return nil, badRequest("prompt", "prompt must be a string, a list of one string, or a non-empty list of token ids")
 }
 
-// inputTokens counts the input of the Responses or embeddings API: a
+// inputIDs tokenizes the input of the Responses or embeddings API: a
 // string (or a completions-style prompt: a list of one string, token ids),
 // or, for Responses, a list of messages ({"role", "content"}) counted as a
 // chat prompt.
-func inputTokens(raw json.RawMessage) (int, *apiError) {
+func inputIDs(raw json.RawMessage) ([]int, *apiError) {
 	var msgs []chatMessage
 	if json.Unmarshal(raw, &msgs) == nil && len(msgs) > 0 && msgs[0].Role != "" {
-		return chatTokens(msgs)
+		return chatIDs(msgs)
 	}
-	n, err := promptTokens(raw)
+	n, err := promptIDs(raw)
 	if err != nil {
 		err.param = "input"
 		err.msg = strings.Replace(err.msg, "prompt", "input", 1)
@@ -168,21 +176,23 @@ func inputTokens(raw json.RawMessage) (int, *apiError) {
 	return n, err
 }
 
-// chatTokens counts a chat prompt: each message's text plus
-// chatMessageOverhead tokens of template.
-func chatTokens(msgs []chatMessage) (int, *apiError) {
+// chatIDs tokenizes a chat prompt as a Llama-3 chat template would: each
+// message is a start header, its role, an end header, its text and an end
+// of turn (chatMessageOverhead tokens besides the text).
+func chatIDs(msgs []chatMessage) ([]int, *apiError) {
 	if len(msgs) == 0 {
-		return 0, badRequest("messages", "messages must be a non-empty list")
+		return nil, badRequest("messages", "messages must be a non-empty list")
 	}
-	n := 0
+	ids := []int{}
 	for i, m := range msgs {
 		text, err := messageText(m.Content)
 		if err != nil {
-			return 0, badRequest("messages", "messages[%d].content: %v", i, err)
+			return nil, badRequest("messages", "messages[%d].content: %v", i, err)
 		}
-		n += countTokens(text) + chatMessageOverhead
+		ids = append(ids, startHeaderID, wordID(m.Role), endHeaderID)
+		ids = append(append(ids, tokenIDs(text)...), eotID)
 	}
-	return n, nil
+	return ids, nil
 }
 
 // messageText is a message content's text: a string, or the text parts of

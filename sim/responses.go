@@ -147,7 +147,9 @@ func (c *call) appendResponse(buf []byte, status string) []byte {
 	}
 	buf = append(buf, `,"usage":{"input_tokens":`...)
 	buf = strconv.AppendInt(buf, int64(c.req.promptTokens), 10)
-	buf = append(buf, `,"input_tokens_details":{"cached_tokens":0},"output_tokens":`...)
+	buf = append(buf, `,"input_tokens_details":{"cached_tokens":`...)
+	buf = strconv.AppendInt(buf, int64(c.q.cached), 10)
+	buf = append(buf, `},"output_tokens":`...)
 	buf = strconv.AppendInt(buf, int64(c.q.target), 10)
 	buf = append(buf, `,"output_tokens_details":{"reasoning_tokens":`...)
 	buf = strconv.AppendInt(buf, int64(min(c.reasoning, c.q.target)), 10)
@@ -176,6 +178,7 @@ func (c *call) respondResponse(reasoning, text string) {
 		"status": status, "incomplete_details": incomplete, "output": output,
 		"usage": map[string]any{
 			"input_tokens": c.req.promptTokens, "output_tokens": c.q.target,
+			"input_tokens_details":  map[string]int{"cached_tokens": c.q.cached},
 			"output_tokens_details": map[string]int{"reasoning_tokens": min(c.reasoning, c.q.target)},
 			"total_tokens":          c.req.promptTokens + c.q.target,
 		},

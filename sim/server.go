@@ -179,7 +179,7 @@ func (s *Server) publish(e *engine) {
 	s.waiting.Store(int64(len(e.waiting)))
 	s.preemptions.Store(e.preemptions)
 	s.kvUsed.Store(int64(e.kvUsed))
-	s.metrics.state(len(e.running), len(e.waiting), e.kvUsage(), e.preemptions, e.prefixQueries)
+	s.metrics.state(len(e.running), len(e.waiting), e.kvUsage(), e.preemptions, e.prefixQueries, e.prefixHits)
 }
 
 // deliver hands each sequence its tokens without ever blocking: the count

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestPrefixReuse: prompts that share a 64-token prefix against the
+// simulator with vLLM's automatic prefix caching. With the cache on, each
+// answer's cached_tokens sum to what an ideal cache would serve (the
+// preflight probe's marked prompt warms none of the run's blocks), and
+// the assert on prefix_reuse passes; with it off, the answers report
+// nothing, the reuse comes from the scraped hit counter (0) and the same
+// assert fails the run.
+func TestPrefixReuse(t *testing.T) {
+	for _, tc := range []struct {
+		scenario  string
+		code      int
+		reuse     float64
+		cached    float64 // summary.cached_tokens
+		console   string
+		perAnswer bool
+	}{
+		{"cached", exitOK, 1, 704, "prefix reuse 100% of an ideal cache's 704 tokens.", true},
+		{"uncached", exitCheckFailed, 0, 0, "prefix reuse 0% of an ideal cache's 704 tokens, by its prefix_cache_hits counter", false},
+	} {
+		t.Run(tc.scenario, func(t *testing.T) {
+			out := t.TempDir()
+			code, stdout, stderr := call(t, context.Background(), "run", "-out", out, "-scenario", tc.scenario, "testdata/prefix-reuse.hcl")
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.code, stdout, stderr)
+			}
+			if !strings.Contains(stdout, tc.console) {
+				t.Errorf("the console does not say %q:\n%s", tc.console, stdout)
+			}
+			res := resultFile(t, filepath.Join(out, tc.scenario+".json"))
+			sum := res["summary"].(map[string]any)
+			if c, _ := sum["cached_tokens"].(float64); c != tc.cached {
+				t.Errorf("cached_tokens %v, want %v", sum["cached_tokens"], tc.cached)
+			}
+			var refs []any
+			for _, c := range res["checks"].([]any) {
+				if c := c.(map[string]any); c["name"] == "reuse" {
+					refs, _ = c["refs"].([]any)
+				}
+			}
+			if len(refs) != 1 || refs[0].(map[string]any)["value"] != tc.reuse {
+				t.Errorf("the reuse check's values %v, want metrics.prefix_reuse = %v", refs, tc.reuse)
+			}
+			// Every request after the first finds the shared prefix, as
+			// the ideal cache would.
+			lines := requestMaps(t, filepath.Join(out, tc.scenario+".requests.jsonl"))
+			for _, l := range lines {
+				c, reported := l["cached_tokens"].(float64)
+				ideal, _ := l["ideal_cached_tokens"].(float64)
+				if reported != tc.perAnswer || reported && c != ideal || ideal != 64*min(l["dataset_index"].(float64), 1) {
+					t.Errorf("request %v: cached_tokens %v, ideal %v", l["id"], l["cached_tokens"], l["ideal_cached_tokens"])
+				}
+			}
+			if len(lines) != 12 {
+				t.Errorf("%d request lines, want 12", len(lines))
+			}
+		})
+	}
+}

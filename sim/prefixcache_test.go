@@ -1,0 +1,86 @@
+package sim
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/tidwall/gjson"
+)
+
+// TestPrefixCachingAnswers: with prefix_caching each API's answer says how
+// many of its prompt tokens the cache served, in the field vLLM uses, and
+// /metrics counts the same hits; prompts that share a 40-word system
+// message share its whole blocks, and the second answer of each pair is
+// served from the first one's.
+func TestPrefixCachingAnswers(t *testing.T) {
+	r := startTiny(t, map[string]string{"prefix_caching": "true"})
+	system := strings.Repeat("shared words of a long system message ", 5) // 40 words
+	chat := func(user string) []any {
+		return []any{map[string]any{"role": "system", "content": system}, map[string]any{"role": "user", "content": user}}
+	}
+	// The chat template adds 3 tokens before the system message's 40
+	// words and 1 after: its first 32 tokens are two whole blocks, and
+	// the block holding the end of turn and the user's text differs.
+	const shared = 32
+	tests := []struct {
+		name, path string
+		body       func(user string) map[string]any
+		stream     bool
+		cached     string // gjson path of the cached tokens in the answer's usage
+	}{
+		{"chat streamed", "/v1/chat/completions", func(u string) map[string]any {
+			return map[string]any{"messages": chat(u), "stream": true, "stream_options": map[string]any{"include_usage": true}}
+		}, true, "usage.prompt_tokens_details.cached_tokens"},
+		{"chat", "/v1/chat/completions", func(u string) map[string]any { return map[string]any{"messages": chat(u)} }, false,
+			"usage.prompt_tokens_details.cached_tokens"},
+		{"completions", "/v1/completions", func(u string) map[string]any { return map[string]any{"prompt": "x " + system + u} }, false,
+			"usage.prompt_tokens_details.cached_tokens"},
+		{"responses", "/v1/responses", func(u string) map[string]any { return map[string]any{"input": chat(u)} }, false,
+			"usage.input_tokens_details.cached_tokens"},
+	}
+	var hits int64
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []int64
+			for j, user := range []string{"the first question", "another question"} {
+				body := tt.body(user + " " + tt.name)
+				body["max_tokens"], body["ignore_eos"] = 3, true
+				if tt.path == "/v1/responses" {
+					delete(body, "max_tokens")
+					body["max_output_tokens"] = 3
+				}
+				res := post(t, r.URL+tt.path, body)
+				if res.status != http.StatusOK {
+					t.Fatalf("status %d: %s", res.status, res.body)
+				}
+				answer := res.body
+				if tt.stream {
+					answer = []byte(res.payloads[len(res.payloads)-2]) // the usage chunk before [DONE]
+				}
+				v := gjson.GetBytes(answer, tt.cached)
+				if !v.Exists() {
+					t.Fatalf("answer %d has no %s: %s", j, tt.cached, answer)
+				}
+				got = append(got, v.Int())
+			}
+			// The first of each pair shares the system message with the
+			// pairs before it (but the completions prompt starts with
+			// another word, so its blocks are its own).
+			want := []int64{shared, shared}
+			if i == 0 || tt.path == "/v1/completions" {
+				want[0] = 0
+			}
+			if got[0] != want[0] || got[1] != want[1] {
+				t.Errorf("cached tokens %v, want %v", got, want)
+			}
+			hits += got[0] + got[1]
+		})
+	}
+	_, page := getBody(t, r.URL+"/metrics")
+	want := `vllm:prefix_cache_hits_total{engine="0",model_name="sim-tiny"} ` + strconv.FormatInt(hits, 10)
+	if !strings.Contains(page, want) {
+		t.Errorf("/metrics lacks %q", want)
+	}
+}
