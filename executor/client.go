@@ -262,8 +262,9 @@ var testDial func(ctx context.Context, network, addr string) (net.Conn, error)
 
 // prepare builds the JSON body of every dataset entry in the target's API:
 // the protocol's body, "ignore_eos": true when the target asks for it (as
-// vLLM's --ignore-eos; no dataset sets it), then the target's extra body
-// over all, where a nil (HCL null) value removes the field.
+// vLLM's --ignore-eos; no dataset sets it), the prompt cache policy's
+// fields, then the target's extra body over all, where a nil (HCL null)
+// value removes the field.
 func prepare(t Target, reqs []dataset.Request) ([]prepared, error) {
 	proto, err := protocolFor(t.API)
 	if err != nil {
@@ -275,6 +276,7 @@ func prepare(t Target, reqs []dataset.Request) ([]prepared, error) {
 		if t.IgnoreEOS {
 			body["ignore_eos"] = true
 		}
+		setPromptCache(&t, body)
 		for k, v := range t.ExtraBody {
 			if v == nil {
 				delete(body, k)

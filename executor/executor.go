@@ -80,6 +80,14 @@ type Target struct {
 	// slow request can be found in the engine's own traces. A traceparent
 	// among Headers is sent as set, on every request, and not recorded.
 	NoTraceContext bool
+	// PromptCache is how the requests use the engine's prompt cache: ""
+	// (the engine's default), PromptCacheIsolate or PromptCacheOff.
+	// CachePromptFlag says the engine turns its cache off per request by
+	// cache_prompt = false and has no cache_salt (llama.cpp). cacheSalt is
+	// the run's salt, drawn by Run.
+	PromptCache     string
+	CachePromptFlag bool
+	cacheSalt       string
 }
 
 // OpenLoop sends requests at scheduled arrival times, whatever the server
@@ -369,6 +377,9 @@ type StageOutcome struct {
 func Run(ctx context.Context, p Plan) (*Outcome, error) {
 	if err := p.validate(); err != nil {
 		return nil, err
+	}
+	if p.Target.PromptCache != "" {
+		p.Target.cacheSalt = newCacheSalt() // each run its own
 	}
 	preps, err := prepare(p.Target, p.Requests)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/llmload/llmload/assert"
+	"github.com/llmload/llmload/executor"
 	"github.com/llmload/llmload/internal/secret"
 	"github.com/llmload/llmload/results"
 	"github.com/llmload/llmload/scenario"
@@ -136,4 +137,25 @@ func probeVersion(ctx context.Context, log io.Writer, lt *liveTarget) string {
 		fmt.Fprintf(log, "llmload: the server also names model %q %s (its /v1/models)\n", lt.target.Model, secret.Printable(strings.Join(lt.target.ModelAliases, ", ")))
 	}
 	return v
+}
+
+// fitPromptCache fits the target's prompt cache policy to the engine its
+// probe named (version): llama.cpp turns its cache off per request by
+// cache_prompt = false and has no cache_salt to isolate a run's cache;
+// Ollama has neither. Any other engine is sent vLLM's cache_salt.
+func fitPromptCache(lt *liveTarget, version string) error {
+	policy := lt.target.PromptCache
+	if policy == "" {
+		return nil
+	}
+	switch {
+	case strings.HasPrefix(version, "llama.cpp "):
+		if policy == executor.PromptCacheIsolate {
+			return fmt.Errorf(`prompt_cache = "isolate" needs an engine that keys its prompt cache by cache_salt (vLLM); %s has none: prompt_cache = "off" turns its cache off for every request`, version)
+		}
+		lt.target.CachePromptFlag = true
+	case strings.HasPrefix(version, "ollama "):
+		return fmt.Errorf(`prompt_cache = %q: %s has no per-request control of its prompt cache (no cache_salt, no cache_prompt); leave prompt_cache out`, policy, version)
+	}
+	return nil
 }

@@ -67,6 +67,7 @@ func WritePlan(w io.Writer, cfg *scenario.Config, s *scenario.Scenario, ds *data
 		fmt.Fprintln(w, "           (the built-in simulator, started in-process on a free loopback port)")
 	}
 	fmt.Fprintf(w, "           timeout %v, stall timeout %v, ignore_eos %v (%s)\n", t.Timeout, t.StallTimeout, t.IgnoreEOS, ignoreEOSMeaning(t.IgnoreEOS))
+	fmt.Fprintf(w, "           prompt cache: %s\n", promptCacheMeaning(t.PromptCache))
 	writeDatasetPlan(w, s.Dataset, ds)
 	fmt.Fprintf(w, "           sampled with %s\n", datasetSeed(s))
 	if s.Varies() != "" {
@@ -481,4 +482,15 @@ func writeRepeatPlan(w io.Writer, s *scenario.Scenario, arrivals []time.Duration
 	fmt.Fprintf(w, "  A/B:     baseline arm %s at %s; candidate arm %s (the target above)\n", b.Name, RedactURL(b.BaseURL), s.Target.Name)
 	fmt.Fprintf(w, "           %d blocks of %s of the schedule, each sent to both arms, alternating which goes first; baseline.* and the regression block read the baseline arm\n",
 		ABBlocks(arrivals, s.Interleave), s.Interleave)
+}
+
+// promptCacheMeaning says what a target's prompt_cache does.
+func promptCacheMeaning(policy string) string {
+	switch policy {
+	case scenario.PromptCacheIsolate:
+		return `isolate, a cache_salt of each run's own: prompts share prefixes within a run, never across runs, repeats or A/B arms (vLLM; refused on llama.cpp and Ollama)`
+	case scenario.PromptCacheOff:
+		return `off, no request served from the cache (cache_prompt = false on llama.cpp, a cache_salt of each request's own elsewhere; refused on Ollama)`
+	}
+	return `shared, the engine's default: a run, repeat or A/B arm may find the prompts of the ones before it cached (prompt_cache = "isolate" or "off")`
 }

@@ -203,6 +203,17 @@ func (r *Run) run(ctx context.Context) (Status, hcl.Diagnostics) {
 	if arms[1] != nil {
 		arms[1].version = serverVersion
 	}
+	// The prompt cache policy in the fields each engine takes.
+	fits := []*abArm{{lt: lt, version: serverVersion}}
+	if arms[0] != nil {
+		fits = append(fits, arms[0])
+	}
+	for _, a := range fits {
+		if err := fitPromptCache(a.lt, a.version); err != nil {
+			fmt.Fprintf(log, "llmload: %v\n", err)
+			return StatusInvalid, nil
+		}
+	}
 
 	plan := executorPlan(s, lt, ds, tok)
 	fp := fingerprint(s, ds, opts.ToolVersion)

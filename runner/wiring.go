@@ -184,6 +184,7 @@ func ExecutorTarget(t *scenario.Target) executor.Target {
 		PrewarmConnections:      t.PrewarmConnections,
 		FollowRedirects:         t.FollowRedirects,
 		NoTraceContext:          t.NoTraceContext,
+		PromptCache:             t.PromptCache,
 	}
 }
 

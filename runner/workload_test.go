@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -190,6 +191,35 @@ func TestModelAliases(t *testing.T) {
 	for _, tt := range tests {
 		if got := modelAliases(tt.asked, tt.cards); !slices.Equal(got, tt.want) {
 			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestFitPromptCache: the prompt cache policy in the fields the engine
+// the probe named takes, or a refusal that says what to do instead.
+func TestFitPromptCache(t *testing.T) {
+	for _, tc := range []struct {
+		version, policy string
+		flag            bool   // cache_prompt = false instead of cache_salt
+		refused         string // in the error, "" for none
+	}{
+		{"vllm 0.12.0 (/version)", executor.PromptCacheIsolate, false, ""},
+		{"vllm 0.12.0 (/version)", executor.PromptCacheOff, false, ""},
+		{"", executor.PromptCacheOff, false, ""},
+		{"llama.cpp b1-80fb11a (/props)", executor.PromptCacheOff, true, ""},
+		{"llama.cpp b1-80fb11a (/props)", executor.PromptCacheIsolate, false, `prompt_cache = "off" turns its cache off`},
+		{"llama.cpp b1-80fb11a (/props)", "", false, ""},
+		{"ollama 0.17.4 (/api/version)", executor.PromptCacheOff, false, "no per-request control"},
+		{"ollama 0.17.4 (/api/version)", executor.PromptCacheIsolate, false, "no per-request control"},
+		{"ollama 0.17.4 (/api/version)", "", false, ""},
+	} {
+		lt := &liveTarget{target: executor.Target{PromptCache: tc.policy}}
+		err := fitPromptCache(lt, tc.version)
+		if tc.refused == "" && err != nil || tc.refused != "" && (err == nil || !strings.Contains(err.Error(), tc.refused)) {
+			t.Errorf("%q, %q: error %v, want one saying %q", tc.version, tc.policy, err, tc.refused)
+		}
+		if lt.target.CachePromptFlag != tc.flag {
+			t.Errorf("%q, %q: cache_prompt flag %v, want %v", tc.version, tc.policy, lt.target.CachePromptFlag, tc.flag)
 		}
 	}
 }

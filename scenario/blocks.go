@@ -23,7 +23,7 @@ var targetSchema = &hcl.BodySchema{
 		{Name: "metrics_url"}, {Name: "scrape_interval"}, {Name: "scrape_metrics"}, {Name: "sensitive_headers"},
 		{Name: "scrape_cooldown"},
 		{Name: "new_connection_per_request"}, {Name: "prewarm_connections"}, {Name: "follow_redirects"},
-		{Name: "trace_context"},
+		{Name: "trace_context"}, {Name: "prompt_cache"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{{Type: "sim"}},
 }
@@ -100,6 +100,17 @@ func (l *loader) decodeTarget(d dec, b *hcl.Block) {
 		for _, r := range reservedBody {
 			if _, ok := t.ExtraBody[r.key]; ok {
 				d.invalid(attr, "extra_body sets %q, which llmload sets itself: %s.", r.key, r.why)
+			}
+		}
+	}
+	d.oneOf(a, "prompt_cache", &t.PromptCache, PromptCacheShared, PromptCacheIsolate, PromptCacheOff)
+	if t.PromptCache == PromptCacheShared {
+		t.PromptCache = ""
+	}
+	if t.PromptCache != "" {
+		for _, k := range []string{"cache_salt", "cache_prompt"} {
+			if _, ok := t.ExtraBody[k]; ok {
+				d.invalid(a["prompt_cache"], "prompt_cache = %q sets %q where the engine takes it, and extra_body sets it too: keep one of them.", t.PromptCache, k)
 			}
 		}
 	}

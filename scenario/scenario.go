@@ -45,6 +45,22 @@ const (
 	ArrivalConstant = "constant"
 )
 
+// Prompt cache policies (a target's prompt_cache): how the requests use
+// the engine's prompt (prefix) cache.
+const (
+	// PromptCacheShared leaves the engine's cache as it is: every run,
+	// repeat and A/B arm against the engine may find the prompts of the
+	// ones before it cached.
+	PromptCacheShared = "shared"
+	// PromptCacheIsolate gives each run (each repeat, each arm) a cache
+	// of its own through vLLM's cache_salt: prompts share prefixes within
+	// the run, never with another one.
+	PromptCacheIsolate = "isolate"
+	// PromptCacheOff serves no request from the cache: llama.cpp's
+	// cache_prompt = false, or a cache_salt of each request's own.
+	PromptCacheOff = "off"
+)
+
 // TokenizerServer is the Dataset.Tokenizer value that asks the target's
 // /tokenize endpoint to count tokens.
 const TokenizerServer = "server"
@@ -160,10 +176,14 @@ type Target struct {
 	IgnoreEOS    bool          `json:"ignore_eos"`
 	// ExtraBody is merged into every request body (JSON numbers are
 	// float64).
-	ExtraBody          map[string]any `json:"extra_body,omitempty"`
-	HTTP2              bool           `json:"http2"`
-	CAFile             string         `json:"ca_file,omitempty"` // resolved path
-	InsecureSkipVerify bool           `json:"insecure_skip_verify"`
+	ExtraBody map[string]any `json:"extra_body,omitempty"`
+	// PromptCache is how the requests use the engine's prompt (prefix)
+	// cache: PromptCacheShared ("" here, the engine's default),
+	// PromptCacheIsolate or PromptCacheOff.
+	PromptCache        string `json:"prompt_cache,omitempty"`
+	HTTP2              bool   `json:"http2"`
+	CAFile             string `json:"ca_file,omitempty"` // resolved path
+	InsecureSkipVerify bool   `json:"insecure_skip_verify"`
 	// NewConnectionPerRequest turns keep-alive off (vLLM's client opens a
 	// connection per request); PrewarmConnections opens that many before
 	// the load.

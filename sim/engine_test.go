@@ -179,7 +179,7 @@ func TestPrefixCache(t *testing.T) {
 			for i, prompt := range tc.prompts {
 				s := &seq{prompt: len(prompt), target: 4}
 				if p.PrefixCaching {
-					s.blocks = blockHashes(prompt)
+					s.blocks = blockHashes("", prompt)
 				}
 				e.add(s)
 				before := e.prefilled

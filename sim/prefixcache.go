@@ -26,10 +26,17 @@ func newPrefixCache(capacityTokens int) *prefixCache {
 	return &prefixCache{capacity: max(capacityTokens/prefixBlock, 1), order: list.New(), at: map[uint64]*list.Element{}}
 }
 
-// blockHashes chains the hashes of ids' whole blocks.
-func blockHashes(ids []int) []uint64 {
+// blockHashes chains the hashes of ids' whole blocks. A salt goes into
+// the first block's hash, as vLLM puts a request's cache_salt among its
+// first block's keys: prompts with different salts share no block.
+func blockHashes(salt string, ids []int) []uint64 {
 	out := make([]uint64, 0, len(ids)/prefixBlock)
 	var parent uint64
+	if salt != "" {
+		h := fnv.New64a()
+		h.Write([]byte(salt))
+		parent = h.Sum64()
+	}
 	var buf [8]byte
 	for b := 0; b+prefixBlock <= len(ids); b += prefixBlock {
 		h := fnv.New64a()

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -82,5 +83,29 @@ func TestPrefixCachingAnswers(t *testing.T) {
 	want := `vllm:prefix_cache_hits_total{engine="0",model_name="sim-tiny"} ` + strconv.FormatInt(hits, 10)
 	if !strings.Contains(page, want) {
 		t.Errorf("/metrics lacks %q", want)
+	}
+}
+
+// TestCacheSalt: as vLLM's cache_salt, a salt keys the prefix cache:
+// prompts with different salts share no block, with the same salt they
+// do, and an unsalted prompt finds no salted block.
+func TestCacheSalt(t *testing.T) {
+	r := startTiny(t, map[string]string{"prefix_caching": "true"})
+	prompt := strings.Repeat("the same long prompt of many words ", 8)
+	var got []int64
+	for _, salt := range []string{"run-a", "run-b", "run-a", ""} {
+		body := map[string]any{"prompt": prompt, "max_tokens": 2}
+		if salt != "" {
+			body["cache_salt"] = salt
+		}
+		res := post(t, r.URL+"/v1/completions", body)
+		if res.status != http.StatusOK {
+			t.Fatalf("status %d: %s", res.status, res.body)
+		}
+		got = append(got, gjson.GetBytes(res.body, "usage.prompt_tokens_details.cached_tokens").Int())
+	}
+	// 56 words: the third request finds three whole blocks of the first.
+	if want := []int64{0, 0, 48, 0}; !slices.Equal(got, want) {
+		t.Errorf("cached tokens by salt run-a, run-b, run-a, none: %v, want %v", got, want)
 	}
 }

@@ -21,6 +21,9 @@ type apiRequest struct {
 		IncludeUsage bool `json:"include_usage"`
 	} `json:"stream_options"`
 	IgnoreEOS bool `json:"ignore_eos"`
+	// CacheSalt keys the prefix cache, as vLLM's cache_salt does: prompts
+	// with different salts share no block.
+	CacheSalt string `json:"cache_salt"`
 	// The Responses and embeddings APIs' fields.
 	Input           json.RawMessage `json:"input"`
 	MaxOutputTokens *int            `json:"max_output_tokens"`
@@ -92,7 +95,7 @@ func parseRequest(body []byte, kind api, p *Profile) (request, *apiError) {
 	}
 	r.promptTokens = len(ids)
 	if p.PrefixCaching {
-		r.blocks = blockHashes(ids)
+		r.blocks = blockHashes(a.CacheSalt, ids)
 	}
 	asked := a.MaxTokens
 	if a.MaxCompletionTokens != nil {

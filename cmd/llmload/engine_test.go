@@ -65,3 +65,41 @@ func TestPrefixReuse(t *testing.T) {
 		})
 	}
 }
+
+// TestPromptCache: two runs (a repeat) of the same prompts against one
+// simulator that caches prefixes. With the engine's cache shared the
+// second run is served warm from the first (every prompt's whole blocks,
+// more than an ideal cache of the run's own prompts); "isolate" gives each
+// run a cache_salt of its own, so each run gets exactly the ideal; "off"
+// gets nothing served.
+func TestPromptCache(t *testing.T) {
+	for _, tc := range []struct {
+		policy string
+		cached [2]float64 // summary.cached_tokens of each run
+	}{
+		{"shared", [2]float64{704, 1152}},
+		{"isolate", [2]float64{704, 704}},
+		{"off", [2]float64{0, 0}},
+	} {
+		t.Run(tc.policy, func(t *testing.T) {
+			out := t.TempDir()
+			code, stdout, stderr := call(t, context.Background(), "run", "-quiet", "-out", out, "-var", "policy="+tc.policy, "testdata/prompt-cache.hcl")
+			if code != exitOK {
+				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+			}
+			res := resultFile(t, filepath.Join(out, "twice.json"))
+			runs, _ := res["repeat"].(map[string]any)["runs"].([]any)
+			if len(runs) != 2 {
+				t.Fatalf("%d runs in the result, want 2", len(runs))
+			}
+			for i, r := range runs {
+				sum := r.(map[string]any)["summary"].(map[string]any)
+				c, _ := sum["cached_tokens"].(float64)
+				if c != tc.cached[i] || sum["cache_reports"] != 12.0 || sum["ideal_cached_tokens"] != 704.0 {
+					t.Errorf("run %d: %v cached tokens over %v reports (ideal %v), want %v over 12 (ideal 704)",
+						i+1, sum["cached_tokens"], sum["cache_reports"], sum["ideal_cached_tokens"], tc.cached[i])
+				}
+			}
+		})
+	}
+}

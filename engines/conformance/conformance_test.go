@@ -132,6 +132,11 @@ func TestLlamaServer(t *testing.T) {
 		}
 		t.Logf("prompt tokens cached: %v of %v on the second run, %v with cache_prompt = false",
 			warm.summary("cached_tokens"), warm.summary("server_input_tokens"), cold.summary("cached_tokens"))
+		// llama.cpp has no cache_salt: a cache of the run's own is refused
+		// before any load, saying what to do instead.
+		if r := run(t, base, name, "openai", "again_nocache", "-var", "prompt_cache=isolate"); r.code != 2 || !strings.Contains(r.stderr, `prompt_cache = "off" turns its cache off`) {
+			t.Errorf("prompt_cache = isolate on llama.cpp: exit %d, want 2 with advice\nstderr:\n%s", r.code, r.stderr)
+		}
 	})
 }
 
@@ -165,6 +170,13 @@ func TestOllama(t *testing.T) {
 	}
 	// Ollama has no /tokenize: a server-counted dataset cannot load, and
 	// says why before anything is sent.
+	// Ollama has no per-request control of its prompt cache: a policy is
+	// refused before any load.
+	t.Run("prompt cache refused", func(t *testing.T) {
+		if r := run(t, base, "tiny", "openai", "again_nocache"); r.code != 2 || !strings.Contains(r.stderr, "no per-request control") {
+			t.Errorf("prompt_cache = off on Ollama: exit %d, want 2\nstderr:\n%s", r.code, r.stderr)
+		}
+	})
 	t.Run("no tokenize", func(t *testing.T) {
 		r := run(t, base, "tiny", "openai", "tokenize")
 		if r.code == 0 || !strings.Contains(r.stderr, "/tokenize") {

@@ -29,14 +29,20 @@ target "engine" {
   stall_timeout = "60s"
 }
 
-# The same engine with llama.cpp's prompt cache off for these requests.
+# The same engine with its prompt cache off for these requests
+# (llama.cpp's cache_prompt = false), or under another policy.
+variable "prompt_cache" {
+  type    = string
+  default = "off"
+}
+
 target "engine_nocache" {
   base_url      = var.base_url
   model         = var.model
   api           = var.api
   timeout       = "120s"
   stall_timeout = "60s"
-  extra_body    = { cache_prompt = false }
+  prompt_cache  = var.prompt_cache
 }
 
 dataset "words" {

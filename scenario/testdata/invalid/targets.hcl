@@ -59,3 +59,16 @@ target "negative_prewarm" {
   model               = "m"
   prewarm_connections = -1 # ERROR: Invalid prewarm_connections
 }
+
+target "prompt_cache_typo" {
+  base_url     = "http://127.0.0.1:8000"
+  model        = "m"
+  prompt_cache = "isolated" # ERROR: Invalid prompt_cache
+}
+
+target "prompt_cache_twice" {
+  base_url     = "http://127.0.0.1:8000"
+  model        = "m"
+  extra_body   = { cache_prompt = false }
+  prompt_cache = "off" # ERROR: Invalid prompt_cache
+}

@@ -1,0 +1,48 @@
+package executor
+
+import (
+	"crypto/rand"
+	"strconv"
+	"sync/atomic"
+)
+
+// Prompt cache policies (Target.PromptCache).
+const (
+	// PromptCacheIsolate sends one cache_salt for every request of a run
+	// (vLLM keys its prefix cache by it): prompts share prefixes within
+	// the run, never with another run, repeat or A/B arm.
+	PromptCacheIsolate = "isolate"
+	// PromptCacheOff serves no request from the cache: cache_prompt =
+	// false where the engine takes it (Target.CachePromptFlag, llama.cpp),
+	// a cache_salt of each request's own otherwise.
+	PromptCacheOff = "off"
+)
+
+// requestSalts numbers the requests of PromptCacheOff, so that each one's
+// salt is its own (sessions prepare their turns one by one).
+var requestSalts atomic.Uint64
+
+// newCacheSalt is a run's salt: random, as vLLM asks of a cache_salt (the
+// salt keeps one user's prompts from being guessed by another's timing).
+func newCacheSalt() string {
+	return "llmload-" + rand.Text()
+}
+
+// setPromptCache writes t's prompt cache policy into body. Outside a run
+// (a plan's preview) the salt is a placeholder.
+func setPromptCache(t *Target, body map[string]any) {
+	salt := t.cacheSalt
+	if salt == "" {
+		salt = "<drawn at the run's start>"
+	}
+	switch t.PromptCache {
+	case PromptCacheIsolate:
+		body["cache_salt"] = salt
+	case PromptCacheOff:
+		if t.CachePromptFlag {
+			body["cache_prompt"] = false
+			return
+		}
+		body["cache_salt"] = salt + "-" + strconv.FormatUint(requestSalts.Add(1), 36)
+	}
+}

@@ -1,0 +1,51 @@
+package executor
+
+import (
+	"testing"
+
+	"github.com/llmload/llmload/executor/executortest"
+)
+
+// TestPromptCache: "isolate" sends one cache_salt for every request of a
+// run and another for the next run; "off" a salt of each request's own,
+// or cache_prompt = false to an engine that takes it; the default sends
+// neither.
+func TestPromptCache(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		policy    string
+		flag      bool
+		salts     int  // distinct salts over two runs of 4 requests
+		noPrompts bool // cache_prompt = false in every request
+	}{
+		{"shared", "", false, 0, false},
+		{"isolate", PromptCacheIsolate, false, 2, false},
+		{"off", PromptCacheOff, false, 8, false},
+		{"off by cache_prompt", PromptCacheOff, true, 0, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := executortest.New(executortest.Config{})
+			defer srv.Close()
+			tgt := Target{BaseURL: srv.URL, Model: "m", PromptCache: tc.policy, CachePromptFlag: tc.flag}
+			for range 2 {
+				mustRun(t, t.Context(), Plan{Target: tgt, Requests: requests(4, 2), Open: &OpenLoop{Rate: 1000}})
+			}
+			got := srv.Received()
+			if len(got) != 8 {
+				t.Fatalf("the server saw %d requests, want 8", len(got))
+			}
+			salts := map[any]bool{}
+			for i, r := range got {
+				if s, ok := r.Body["cache_salt"]; ok {
+					salts[s] = true
+				}
+				if cp, ok := r.Body["cache_prompt"]; ok != tc.noPrompts || ok && cp != false {
+					t.Errorf("request %d: cache_prompt %v (sent %v)", i, cp, ok)
+				}
+			}
+			if len(salts) != tc.salts {
+				t.Errorf("%d distinct cache_salt values, want %d: %v", len(salts), tc.salts, salts)
+			}
+		})
+	}
+}
