@@ -169,11 +169,15 @@ func TestPrefixCache(t *testing.T) {
 		{"off", "", [][]int{a, a}, []int{0, 0}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			over := map[string]string{"prefix_caching": "true", "kv_cache_tokens": tc.kv, "max_model_len": "70"}
-			if tc.kv == "" {
-				over = nil
+			p := mustProfile(t, "tiny", nil)
+			if tc.kv != "" {
+				// In this order: each setting is checked against the others.
+				for _, kv := range [][2]string{{"max_model_len", "70"}, {"kv_cache_tokens", tc.kv}, {"prefix_caching", "true"}} {
+					if err := p.Set(kv[0], kv[1]); err != nil {
+						t.Fatal(err)
+					}
+				}
 			}
-			p := mustProfile(t, "tiny", over)
 			e := newEngine(p)
 			var hits int64
 			for i, prompt := range tc.prompts {
