@@ -193,6 +193,16 @@ type Family struct {
 	HSum, HCount float64
 }
 
+// count is the family read as a counter: a counter's (or gauge's) sum
+// over its series, or a histogram's sum of observations (Dynamo counts
+// tokens in per-request histograms: their sum is the tokens' count).
+func (f Family) count() float64 {
+	if f.Type == SeriesHistogram {
+		return f.HSum
+	}
+	return f.Sum
+}
+
 // ServerRecorder turns scrapes into a ServerMetrics. It has one owner.
 type ServerRecorder struct {
 	interval time.Duration
@@ -283,7 +293,7 @@ func (r *ServerRecorder) addFigure(name, series, source string, useMax bool, at 
 		if !ok1 || !ok2 {
 			return false
 		}
-		a, b = fn.Sum, fd.Sum
+		a, b = fn.count(), fd.count()
 	} else {
 		f, ok := fams[source]
 		if !ok {
@@ -298,7 +308,7 @@ func (r *ServerRecorder) addFigure(name, series, source string, useMax bool, at 
 				a = f.Max
 			}
 		default:
-			a = f.Sum
+			a = f.count()
 		}
 	}
 	r.types[name], r.sources[name] = series, source
