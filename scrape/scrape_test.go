@@ -105,32 +105,92 @@ func TestRecord(t *testing.T) {
 
 // TestEnginePages reads /metrics pages recorded from real engines (each
 // file says where it came from) through Parse and Record: the catalogue's
-// server figures find each engine's own names.
+// server figures find each engine's own names. An engine recorded before
+// and after some requests has a .before and an .after page; one found as a
+// single page (in docs, an issue or another project's tests) is read after
+// an empty scrape, as if the server had started just before it: a gauge's
+// last value is its value on the page, a counter's delta its value, a
+// histogram's mean its sum over its count (in ms) and its delta its count.
+// source names the engine metric each figure must have been read from.
 func TestEnginePages(t *testing.T) {
 	for _, tc := range []struct {
 		engine string
+		single bool               // one page, read after an empty scrape
 		want   map[string]float64 // figure.stat
+		source map[string]string  // figure -> the engine metric read
 	}{
 		// Three 16-token completions of one 5-token prompt: 5 + 1 + 1
 		// prompt tokens evaluated, 4 + 4 from the cache (llama.cpp keeps
 		// the last prompt token to evaluate again), 48 generated, and
 		// nothing running or deferred once they were done.
-		{"llamacpp-b1-80fb11a", map[string]float64{
+		{engine: "llamacpp-b1-80fb11a", want: map[string]float64{
 			"prompt_tokens.delta": 7, "prefix_cache_hits.delta": 8, "generation_tokens.delta": 48,
-			"requests_running.last": 0, "queue.last": 0,
+			"prompt_tokens_cached.delta": 8, // the same counter: llama.cpp has one cache
+			"requests_running.last":      0, "queue.last": 0,
+		}, source: map[string]string{
+			"prefix_cache_hits": "llamacpp:prompt_tokens_cached_total", "prompt_tokens_cached": "llamacpp:prompt_tokens_cached_total",
+		}},
+		// vLLM 0.10.0 served the new names beside the deprecated ones; the
+		// new ones win. The excerpt ends before vllm:prefix_cache_hits_total,
+		// so hits fall back to the deprecated gpu_ counter (0.0 on the page),
+		// and no pair of hits and queries is whole: no hit rate.
+		{engine: "vllm-0.10.0", single: true, want: map[string]float64{
+			"kv_cache_usage.last":        9.75010481363281e-06, // vllm:kv_cache_usage_perc
+			"prefix_cache_queries.delta": 32,                   // vllm:prefix_cache_queries_total 32.0
+			"prefix_cache_hits.delta":    0,                    // vllm:gpu_prefix_cache_hits_total 0.0
+		}, source: map[string]string{
+			"kv_cache_usage": "vllm:kv_cache_usage_perc", "prefix_cache_queries": "vllm:prefix_cache_queries_total",
+			"prefix_cache_hits": "vllm:gpu_prefix_cache_hits_total", "prefix_cache_hit_rate": "",
+		}},
+		// SGLang's late-2024 page: per-token latency still under its old name
+		// sglang:time_per_output_token_seconds, read as itl.
+		{engine: "sglang-docs-00b08c4", single: true, want: map[string]float64{
+			"kv_cache_usage.last":        0.28,    // sglang:token_usage
+			"requests_running.last":      162,     // sglang:num_running_reqs 162.0
+			"queue.last":                 2826,    // sglang:num_queue_reqs 2826.0
+			"prompt_tokens.delta":        8128902, // sglang:prompt_tokens_total 8.128902e+06
+			"prefix_cache_queries.delta": 8128902, // the same counter: SGLang counts no lookups
+			"generation_tokens.delta":    7557572, // sglang:generation_tokens_total 7.557572e+06
+			"ttft.delta":                 11008,   // _count 11008.0
+			"ttft.mean":                  ms(2.3518979474117756e+06, 11008),
+			"e2el.delta":                 11228, // _count 11228.0
+			"e2el.mean":                  ms(3.116093850019932e+06, 11228),
+			"itl.delta":                  7400757, // _count 7.400757e+06
+			"itl.mean":                   ms(866964.5791549598, 7400757),
+		}, source: map[string]string{
+			"itl": "sglang:time_per_output_token_seconds", "kv_cache_usage": "sglang:token_usage",
+			"preemptions": "", "prefix_cache_hits": "", // no retraction or cached-token counter yet
+		}},
+		// Dynamo's frontend: per-token ITL, and prompt tokens from the sum
+		// of its per-request input-length histogram. Its inflight gauge
+		// counts queued requests too, so it is no requests_running.
+		{engine: "dynamo-frontend", single: true, want: map[string]float64{
+			"itl.delta":                  16637145, // _count 16637145
+			"itl.mean":                   ms(813545.702521758, 16637145),
+			"prompt_tokens.delta":        18408629, // dynamo_frontend_input_sequence_tokens_sum 18408629
+			"prefix_cache_queries.delta": 18408629,
+		}, source: map[string]string{
+			"itl": "dynamo_frontend_inter_token_latency_seconds", "prompt_tokens": "dynamo_frontend_input_sequence_tokens",
+			"requests_running": "",
 		}},
 	} {
 		t.Run(tc.engine, func(t *testing.T) {
 			base := time.Unix(1000, 0)
+			pages := []string{".before.metrics", ".after.metrics"}
+			if tc.single {
+				pages = []string{"", ".metrics"}
+			}
 			var samples []Sample
-			for i, page := range []string{"before", "after"} {
-				b, err := os.ReadFile(filepath.Join("testdata", tc.engine+"."+page+".metrics"))
-				if err != nil {
-					t.Fatal(err)
-				}
-				fams, err := Parse(bytes.NewReader(b), nil)
-				if err != nil {
-					t.Fatalf("%s: %v", page, err)
+			for i, page := range pages {
+				fams := map[string]metrics.Family{}
+				if page != "" {
+					b, err := os.ReadFile(filepath.Join("testdata", tc.engine+page))
+					if err != nil {
+						t.Fatal(err)
+					}
+					if fams, err = Parse(bytes.NewReader(b), nil); err != nil {
+						t.Fatalf("%s: %v", page, err)
+					}
 				}
 				samples = append(samples, Sample{At: base.Add(time.Duration(i) * time.Second), Families: fams})
 			}
@@ -147,6 +207,59 @@ func TestEnginePages(t *testing.T) {
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
+			for name, want := range tc.source {
+				if got := sm.Figures[name].Source; got != want {
+					t.Errorf("%s read from %q, want %q", name, got, want)
+				}
+			}
 		})
+	}
+}
+
+// ms is a histogram's mean in ms from its sum (s) and count, computed as
+// the recorder does (a constant expression would round differently).
+func ms(sum, count float64) float64 { return sum * 1000 / count }
+
+// TestTRTLLMNames: no /metrics page recorded from TensorRT-LLM was found
+// (docs/engines.md), so this page is written from the names its
+// MetricsCollector registers (tensorrt_llm/metrics/collector.py), not
+// recorded, with made-up values. It checks what the names alone decide:
+// trtllm_time_per_output_token_seconds, one observation per request, is
+// read as the server's TPOT and never as its ITL, whose observations are
+// per token; and the KV utilization gauge is already a fraction.
+func TestTRTLLMNames(t *testing.T) {
+	page := `# TYPE trtllm_time_per_output_token_seconds histogram
+trtllm_time_per_output_token_seconds_sum{model_name="m",engine_type="trtllm"} 0.06
+trtllm_time_per_output_token_seconds_count{model_name="m",engine_type="trtllm"} 3
+# TYPE trtllm_kv_cache_utilization gauge
+trtllm_kv_cache_utilization{model_name="m",engine_type="trtllm"} 0.25
+# TYPE trtllm_prompt_tokens_total counter
+trtllm_prompt_tokens_total{model_name="m",engine_type="trtllm"} 100
+# TYPE trtllm_prompt_cached_tokens_total counter
+trtllm_prompt_cached_tokens_total{model_name="m",engine_type="trtllm"} 40
+`
+	fams, err := Parse(strings.NewReader(page), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := time.Unix(1000, 0)
+	samples := []Sample{{At: base, Families: map[string]metrics.Family{}}, {At: base.Add(time.Second), Families: fams}}
+	sm := Record("http://x/metrics", Config{}, base, time.Second, samples, 0, "")
+	if _, ok := sm.Figures["itl"]; ok {
+		t.Errorf("itl read from %s: a per-request TPOT is not a per-token latency", sm.Figures["itl"].Source)
+	}
+	got := map[string]float64{}
+	for _, key := range []string{"tpot.mean", "kv_cache_usage.last", "prefix_cache_hit_rate.mean", "prompt_tokens_cached.delta"} {
+		name, stat, _ := strings.Cut(key, ".")
+		got[key], _ = sm.Figures[name].Stat(stat)
+	}
+	want := map[string]float64{
+		"tpot.mean":                  ms(0.06, 3),
+		"kv_cache_usage.last":        0.25,
+		"prefix_cache_hit_rate.mean": 40.0 / 100,
+		"prompt_tokens_cached.delta": 40,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
