@@ -258,8 +258,8 @@ func (s *Summary) PrefixReuse() float64 {
 }
 
 // PrefixReuseSource says where PrefixReuse comes from: "answers" (the
-// cached_tokens of each answer), "server" (the scraped hit counter) or
-// "" (no value).
+// cached_tokens of each answer), the server figure it was read from
+// ("prompt_tokens_cached", else "prefix_cache_hits") or "" (no value).
 func (s *Summary) PrefixReuseSource() string {
 	_, src := s.prefixReuse()
 	return src
@@ -273,8 +273,12 @@ func (s *Summary) prefixReuse() (float64, string) {
 		return float64(s.CachedTokens) / float64(s.IdealCachedTokens), "answers"
 	}
 	if s.IdealUnreported > 0 && s.Server != nil {
-		if hits, ok := s.Server.Figures["prefix_cache_hits"].Stat("delta"); ok {
-			return hits / float64(s.IdealUnreported), "server"
+		// The server's cached prompt tokens per request, as the answers
+		// would have reported them, else its prefix cache's hits.
+		for _, f := range []string{"prompt_tokens_cached", "prefix_cache_hits"} {
+			if hits, ok := s.Server.Figures[f].Stat("delta"); ok {
+				return hits / float64(s.IdealUnreported), f
+			}
 		}
 	}
 	return math.NaN(), ""

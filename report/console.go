@@ -457,8 +457,8 @@ func writeEngineNotes(p *printer, s *metrics.Summary) {
 		if r := s.PrefixReuse(); !math.IsNaN(r) {
 			parts = append(parts, fmt.Sprintf("prefix reuse %.0f%% of an ideal cache's %d tokens", 100*r, s.IdealCachedTokens))
 		}
-	} else if r := s.PrefixReuse(); !math.IsNaN(r) && s.PrefixReuseSource() == "server" {
-		parts = append(parts, fmt.Sprintf("prefix reuse %.0f%% of an ideal cache's %d tokens, by its prefix_cache_hits counter (no answer reported its cached tokens)", 100*r, s.IdealUnreported))
+	} else if r := s.PrefixReuse(); !math.IsNaN(r) {
+		parts = append(parts, fmt.Sprintf("prefix reuse %.0f%% of an ideal cache's %d tokens, by the server's %s counter (no answer reported its cached tokens)", 100*r, s.IdealUnreported, s.PrefixReuseSource()))
 	}
 	if len(parts) > 0 {
 		p.printf("Engine (as it reported): %s.\n", strings.Join(parts, "; "))

@@ -24,7 +24,7 @@ func TestPrefixReuse(t *testing.T) {
 		perAnswer bool
 	}{
 		{"cached", exitOK, 1, 704, "prefix reuse 100% of an ideal cache's 704 tokens.", true},
-		{"uncached", exitCheckFailed, 0, 0, "prefix reuse 0% of an ideal cache's 704 tokens, by its prefix_cache_hits counter", false},
+		{"uncached", exitCheckFailed, 0, 0, "prefix reuse 0% of an ideal cache's 704 tokens, by the server's prefix_cache_hits counter", false},
 	} {
 		t.Run(tc.scenario, func(t *testing.T) {
 			out := t.TempDir()
