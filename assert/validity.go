@@ -44,6 +44,7 @@ func Validity(v scenario.Validity, sum *metrics.Summary) []Rule {
 		{Name: "other_model", Description: "completed requests answered by another model than the target's", Bound: v.MaxOtherModel, Unit: "fraction"},
 		{Name: "over_max_tokens", Description: "completed requests with more output than their max_tokens", Bound: v.MaxOverMaxTokens, Unit: "fraction"},
 		{Name: "client_limit", Description: "requests that failed for the client's own limits (open files, local ports), not the server's", Unit: "fraction"},
+		{Name: "client_overhead", Description: "P99 of TTFT outside the engine (TTFT less the engine's own): the network, a gateway, the HTTP front end and the client", Bound: ms(v.MaxClientOverhead), Unit: "ms"},
 	}
 	scheduled := sum.Scheduled && sum.Dispatches >= 2 && sum.ScheduledRate > 0
 	for i := range rules {
@@ -90,6 +91,21 @@ func Validity(v scenario.Validity, sum *metrics.Summary) []Rule {
 				r.Why = fmt.Sprintf("%d of %d completed requests", n, sum.Completed)
 			} else {
 				r.Why = "no completed request"
+			}
+		case "client_overhead":
+			o := sum.ClientOverhead
+			if r.Applies = o.Count > 0; r.Applies {
+				r.Value = o.P99
+				r.Why = fmt.Sprintf("%d requests with the engine's own TTFT, p99 %.3f ms", o.Count, sum.EngineTTFT.P99)
+				// As the lag: judged by the lower end of the P99's 95%
+				// interval, so that one slow request of a few does not
+				// decide.
+				if lo, _, err := o.PercentileInterval(99, metrics.DefaultConfidence); err == nil {
+					judged = &lo
+					r.Why += fmt.Sprintf("; judged by the lower end of its 95%% interval, %.3f ms", lo)
+				}
+			} else {
+				r.Why = "the engine reported no TTFT of its own (vLLM does with --enable-per-request-metrics)"
 			}
 		case "client_limit":
 			n, all := sum.Errors[metrics.ErrClientLimit], sum.Completed+sum.Failed

@@ -215,6 +215,8 @@ func TestValidity(t *testing.T) {
 		{"client CPU saturated", func(s *metrics.Summary) { s.ClientCPU = 0.95 }, []string{"client_cpu"}},
 		{"token counts disagree on 2%", func(s *metrics.Summary) { s.TokenCountMismatches = 4 }, []string{"token_mismatch"}},
 		{"nothing to compare", func(s *metrics.Summary) { s.TokenCountsCompared, s.TokenCountMismatches = 0, 0 }, nil},
+		{"the path to the engine slower than 100 ms", func(s *metrics.Summary) { s.ClientOverhead = metrics.Latency{Count: 100, P99: 150} }, []string{"client_overhead"}},
+		{"the path to the engine fast", func(s *metrics.Summary) { s.ClientOverhead = metrics.Latency{Count: 100, P99: 20} }, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -295,6 +297,7 @@ func TestValidityRecordedSchedule(t *testing.T) {
 		stretch  float64
 		cpu      float64
 		mismatch int // requests whose usage and tokenizer counts differ by 2
+		slowPath int // requests whose TTFT is 150 ms over the engine's own
 		broken   []string
 	}{
 		{name: "on time", lag: func(int) time.Duration { return time.Millisecond }, stretch: 1, cpu: 0.2},
@@ -311,6 +314,11 @@ func TestValidityRecordedSchedule(t *testing.T) {
 		{name: "client CPU at 95%", lag: func(int) time.Duration { return time.Millisecond }, stretch: 1, cpu: 0.95, broken: []string{"client_cpu"}},
 		{name: "token counts differ on 1%", lag: func(int) time.Duration { return time.Millisecond }, stretch: 1, cpu: 0.2, mismatch: 4},
 		{name: "token counts differ on 1.25%", lag: func(int) time.Duration { return time.Millisecond }, stretch: 1, cpu: 0.2, mismatch: 5, broken: []string{"token_mismatch"}},
+		// The path to the engine: 6 slow requests of 400 put the P99's
+		// point estimate over 100 ms but not the lower end of its
+		// interval; 12 do.
+		{name: "6 of 400 requests 150 ms slow on the way", lag: func(int) time.Duration { return time.Millisecond }, stretch: 1, cpu: 0.2, slowPath: 6},
+		{name: "12 of 400 requests 150 ms slow on the way", lag: func(int) time.Duration { return time.Millisecond }, stretch: 1, cpu: 0.2, slowPath: 12, broken: []string{"client_overhead"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -325,8 +333,14 @@ func TestValidityRecordedSchedule(t *testing.T) {
 				if i < tt.mismatch {
 					tok = 8 // two under usage: disputed
 				}
-				rec.Add(&metrics.Request{Intended: intended, Dispatched: dispatched, Sent: dispatched, TTFT: time.Millisecond, E2E: 2 * time.Millisecond,
-					End: dispatched + 2*time.Millisecond, OutputTokens: 10, OutputEvents: 10, OutputTokensSource: metrics.SourceUsage, TokenizerOutputTokens: tok})
+				// The engine's own TTFT is 0.9 ms of the client's 1 ms.
+				ttft := time.Millisecond
+				if i%33 == 0 && i/33 < tt.slowPath {
+					ttft += 150 * time.Millisecond
+				}
+				rec.Add(&metrics.Request{Intended: intended, Dispatched: dispatched, Sent: dispatched, TTFT: ttft, E2E: ttft + time.Millisecond,
+					End: dispatched + ttft + time.Millisecond, OutputTokens: 10, OutputEvents: 10, OutputTokensSource: metrics.SourceUsage, TokenizerOutputTokens: tok,
+					EngineTTFT: 900 * time.Microsecond})
 			}
 			sum := rec.Summary()
 			sum.ClientCPU = tt.cpu

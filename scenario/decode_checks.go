@@ -88,6 +88,7 @@ func (l *loader) decodeValidity(d dec, s *Scenario, b *hcl.Block) {
 		}
 	}
 	d.duration(c.Attributes, "max_lag_p99", &v.MaxLagP99, true)
+	d.duration(c.Attributes, "max_client_overhead", &v.MaxClientOverhead, true)
 }
 
 func (l *loader) decodeAssert(d dec, s *Scenario, b *hcl.Block) {

@@ -66,7 +66,7 @@ var goodputSchema = &hcl.BodySchema{
 }
 
 var validitySchema = &hcl.BodySchema{
-	Attributes: []hcl.AttributeSchema{{Name: "max_rate_shortfall"}, {Name: "max_lag_p99"}, {Name: "max_client_cpu"}, {Name: "max_token_mismatch"}, {Name: "max_other_model"}, {Name: "max_over_max_tokens"}},
+	Attributes: []hcl.AttributeSchema{{Name: "max_rate_shortfall"}, {Name: "max_lag_p99"}, {Name: "max_client_cpu"}, {Name: "max_token_mismatch"}, {Name: "max_other_model"}, {Name: "max_over_max_tokens"}, {Name: "max_client_overhead"}},
 }
 
 var assertSchema = &hcl.BodySchema{

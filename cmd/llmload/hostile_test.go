@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -468,7 +469,7 @@ func TestPlantedSecretsEveryOutput(t *testing.T) {
 // console, with the part of TTFT outside the engine.
 func TestEngineNumbers(t *testing.T) {
 	out := t.TempDir()
-	code, stdout, stderr := call(t, context.Background(), "run", "-quiet", "-out", out, "testdata/engine-numbers.hcl")
+	code, stdout, stderr := call(t, context.Background(), "run", "-quiet", "-out", out, "-scenario", "engine", "testdata/engine-numbers.hcl")
 	if code != exitOK {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
@@ -507,6 +508,16 @@ func TestEngineNumbers(t *testing.T) {
 	_, table, _ := call(t, context.Background(), "compare", result, result)
 	if !strings.Contains(table, "engine TTFT") || !strings.Contains(table, "engine TPOT") || !strings.Contains(table, "TTFT outside the engine") {
 		t.Errorf("compare has no rows of the engine's numbers:\n%s", table)
+	}
+	// The validity block names TTFT outside the engine: within the
+	// default bound here (lifted: the test measures no network), over one
+	// a scenario sets (exit 3).
+	if !regexp.MustCompile(`client_overhead +[0-9.]+ ms +<= [0-9]+ ms +ok`).MatchString(stdout) {
+		t.Errorf("the validity block does not judge client_overhead:\n%s", stdout)
+	}
+	code, stdout, stderr = call(t, context.Background(), "run", "-quiet", "-out", out, "-scenario", "slow_path", "testdata/engine-numbers.hcl")
+	if code != exitNoResult || !strings.Contains(stderr, "invalid run (client_overhead") || !strings.Contains(stdout, "INVALID (client_overhead)") {
+		t.Errorf("a bound of 1 µs outside the engine: exit %d, want %d, naming client_overhead\nstdout:\n%s\nstderr:\n%s", code, exitNoResult, stdout, stderr)
 	}
 }
 

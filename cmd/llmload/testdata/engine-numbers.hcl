@@ -26,3 +26,18 @@ scenario "engine" {
     duration = "60s"
   }
 }
+
+# The same run, where any time outside the engine is too much: the run is
+# invalid, and says the path to the engine was slow.
+scenario "slow_path" {
+  target   = target.sim
+  dataset  = dataset.d
+  requests = 20
+  closed_loop {
+    users    = 4
+    duration = "60s"
+  }
+  validity {
+    max_client_overhead = "1us"
+  }
+}
