@@ -93,7 +93,7 @@ func TestDecodeFull(t *testing.T) {
 				{Key: "min_goodput", Metric: "request_goodput", Bound: 8},
 			},
 			Verdict: VerdictStrict, MinSamples: 500, AllowInconclusive: true,
-			Validity: Validity{MaxRateShortfall: 0.1, MaxLagP99: 20 * time.Millisecond, MaxClientCPU: 0.8, MaxTokenMismatch: 0.02},
+			Validity: Validity{MaxRateShortfall: 0.1, MaxLagP99: 20 * time.Millisecond, MaxClientCPU: 0.8, MaxTokenMismatch: 0.02, MaxClientOverhead: 250 * time.Millisecond},
 			Goodput:  Goodput{TTFT: 500 * time.Millisecond, TPOT: 50 * time.Millisecond, ITL: 100 * time.Millisecond, E2EL: 20 * time.Second},
 			Asserts: []*Assert{
 				{Name: "throughput holds", Source: "metrics.output_throughput >= 2500", ErrorMessage: "Output throughput fell under 2,500 tok/s."},

@@ -111,10 +111,11 @@ scenario "poisson_10rps" {
   min_samples        = 500      # instead of 10 samples beyond each percentile
   allow_inconclusive = true     # exit 0, not 3, when a check is inconclusive
   validity {
-    max_rate_shortfall = 0.1
-    max_lag_p99        = "20ms"
-    max_client_cpu     = 0.8
-    max_token_mismatch = 0.02
+    max_rate_shortfall  = 0.1
+    max_lag_p99         = "20ms"
+    max_client_cpu      = 0.8
+    max_token_mismatch  = 0.02
+    max_client_overhead = "250ms"
   }
 
   sla {
