@@ -95,6 +95,8 @@ func parseOpenAI(data []byte, c *chunk, keepText bool, choice choiceReader) erro
 			c.engine.llamaTimings(v)
 		case "metrics":
 			c.engine.vllmMetrics(v)
+		case "sglext":
+			c.engine.sglangSpec(v)
 		case "model":
 			c.model = v.Str
 		case "system_fingerprint":
@@ -176,6 +178,28 @@ type engineNumbers struct {
 	queue     time.Duration // vLLM's queue_time_ms
 	prefill   time.Duration // llama.cpp's prompt_ms
 	tpot      time.Duration // llama.cpp's predicted_ms / predicted_n, vLLM's mean_itl_ms
+	// Speculative decoding: draft tokens proposed and accepted.
+	drafted, accepted int
+}
+
+// drafts reads a count of draft tokens proposed and accepted; a count
+// that is not a number, negative, or more accepted than proposed is none.
+func (e *engineNumbers) drafts(proposed, accepted gjson.Result) {
+	p, a := proposed.Int(), accepted.Int()
+	if proposed.Type != gjson.Number || accepted.Type != gjson.Number || p <= 0 || a < 0 || a > p {
+		return
+	}
+	e.drafted, e.accepted = int(p), int(a)
+}
+
+// sglangSpec reads SGLang's spec_tokens_details (sglext, asked for by
+// return_spec_tokens_details): an object, or one per choice.
+func (e *engineNumbers) sglangSpec(v gjson.Result) {
+	d := v.Get("spec_tokens_details")
+	if d.IsArray() {
+		d = d.Get("0")
+	}
+	e.drafts(d.Get("spec_num_proposed_drafts"), d.Get("spec_num_correct_drafts"))
 }
 
 // ms reads a JSON number of milliseconds; 0 for anything else or a
@@ -199,16 +223,28 @@ func (e *engineNumbers) llamaTimings(v gjson.Result) {
 	if c := v.Get("cache_n"); c.Type == gjson.Number && !e.hasCached {
 		e.cached, e.hasCached = int(c.Int()), true
 	}
+	// Present only when a draft model proposed tokens.
+	e.drafts(v.Get("draft_n"), v.Get("draft_n_accepted"))
 }
 
-// vllmMetrics reads vLLM's per-request metrics object.
+// vllmMetrics reads vLLM's per-request metrics object. Its
+// time_to_first_token_ms counts from the request's scheduling, after its
+// queue_time_ms: the engine's TTFT from the request's arrival in its queue
+// is their sum, so that TTFT less it (client_overhead) is what happened
+// outside the engine, not the engine's queue.
 func (e *engineNumbers) vllmMetrics(v gjson.Result) {
 	if !v.IsObject() {
 		return
 	}
-	e.ttft = ms(v.Get("time_to_first_token_ms"))
 	e.queue = ms(v.Get("queue_time_ms"))
+	if t := ms(v.Get("time_to_first_token_ms")); t > 0 {
+		e.ttft = e.queue + t
+	}
 	e.tpot = ms(v.Get("mean_itl_ms"))
+	// --per-request-spec-decode-metrics: accepted drafts exclude the
+	// bonus token each verify step adds.
+	sd := v.Get("speculative_decoding")
+	e.drafts(sd.Get("num_draft_tokens"), sd.Get("num_accepted_draft_tokens"))
 }
 
 // note copies what the engine reported into the request's record; a
@@ -229,5 +265,8 @@ func (e *engineNumbers) note(res *metrics.Request) {
 	}
 	if e.tpot > 0 {
 		res.EngineTPOT = e.tpot
+	}
+	if e.drafted > 0 {
+		res.DraftTokens, res.AcceptedDraftTokens = e.drafted, e.accepted
 	}
 }

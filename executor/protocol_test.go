@@ -108,7 +108,24 @@ var sharedChunks = []chunkCase{
 	{in: `{"choices":[],"usage":{"prompt_tokens":42,"completion_tokens":128,"total_tokens":170},` +
 		`"metrics":{"time_to_first_token_ms":85.2,"generation_time_ms":1240.5,"queue_time_ms":12.3,"mean_itl_ms":9.1,"tokens_per_second":103.2}}`,
 		want: chunk{hasUsage: true, promptTokens: 42, completionTokens: 128,
-			engine: engineNumbers{ttft: 85200 * time.Microsecond, queue: 12300 * time.Microsecond, tpot: 9100 * time.Microsecond}}},
+			engine: engineNumbers{ttft: 97500 * time.Microsecond, queue: 12300 * time.Microsecond, tpot: 9100 * time.Microsecond}}},
+	// Speculative decoding: llama.cpp's final chunk with a draft model
+	// (a b9251 capture), vLLM's --per-request-spec-decode-metrics (its
+	// docs' example), SGLang's return_spec_tokens_details (object or one
+	// per choice); a count that cannot be is none.
+	{in: `{"choices":[],"object":"chat.completion.chunk","usage":{"completion_tokens":665,"prompt_tokens":808,"total_tokens":1473,"prompt_tokens_details":{"cached_tokens":804}},` +
+		`"timings":{"cache_n":804,"prompt_n":4,"prompt_ms":128.301,"prompt_per_token_ms":32.07525,"prompt_per_second":31.18,"predicted_n":665,"predicted_ms":20629.211,"predicted_per_token_ms":31.02,"predicted_per_second":32.24,"draft_n":604,"draft_n_accepted":515}}`,
+		want: chunk{hasUsage: true, promptTokens: 808, completionTokens: 665,
+			engine: engineNumbers{cached: 804, hasCached: true, prefill: 128300999 /* 128.301 ms as float64 rounds it */, tpot: 31021369 * time.Nanosecond, drafted: 604, accepted: 515}}},
+	{in: `{"choices":[],"metrics":{"time_to_first_token_ms":10,"queue_time_ms":2,"speculative_decoding":{"mean_acceptance_length":1.2325581395348837,` +
+		`"draft_acceptance_rate":0.07751937984496124,"acceptance_histogram":[39,1,0,3],"num_spec_steps":43,"num_accepted_draft_tokens":10,"num_draft_tokens":129,"num_spec_tokens":3}}}`,
+		want: chunk{engine: engineNumbers{ttft: 12 * time.Millisecond, queue: 2 * time.Millisecond, drafted: 129, accepted: 10}}},
+	{in: `{"choices":[],"sglext":{"spec_tokens_details":{"spec_accept_rate":0.2930,"spec_accept_length":2.4651,"spec_num_correct_drafts":63,"spec_num_proposed_drafts":215,"spec_verify_ct":43}}}`,
+		want: chunk{engine: engineNumbers{drafted: 215, accepted: 63}}},
+	{in: `{"choices":[],"sglext":{"spec_tokens_details":[{"spec_num_correct_drafts":5,"spec_num_proposed_drafts":8}]}}`,
+		want: chunk{engine: engineNumbers{drafted: 8, accepted: 5}}},
+	{in: `{"choices":[],"timings":{"draft_n":4,"draft_n_accepted":9}}`},
+	{in: `{"choices":[],"timings":{"draft_n":"4","draft_n_accepted":1}}`},
 	{in: `{"choices":[],"usage":{"prompt_tokens":0,"completion_tokens":0,"total_tokens":0}}`, want: chunk{hasUsage: true}},
 	{in: `{"choices":[],"system_fingerprint":"b1-80fb11a"}`, want: chunk{fingerprint: "b1-80fb11a"}},
 	{in: `{"error":{"message":"out of memory","code":500}}`, want: chunk{errMsg: "server error: out of memory"}},

@@ -92,6 +92,8 @@ func merge(parts []*Summary) (*Summary, error) {
 		s.CacheReportedPrompt += p.CacheReportedPrompt
 		s.IdealCachedTokens += p.IdealCachedTokens
 		s.IdealUnreported += p.IdealUnreported
+		s.DraftTokens += p.DraftTokens
+		s.AcceptedDraftTokens += p.AcceptedDraftTokens
 		s.OtherModel += p.OtherModel
 		s.OverMaxTokens += p.OverMaxTokens
 		s.MultiTokenStreams += p.MultiTokenStreams

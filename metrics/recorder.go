@@ -63,6 +63,7 @@ type Recorder struct {
 	cachedTokens, cacheReports         int
 	cacheReportedPrompt, idealCached   int
 	idealUnreported                    int
+	draftTokens, acceptedDraftTokens   int
 }
 
 // turnRecord is one turn index's data.
@@ -369,6 +370,8 @@ func (r *Recorder) addEngine(req *Request) {
 	} else {
 		r.idealUnreported += req.IdealCachedTokens
 	}
+	r.draftTokens += req.DraftTokens
+	r.acceptedDraftTokens += req.AcceptedDraftTokens
 }
 
 // ObserveConcurrency records the number of requests in flight, for the
@@ -458,6 +461,8 @@ func (r *Recorder) SummaryOver(duration time.Duration) *Summary {
 		CacheReportedPrompt: r.cacheReportedPrompt,
 		IdealCachedTokens:   r.idealCached,
 		IdealUnreported:     r.idealUnreported,
+		DraftTokens:         r.draftTokens,
+		AcceptedDraftTokens: r.acceptedDraftTokens,
 
 		Dispatches:     r.dispatches,
 		LateDispatches: r.late,

@@ -189,6 +189,13 @@ type Request struct {
 	EngineQueue       time.Duration `json:"engine_queue,omitempty"`
 	EnginePrefill     time.Duration `json:"engine_prefill,omitempty"`
 	EngineTPOT        time.Duration `json:"engine_tpot,omitempty"`
+	// DraftTokens and AcceptedDraftTokens are the speculative decoding
+	// draft tokens the engine proposed for the request and those its
+	// target model accepted (llama.cpp's timings.draft_n and
+	// draft_n_accepted, vLLM's metrics.speculative_decoding, SGLang's
+	// sglext.spec_tokens_details); 0 when it reported none.
+	DraftTokens         int `json:"draft_tokens,omitempty"`
+	AcceptedDraftTokens int `json:"accepted_draft_tokens,omitempty"`
 
 	// SystemFingerprint is the response's system_fingerprint, as the
 	// server sent it (its build, on llama.cpp): several in one run mean

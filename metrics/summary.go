@@ -241,6 +241,21 @@ type Summary struct {
 	// IdealUnreported is what an ideal cache would have served the
 	// completed requests that reported no cached count.
 	IdealUnreported int `json:"ideal_cached_tokens_unreported,omitempty"`
+	// DraftTokens and AcceptedDraftTokens sum the speculative decoding
+	// drafts the engine reported for the completed requests
+	// (Request.DraftTokens).
+	DraftTokens         int `json:"draft_tokens,omitempty"`
+	AcceptedDraftTokens int `json:"accepted_draft_tokens,omitempty"`
+}
+
+// SpecAcceptance is the fraction of the engine's speculative decoding
+// draft tokens that its target model accepted, over the requests that
+// reported drafts; NaN when none did.
+func (s *Summary) SpecAcceptance() float64 {
+	if s.DraftTokens == 0 {
+		return math.NaN()
+	}
+	return float64(s.AcceptedDraftTokens) / float64(s.DraftTokens)
 }
 
 // PrefixReuse is the prefix cache's achieved reuse against an ideal

@@ -460,6 +460,9 @@ func writeEngineNotes(p *printer, s *metrics.Summary) {
 	} else if r := s.PrefixReuse(); !math.IsNaN(r) {
 		parts = append(parts, fmt.Sprintf("prefix reuse %.0f%% of an ideal cache's %d tokens, by the server's %s counter (no answer reported its cached tokens)", 100*r, s.IdealUnreported, s.PrefixReuseSource()))
 	}
+	if a := s.SpecAcceptance(); !math.IsNaN(a) {
+		parts = append(parts, fmt.Sprintf("speculative decoding: %d of %d draft tokens accepted (%.1f%%)", s.AcceptedDraftTokens, s.DraftTokens, 100*a))
+	}
 	if len(parts) > 0 {
 		p.printf("Engine (as it reported): %s.\n", strings.Join(parts, "; "))
 	}

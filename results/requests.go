@@ -111,6 +111,10 @@ type RequestLine struct {
 	// of the prompt from the dataset's earlier prompts (absent when
 	// nothing).
 	IdealCachedTokens int `json:"ideal_cached_tokens,omitempty"`
+	// DraftTokens and AcceptedDraftTokens are the speculative decoding
+	// drafts the engine proposed and accepted (absent when none).
+	DraftTokens         int `json:"draft_tokens,omitempty"`
+	AcceptedDraftTokens int `json:"accepted_draft_tokens,omitempty"`
 }
 
 // NewRequestLine converts a request for the jsonl file. zero is the run's
@@ -164,6 +168,7 @@ func NewRequestLine(r *metrics.Request, zero time.Time, stages bool) RequestLine
 	l.ServedModel, l.Coalesced, l.OverMaxTokens = r.ServedModel, r.Coalesced(), r.OverMaxTokens()
 	l.SystemFingerprint = r.SystemFingerprint
 	l.IdealCachedTokens = r.IdealCachedTokens
+	l.DraftTokens, l.AcceptedDraftTokens = r.DraftTokens, r.AcceptedDraftTokens
 	if r.CacheReported {
 		n := r.CachedTokens
 		l.CachedTokens = &n

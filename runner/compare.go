@@ -44,6 +44,9 @@ func engineRows(base, cand *metrics.Summary) []compare.Row {
 	if !math.IsNaN(base.PrefixReuse()) && !math.IsNaN(cand.PrefixReuse()) {
 		rows = append(rows, compare.Row{Metric: "prefix_reuse"})
 	}
+	if !math.IsNaN(base.SpecAcceptance()) && !math.IsNaN(cand.SpecAcceptance()) {
+		rows = append(rows, compare.Row{Metric: "spec_acceptance"})
+	}
 	return rows
 }
 

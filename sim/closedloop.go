@@ -66,6 +66,7 @@ func SimulateClosedLoop(p Profile, reqs []Work, users int, total int, seed int64
 	var batchTime float64
 	for res.Completed < total {
 		d, out := e.step()
+		e.takeAdmitted() // no HTTP answer to time
 		if d == 0 {
 			break // cannot happen with users > 0; guards against a bad profile
 		}

@@ -26,6 +26,9 @@ type seq struct {
 	blocks   []uint64
 	cached   int
 	admitted bool
+	// scheduled is when the engine first admitted it (engine clock): its
+	// queue time ends there, and vLLM's per-request TTFT starts there.
+	scheduled time.Duration
 
 	cancelled atomic.Bool // set by the handler when it no longer wants tokens
 	// leaked is set instead of cancelled under the LeakOnDisconnect fault:
@@ -61,9 +64,12 @@ type engine struct {
 	// (always 0 without PrefixCaching).
 	prefixQueries int64
 	prefixHits    int64
-	prefilled     int64        // prompt (and recomputed) tokens prefilled
-	cache         *prefixCache // nil without PrefixCaching
-	out           []emit       // reused between steps
+	prefilled     int64 // prompt (and recomputed) tokens prefilled
+	// admitted lists the sequences first admitted since takeAdmitted:
+	// the caller stamps their scheduled time.
+	admitted []*seq
+	cache    *prefixCache // nil without PrefixCaching
+	out      []emit       // reused between steps
 }
 
 func newEngine(p Profile) *engine {
@@ -214,8 +220,16 @@ func (e *engine) lookup(s *seq) int {
 	if !s.admitted {
 		s.admitted = true
 		s.cached = hit
+		e.admitted = append(e.admitted, s)
 	}
 	return hit
+}
+
+// takeAdmitted returns the sequences first admitted since the last call.
+func (e *engine) takeAdmitted() []*seq {
+	a := e.admitted
+	e.admitted = e.admitted[:0]
+	return a
 }
 
 // advancePrefill computes chunk more context tokens of s; when its whole

@@ -448,10 +448,11 @@ func (c *call) appendChunk(buf []byte, from, n int, last bool) []byte {
 }
 
 // appendMetrics appends vLLM's per-request metrics object (the field
-// and its value): the engine's TTFT from the request's arrival, the
-// generation time after the first token, the mean gap between tokens and
-// the tokens per second over both. The sequence is done: the engine no
-// longer writes its times.
+// and its value), as vLLM's docs define it: the TTFT from the request's
+// scheduling (its first admission to the batch), the queue time before
+// it, the generation time after the first token, the mean gap between
+// tokens and the tokens per second from scheduling to the last token.
+// The sequence is done: the engine no longer writes its times.
 func (c *call) appendMetrics(buf []byte) []byte {
 	q := c.q
 	msOf := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
@@ -461,17 +462,35 @@ func (c *call) appendMetrics(buf []byte) []byte {
 		meanITL = msOf(gen) / float64(q.target-1)
 	}
 	tps := 0.0
-	if total := q.last - q.arrival; total > 0 {
+	if total := q.last - q.scheduled; total > 0 {
 		tps = float64(q.target) / total.Seconds()
 	}
+	// As vLLM: TTFT from the request's scheduling, after its queue time.
 	buf = append(buf, `,"metrics":{"time_to_first_token_ms":`...)
-	buf = strconv.AppendFloat(buf, msOf(q.firstAt-q.arrival), 'f', 3, 64)
+	buf = strconv.AppendFloat(buf, msOf(q.firstAt-q.scheduled), 'f', 3, 64)
+	buf = append(buf, `,"queue_time_ms":`...)
+	buf = strconv.AppendFloat(buf, msOf(q.scheduled-q.arrival), 'f', 3, 64)
 	buf = append(buf, `,"generation_time_ms":`...)
 	buf = strconv.AppendFloat(buf, msOf(gen), 'f', 3, 64)
 	buf = append(buf, `,"mean_itl_ms":`...)
 	buf = strconv.AppendFloat(buf, meanITL, 'f', 3, 64)
 	buf = append(buf, `,"tokens_per_second":`...)
 	buf = strconv.AppendFloat(buf, tps, 'f', 3, 64)
+	if k := c.s.p.TokensPerEvent - 1; k > 0 {
+		// tokens_per_event > 1 is speculative decoding with k draft
+		// tokens per step, every one accepted: each step's tokens are
+		// its accepted drafts and a bonus token.
+		steps := (q.target + k) / (k + 1)
+		buf = append(buf, `,"speculative_decoding":{"num_spec_steps":`...)
+		buf = strconv.AppendInt(buf, int64(steps), 10)
+		buf = append(buf, `,"num_draft_tokens":`...)
+		buf = strconv.AppendInt(buf, int64(steps*k), 10)
+		buf = append(buf, `,"num_accepted_draft_tokens":`...)
+		buf = strconv.AppendInt(buf, int64(q.target-steps), 10)
+		buf = append(buf, `,"num_spec_tokens":`...)
+		buf = strconv.AppendInt(buf, int64(k), 10)
+		buf = append(buf, '}')
+	}
 	return append(buf, '}')
 }
 

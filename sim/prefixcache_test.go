@@ -109,3 +109,36 @@ func TestCacheSalt(t *testing.T) {
 		t.Errorf("cached tokens by salt run-a, run-b, run-a, none: %v, want %v", got, want)
 	}
 }
+
+// TestPerRequestMetricsQueue: as vLLM, the per-request metrics' TTFT
+// counts from the request's scheduling and its queue time before that:
+// with one sequence at a time, of two requests sent together one waits
+// for the other's whole answer, and its queue time, not its TTFT, shows
+// it.
+func TestPerRequestMetricsQueue(t *testing.T) {
+	r := startTiny(t, map[string]string{"per_request_metrics": "true", "max_num_seqs": "1"})
+	body := map[string]any{"prompt": "a b c", "max_tokens": 40, "ignore_eos": true, "stream": true,
+		"stream_options": map[string]any{"include_usage": true}}
+	results := make(chan streamResult)
+	for range 2 {
+		go func() { results <- post(t, r.URL+"/v1/completions", body) }()
+	}
+	var queues, ttfts []float64
+	for i := range 2 {
+		res := <-results
+		if res.status != http.StatusOK || len(res.payloads) < 2 {
+			t.Fatalf("request %d: status %d, %d payloads", i, res.status, len(res.payloads))
+		}
+		m := gjson.Get(res.payloads[len(res.payloads)-2], "metrics")
+		if !m.Get("queue_time_ms").Exists() || m.Get("queue_time_ms").Float() < 0 || m.Get("time_to_first_token_ms").Float() <= 0 {
+			t.Fatalf("request %d: metrics %s", i, m.Raw)
+		}
+		queues = append(queues, m.Get("queue_time_ms").Float())
+		ttfts = append(ttfts, m.Get("time_to_first_token_ms").Float())
+	}
+	// The one that waited did so for the other's 40 tokens: longer than
+	// either's TTFT, a prefill of three tokens.
+	if slices.Max(queues) <= slices.Max(ttfts) {
+		t.Errorf("queue times %v ms, TTFTs %v ms: the waiting request's queue time should exceed a TTFT", queues, ttfts)
+	}
+}

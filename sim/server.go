@@ -147,6 +147,13 @@ func (s *Server) loop() {
 		clear(batch)
 
 		d, out := e.step()
+		if a := e.takeAdmitted(); len(a) > 0 {
+			at := s.now() // the step starts now
+			for _, q := range a {
+				q.scheduled = at
+			}
+			clear(a)
+		}
 		s.publish(e)
 		if d == 0 {
 			select {

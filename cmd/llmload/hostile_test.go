@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"fmt"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -500,13 +501,20 @@ func TestEngineNumbers(t *testing.T) {
 			break
 		}
 	}
+	// Speculative decoding: each step's two tokens are an accepted draft
+	// and a bonus token; an answer cut at an odd length drafted one more.
+	drafted, _ := sum["draft_tokens"].(float64)
+	accepted, _ := sum["accepted_draft_tokens"].(float64)
+	if drafted == 0 || accepted > drafted || accepted < drafted-completed || !strings.Contains(stdout, fmt.Sprintf("speculative decoding: %v of %v draft tokens accepted", accepted, drafted)) {
+		t.Errorf("draft tokens %v accepted of %v over %v requests; console:\n%s", accepted, drafted, completed, stdout)
+	}
 	if !strings.Contains(stdout, "Engine (as it reported): TTFT p50") || !strings.Contains(stdout, "TTFT outside the engine p50") {
 		t.Errorf("the console does not show the engine's numbers:\n%s", stdout)
 	}
 	// compare shows them too, when both sides have them.
 	result := filepath.Join(out, "engine.json")
 	_, table, _ := call(t, context.Background(), "compare", result, result)
-	if !strings.Contains(table, "engine TTFT") || !strings.Contains(table, "engine TPOT") || !strings.Contains(table, "TTFT outside the engine") {
+	if !strings.Contains(table, "engine TTFT") || !strings.Contains(table, "engine TPOT") || !strings.Contains(table, "TTFT outside the engine") || !strings.Contains(table, "draft acceptance") {
 		t.Errorf("compare has no rows of the engine's numbers:\n%s", table)
 	}
 	// The validity block names TTFT outside the engine: within the

@@ -1,10 +1,13 @@
 # The simulator reporting vLLM's per-request metrics
-# (--enable-per-request-metrics), for TestEngineNumbers.
+# (--enable-per-request-metrics), with speculative decoding of one draft
+# token per step (--per-request-spec-decode-metrics), for
+# TestEngineNumbers.
 target "sim" {
   base_url = "sim://tiny"
   model    = "tiny"
   sim {
     per_request_metrics = true
+    tokens_per_event    = 2
   }
 }
 
