@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -10,7 +11,6 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
-	"fmt"
 	"path/filepath"
 	"regexp"
 	"strings"
