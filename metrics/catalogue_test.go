@@ -48,8 +48,10 @@ func TestCatalogueDoc(t *testing.T) {
 func TestCatalogueReadsEveryFigure(t *testing.T) {
 	capacity := 12.0
 	// A run whose engine reported cached tokens, of prompts that share
-	// prefixes: prefix_reuse has a value.
-	s := &Summary{Errors: map[ErrorKind]int{ErrStall: 3}, Capacity: &capacity, CacheReports: 1, CachedTokens: 32, IdealCachedTokens: 64}
+	// prefixes, and speculative decoding drafts: prefix_reuse and
+	// spec_acceptance have a value.
+	s := &Summary{Errors: map[ErrorKind]int{ErrStall: 3}, Capacity: &capacity, CacheReports: 1, CachedTokens: 32, IdealCachedTokens: 64,
+		DraftTokens: 10, AcceptedDraftTokens: 7}
 	if v, ok := s.Value("capacity", ""); !ok || v != 12 {
 		t.Errorf("capacity = %v, %v; want 12", v, ok)
 	}
