@@ -17,6 +17,11 @@
 // rows) and never the end-of-sequence token, so every request runs to its
 // max_tokens.
 //
+// Config.Stop makes a variant that does stop, for engines' handling of
+// EOS (ignore_eos): after every word it reads, the end-of-sequence token
+// outscores every word by a wide margin, so a chat answer is one word and
+// then EOS. The default model's bytes do not change with it.
+//
 // It owns the model's shape and weights; the byte format is engines/gguf's,
 // which it imports. tools/tinymodel imports it; nothing in llmload's load
 // path does.

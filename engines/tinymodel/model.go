@@ -51,6 +51,10 @@ type Config struct {
 	// Ollama choose the pre-tokenizer regex: "qwen2" for Qwen's tokenizers.
 	PreTokenizer string
 	ChatTemplate string
+	// Stop makes a model that ends its answers: after every word it reads,
+	// the end-of-sequence token is by far the most likely next token (see
+	// stopMark). The default model never emits it.
+	Stop bool
 }
 
 // Default is the model the conformance suite uses: 2 layers of width 64,
@@ -114,7 +118,7 @@ func Build(c Config, tok *Tokenizer) (*gguf.File, error) {
 	f := &gguf.File{KV: []gguf.KV{
 		{Key: "general.architecture", Value: "llama"},
 		{Key: "general.name", Value: c.Name},
-		{Key: "general.description", Value: fmt.Sprintf("random weights from seed %d, made by llmload's engines/tinymodel: not a language model", c.Seed)},
+		{Key: "general.description", Value: description(c)},
 		{Key: "general.file_type", Value: fileType},
 		{Key: gguf.AlignmentKey, Value: uint32(gguf.DefaultAlignment)},
 		{Key: "llama.context_length", Value: u32(c.Context)},
@@ -163,21 +167,36 @@ func Build(c Config, tok *Tokenizer) (*gguf.File, error) {
 	scaled := func(name string, n, in uint64) []float32 {
 		return uniform(c.Seed, name, n, float32(math.Sqrt(3/float64(in))))
 	}
-	matrix("token_embd.weight", w, vocab, func(name string, n, _ uint64) []float32 { return uniform(c.Seed, name, n, 1) })
+	words := WordTokens(tok)
+	matrix("token_embd.weight", w, vocab, func(name string, n, in uint64) []float32 {
+		vs := uniform(c.Seed, name, n, 1)
+		if c.Stop {
+			stopEmbeddings(vs, in, words)
+		}
+		return vs
+	})
+	// The blocks' output projections: with Stop they write nothing into
+	// the stop dimension.
+	out := func(name string, n, in uint64) []float32 {
+		vs := scaled(name, n, in)
+		if c.Stop {
+			clear(vs[stopDim*in : (stopDim+1)*in])
+		}
+		return vs
+	}
 	for l := range c.Layers {
 		p := fmt.Sprintf("blk.%d.", l)
 		norm(p + "attn_norm.weight")
 		matrix(p+"attn_q.weight", w, w, scaled)
 		matrix(p+"attn_k.weight", w, kv, scaled)
 		matrix(p+"attn_v.weight", w, kv, scaled)
-		matrix(p+"attn_output.weight", w, w, scaled)
+		matrix(p+"attn_output.weight", w, w, out)
 		norm(p + "ffn_norm.weight")
 		matrix(p+"ffn_gate.weight", w, ffn, scaled)
 		matrix(p+"ffn_up.weight", w, ffn, scaled)
-		matrix(p+"ffn_down.weight", ffn, w, scaled)
+		matrix(p+"ffn_down.weight", ffn, w, out)
 	}
 	norm("output_norm.weight")
-	words := WordTokens(tok)
 	matrix("output.weight", w, vocab, func(name string, n, in uint64) []float32 {
 		vs := uniform(c.Seed, name, n, c.WordScale)
 		for id := range vocab {
@@ -185,12 +204,71 @@ func Build(c Config, tok *Tokenizer) (*gguf.File, error) {
 				clear(vs[id*in : (id+1)*in])
 			}
 		}
+		if c.Stop {
+			stopOutput(vs, in, words, tok.EOS)
+		}
 		return vs
 	})
 	if err := f.Validate(); err != nil {
 		return nil, err
 	}
 	return f, nil
+}
+
+func description(c Config) string {
+	d := fmt.Sprintf("random weights from seed %d, made by llmload's engines/tinymodel: not a language model", c.Seed)
+	if c.Stop {
+		d += "; it ends every answer after one word"
+	}
+	return d
+}
+
+// The stop model (Config.Stop) reserves one dimension of the residual
+// stream, stopDim, for a single signal: "the token just read was a word".
+// Every word token's embedding holds stopMark there and every other
+// token's 0, and no block writes into it (the rows of attn_output and
+// ffn_down that feed it are zero), so the final hidden state of a word
+// carries stopMark in that dimension and that of any other token carries
+// exactly 0. The EOS token's output row is stopGain along that dimension
+// alone, and the word rows are zero there.
+//
+// The logits are output · RMSNorm(h), and RMSNorm (with weights of 1)
+// gives the normalised state x of width 64 a norm of 8: after a word
+// x[stopDim] = stopMark / rms(h), which the blocks' additions to the other
+// dimensions keep between 1.75 and 3.09 (Qwen3's vocabulary, seed 1, every
+// 20th word token alone), so EOS scores 146 on average where the best word
+// scores 36, and leads it by 76 at least: no sampler's temperature, top-k,
+// top-p or min-p lets a word through (TestStopLogits). After any other
+// token (the newline that ends a chat prompt's template) x[stopDim] is
+// exactly 0 and so is EOS's logit, some 35 below the best word's, as in
+// the default model. A chat answer is therefore one word and then EOS; a
+// bare completion whose prompt ends in a word gets EOS first (an empty
+// answer).
+const (
+	stopDim  = 0
+	stopMark = 4
+	stopGain = 64
+)
+
+// stopEmbeddings writes the word mark into token_embd (in values a row).
+func stopEmbeddings(vs []float32, in uint64, words []bool) {
+	for id, w := range words {
+		vs[uint64(id)*in+stopDim] = 0
+		if w {
+			vs[uint64(id)*in+stopDim] = stopMark
+		}
+	}
+}
+
+// stopOutput gives EOS its row along the stop dimension and takes that
+// dimension out of every other row.
+func stopOutput(vs []float32, in uint64, words []bool, eos uint32) {
+	for id := range words {
+		vs[uint64(id)*in+stopDim] = 0
+	}
+	row := vs[uint64(eos)*in : uint64(eos+1)*in]
+	clear(row)
+	row[stopDim] = stopGain
 }
 
 // Write builds the model and writes it to w.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -356,5 +357,72 @@ func TestQwen3(t *testing.T) {
 	if _, again, _ := readBack(t, Default(), tok); again != sum {
 		t.Errorf("two writes of the same seed differ: %x and %x", sum, again)
 	}
+	// The bytes docs/engines.md and engines/testdata/NOTES.md quote: the
+	// default model stays what the suite measured (the stop model is
+	// opt-in).
+	const wantSize, wantSum = 44916352, "3f2d3fb4f162f99a68417ba598f94fa882ab8b85c789446f79ecd5c89d59c235"
+	if size != wantSize || fmt.Sprintf("%x", sum) != wantSum {
+		t.Errorf("seed 1: %d bytes, sha256 %x; want %d bytes, sha256 %s", size, sum, wantSize, wantSum)
+	}
 	t.Logf("%d bytes, sha256 %x, %d word tokens", size, sum, words)
+}
+
+// TestStop checks the stop model against the default one, tensor by
+// tensor: it differs only in the stop dimension (every word's embedding
+// holds stopMark there, every other token's 0; no block writes into it;
+// EOS's output row is stopGain there and 0 elsewhere, every other row 0
+// there) and in its description.
+func TestStop(t *testing.T) {
+	tok := smallTok(t)
+	for _, f32 := range []bool{false, true} {
+		c := Default()
+		c.F32 = f32
+		def, defSum, _ := readBack(t, c, tok)
+		c.Stop = true
+		stop, stopSum, _ := readBack(t, c, tok)
+		if _, again, _ := readBack(t, c, tok); again != stopSum {
+			t.Fatalf("f32=%v: two writes of the stop model differ", f32)
+		}
+		if stopSum == defSum {
+			t.Fatalf("f32=%v: the stop model is the default one", f32)
+		}
+		if d, _ := stop.Get("general.description"); !strings.Contains(d.(string), "ends every answer after one word") {
+			t.Errorf("f32=%v: description %q does not say the model stops", f32, d)
+		}
+		words := WordTokens(tok)
+		for i, tn := range stop.Tensors {
+			got, err := tn.Floats()
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := def.Tensors[i].Floats()
+			if err != nil {
+				t.Fatal(err)
+			}
+			in := int(tn.Dims[0])
+			// want becomes the default tensor with the stop model's
+			// changes made by hand.
+			switch {
+			case tn.Name == "token_embd.weight":
+				for id := range tok.Tokens {
+					want[id*in+stopDim] = 0
+					if words[id] {
+						want[id*in+stopDim] = stopMark
+					}
+				}
+			case strings.HasSuffix(tn.Name, ".attn_output.weight") || strings.HasSuffix(tn.Name, ".ffn_down.weight"):
+				clear(want[stopDim*in : (stopDim+1)*in])
+			case tn.Name == "output.weight":
+				for id := range tok.Tokens {
+					want[id*in+stopDim] = 0
+				}
+				eos := want[int(tok.EOS)*in : int(tok.EOS+1)*in]
+				clear(eos)
+				eos[stopDim] = stopGain
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("f32=%v: %s (-want +got):\n%s", f32, tn.Name, diff)
+			}
+		}
+	}
 }

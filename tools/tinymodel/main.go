@@ -25,11 +25,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("o", "", "the GGUF file to write")
 	seed := fs.Uint64("seed", def.Seed, "the seed of the random weights")
 	f32 := fs.Bool("f32", false, "write every tensor as F32 (default: 2-D weights F16, about half the size)")
+	stop := fs.Bool("stop", false, "make a model that ends every answer with EOS after one word (default: it never emits EOS)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	if *dir == "" || *out == "" || fs.NArg() > 0 {
-		fmt.Fprintln(stderr, "usage: tinymodel -tokenizer DIR -o FILE [-seed N] [-f32]")
+		fmt.Fprintln(stderr, "usage: tinymodel -tokenizer DIR -o FILE [-seed N] [-f32] [-stop]")
 		return 2
 	}
 	start := time.Now()
@@ -39,7 +40,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	cfg := def
-	cfg.Seed, cfg.F32 = *seed, *f32
+	cfg.Seed, cfg.F32, cfg.Stop = *seed, *f32, *stop
 	sum, size, err := write(*out, cfg, tok)
 	if err != nil {
 		fmt.Fprintln(stderr, "tinymodel:", err)
@@ -52,8 +53,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	fmt.Fprintf(stdout, "%s: %d bytes, sha256 %x\n", *out, size, sum)
-	fmt.Fprintf(stdout, "llama, %d layers, width %d, %d heads, FFN %d, context %d, seed %d; %d tokens, %d of them words the model emits; %.1f s\n",
-		cfg.Layers, cfg.Width, cfg.Heads, cfg.FFN, cfg.Context, cfg.Seed, len(tok.Tokens), words, time.Since(start).Seconds())
+	stops := ""
+	if cfg.Stop {
+		stops = fmt.Sprintf(", then EOS (%d %q)", tok.EOS, tok.Tokens[tok.EOS])
+	}
+	fmt.Fprintf(stdout, "llama, %d layers, width %d, %d heads, FFN %d, context %d, seed %d; %d tokens, %d of them words the model emits%s; %.1f s\n",
+		cfg.Layers, cfg.Width, cfg.Heads, cfg.FFN, cfg.Context, cfg.Seed, len(tok.Tokens), words, stops, time.Since(start).Seconds())
 	return 0
 }
 
