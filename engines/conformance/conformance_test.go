@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -50,13 +51,35 @@ var common = []struct {
 	{"abandon", "openai-chat", 12},
 }
 
+// eosRequests is how many requests each of the scenarios eos and
+// eos_ignored sends, of max_tokens 32 each.
+const eosRequests = 4
+
+// stops checks the stop model's answers with ignore_eos off (scenario
+// eos, on chat: the template ends the prompt with a newline, so the first
+// token is a word, never EOS): every answer is that word, then EOS, so
+// finish_reason "stop" with one content event and 2 tokens by the
+// engine's usage (both engines count the EOS token), none truncated.
+func stops(t *testing.T, r result) {
+	t.Helper()
+	conforms(t, r, eosRequests)
+	for i, a := range r.answers(t) {
+		if a.FinishReason != "stop" || a.OutputTokens != 2 || a.Source != "usage" || a.OutputEvents != 1 || a.IgnoreEOS || a.ShortOutput {
+			t.Errorf("request %d with ignore_eos off: %+v, want one word, then EOS (stop, 2 tokens by usage, one event)", i, a)
+		}
+	}
+	if r.summary("truncated") != 0 || r.summary("short_outputs") != 0 {
+		t.Errorf("truncated %v, short_outputs %v; want 0 and 0", r.summary("truncated"), r.summary("short_outputs"))
+	}
+}
+
 // TestLlamaServer: llama.cpp's llama-server with its default settings
 // (docs/engines.md). Its pooled connections close after every streamed
 // reply while its headers say keep-alive: the stale-connection retry
 // makes that cost nothing (stale_retries counts it) where 10-25% of the
 // requests used to fail.
 func TestLlamaServer(t *testing.T) {
-	base := llamaServer(t)
+	base := llamaServer(t, model(t))
 	// llama-server answers with the model's file path whatever the
 	// request named: its /v1/models names it so, and llmload takes it as
 	// the model asked for.
@@ -114,6 +137,25 @@ func TestLlamaServer(t *testing.T) {
 		}
 		t.Logf("prefix reuse: %v cached of an ideal %v (with the cache off: %v)", r.summary("cached_tokens"), r.summary("ideal_cached_tokens"), cold.summary("cached_tokens"))
 	})
+	// ignore_eos on a model that stops (a second llama-server, on the stop
+	// model): llama.cpp honours it. Off, every answer is a word and EOS;
+	// on, every answer runs to max_tokens ("length") and llmload has
+	// nothing to say.
+	t.Run("ignore_eos", func(t *testing.T) {
+		stop := llamaServer(t, stopModel(t))
+		stops(t, run(t, stop, name, "openai-chat", "eos"))
+		r := run(t, stop, name, "openai-chat", "eos_ignored")
+		conforms(t, r, eosRequests)
+		for i, a := range r.answers(t) {
+			if a.FinishReason != "length" || a.OutputTokens != 32 || !a.IgnoreEOS || a.ShortOutput {
+				t.Errorf("request %d with ignore_eos on: %+v, want 32 tokens and length: llama.cpp honours ignore_eos", i, a)
+			}
+		}
+		if r.summary("short_outputs") != 0 || r.summary("truncated") != 0 || strings.Contains(r.stdout, "did not honour ignore_eos") {
+			t.Errorf("short_outputs %v, truncated %v, want 0 and 0\nstdout:\n%s", r.summary("short_outputs"), r.summary("truncated"), r.stdout)
+		}
+		t.Logf("ignore_eos on: %v output tokens for %v requests of 32", r.summary("total_output_tokens"), r.summary("completed"))
+	})
 	// A warm prompt cache across runs: the second of two identical runs
 	// has its prompts served from the first one's cache, unless the
 	// requests turn the cache off (cache_prompt = false).
@@ -143,7 +185,8 @@ func TestLlamaServer(t *testing.T) {
 // TestOllama: Ollama with its defaults (one request at a time, per
 // docs/engines.md).
 func TestOllama(t *testing.T) {
-	base := ollama(t)
+	o := ollama(t)
+	base := o.base
 	for _, tc := range common {
 		t.Run(tc.scenario+" "+tc.api, func(t *testing.T) {
 			r := run(t, base, "tiny", tc.api, tc.scenario)
@@ -168,8 +211,6 @@ func TestOllama(t *testing.T) {
 				r.summary("completed"), r.summary("stale_retries"), r.res["summary"].(map[string]any)["ttft"].(map[string]any)["p50"])
 		})
 	}
-	// Ollama has no /tokenize: a server-counted dataset cannot load, and
-	// says why before anything is sent.
 	// Ollama has no per-request control of its prompt cache: a policy is
 	// refused before any load.
 	t.Run("prompt cache refused", func(t *testing.T) {
@@ -177,10 +218,33 @@ func TestOllama(t *testing.T) {
 			t.Errorf("prompt_cache = off on Ollama: exit %d, want 2\nstderr:\n%s", r.code, r.stderr)
 		}
 	})
+	// Ollama has no /tokenize: a server-counted dataset cannot load, and
+	// says why before anything is sent.
 	t.Run("no tokenize", func(t *testing.T) {
 		r := run(t, base, "tiny", "openai", "tokenize")
 		if r.code == 0 || !strings.Contains(r.stderr, "/tokenize") {
 			t.Errorf("exit %d, want a refusal naming /tokenize\nstderr:\n%s", r.code, r.stderr)
 		}
+	})
+	// ignore_eos on a model that stops (the stop model, made "tinystop"
+	// on the same server): Ollama ignores it. Every answer ends after its
+	// word with ignore_eos on as off, and llmload says so: each request is
+	// a short output, and the summary names the server that did not
+	// honour ignore_eos.
+	t.Run("ignore_eos", func(t *testing.T) {
+		o.create(t, "tinystop", stopModel(t))
+		stops(t, run(t, base, "tinystop", "openai-chat", "eos"))
+		r := run(t, base, "tinystop", "openai-chat", "eos_ignored")
+		conforms(t, r, eosRequests)
+		for i, a := range r.answers(t) {
+			if a.FinishReason != "stop" || a.OutputTokens != 2 || !a.IgnoreEOS || !a.ShortOutput {
+				t.Errorf("request %d with ignore_eos on: %+v, want a short output (stop after 2 tokens): Ollama ignores ignore_eos", i, a)
+			}
+		}
+		said := fmt.Sprintf("Short outputs: %d requests asked to ignore EOS but got fewer tokens than max_tokens (by the server's usage): the server did not honour ignore_eos.", eosRequests)
+		if r.summary("short_outputs") != eosRequests || !strings.Contains(r.stdout, said) {
+			t.Errorf("short_outputs %v, want %d, and the summary saying %q\nstdout:\n%s", r.summary("short_outputs"), eosRequests, said, r.stdout)
+		}
+		t.Logf("ignore_eos on: %v output tokens for %v requests of 32, %v short outputs", r.summary("total_output_tokens"), r.summary("completed"), r.summary("short_outputs"))
 	})
 }

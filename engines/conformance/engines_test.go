@@ -102,38 +102,63 @@ func llmload(t *testing.T) string {
 }
 
 var (
-	modelOnce sync.Once
-	modelPath string
-	modelErr  error
+	modelMu sync.Mutex
+	models  = map[string]modelFile{}
 )
 
+// modelFile is a model written into scratch, or why it could not be.
+type modelFile struct {
+	path string
+	err  error
+}
+
 // model writes the tiny model once (seed 1, Qwen3's tokenizer from
-// ../shared).
+// ../shared): it never emits EOS, so every answer runs to max_tokens.
 func model(t *testing.T) string {
 	t.Helper()
+	return writeModel(t, "tiny.gguf", tinymodel.Default())
+}
+
+// stopModel writes the stop model once: the tiny model but that every
+// word it reads makes EOS its next token (tinymodel's Stop), so a chat
+// answer is one word and then EOS.
+func stopModel(t *testing.T) string {
+	t.Helper()
+	cfg := tinymodel.Default()
+	cfg.Stop = true
+	return writeModel(t, "tiny-stop.gguf", cfg)
+}
+
+// writeModel writes a model into scratch under name, once per name.
+func writeModel(t *testing.T, name string, cfg tinymodel.Config) string {
+	t.Helper()
 	dir := testshared.Path(t, "data", "tokenizers", "qwen3")
-	modelOnce.Do(func() {
-		tok, err := tinymodel.LoadTokenizer(dir)
-		if err != nil {
-			modelErr = err
-			return
-		}
-		modelPath = filepath.Join(scratch, "tiny.gguf")
-		f, err := os.Create(modelPath)
-		if err != nil {
-			modelErr = err
-			return
-		}
-		defer f.Close()
-		cfg := tinymodel.Default()
-		if modelErr = tinymodel.Write(f, cfg, tok); modelErr == nil {
-			modelErr = f.Close()
-		}
-	})
-	if modelErr != nil {
-		t.Fatal(modelErr)
+	modelMu.Lock()
+	defer modelMu.Unlock()
+	m, ok := models[name]
+	if !ok {
+		m.path = filepath.Join(scratch, name)
+		m.err = func() error {
+			tok, err := tinymodel.LoadTokenizer(dir)
+			if err != nil {
+				return err
+			}
+			f, err := os.Create(m.path)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			if err := tinymodel.Write(f, cfg, tok); err != nil {
+				return err
+			}
+			return f.Close()
+		}()
+		models[name] = m
 	}
-	return modelPath
+	if m.err != nil {
+		t.Fatal(m.err)
+	}
+	return m.path
 }
 
 // freePort returns a loopback port nothing listens on.
@@ -211,13 +236,12 @@ func start(t *testing.T, env []string, ready string, name string, args ...string
 	}
 }
 
-// llamaServer starts llama-server on the tiny model with its defaults but
-// for what a two-core machine needs: one thread, eight slots (the largest
-// closed loop) of 2,048 tokens each, and its /metrics endpoint. It returns
-// the base URL.
-func llamaServer(t *testing.T) string {
+// llamaServer starts llama-server on the model m (model, stopModel) with
+// its defaults but for what a two-core machine needs: one thread, eight
+// slots (the largest closed loop) of 2,048 tokens each, and its /metrics
+// endpoint. It returns the base URL; the server stops when the test ends.
+func llamaServer(t *testing.T, m string) string {
 	bin := engine(t, "LLMLOAD_LLAMA_SERVER", "llama-server")
-	m := model(t)
 	port := freePort(t)
 	base := "http://127.0.0.1:" + strconv.Itoa(port)
 	start(t, nil, base+"/health", bin, "-m", m, "-t", "1", "-np", "8", "-c", "16384", "--metrics",
@@ -225,29 +249,45 @@ func llamaServer(t *testing.T) string {
 	return base
 }
 
+// ollamaServer is an Ollama server of the test's own.
+type ollamaServer struct {
+	base, bin string
+	env       []string
+	out       *tail
+	dir       string
+}
+
 // ollama starts Ollama with a models folder and home of its own, creates
-// the model "tiny" from the tiny model (one thread), and returns the base
-// URL.
-func ollama(t *testing.T) string {
+// the model "tiny" from the tiny model (one thread), and returns the
+// server.
+func ollama(t *testing.T) *ollamaServer {
 	bin := engine(t, "LLMLOAD_OLLAMA", "ollama")
 	m := model(t)
 	port := freePort(t)
 	host := "127.0.0.1:" + strconv.Itoa(port)
 	dir := t.TempDir()
 	env := []string{"OLLAMA_HOST=" + host, "OLLAMA_MODELS=" + filepath.Join(dir, "models"), "HOME=" + dir, "OLLAMA_NOPRUNE=1"}
-	out := start(t, env, "http://"+host+"/api/version", bin, "serve")
-	mf := filepath.Join(dir, "Modelfile")
+	o := &ollamaServer{base: "http://" + host, bin: bin, env: env, dir: dir}
+	o.out = start(t, env, o.base+"/api/version", bin, "serve")
+	o.create(t, "tiny", m)
+	return o
+}
+
+// create makes the model name on the server from the GGUF file m, with
+// one thread.
+func (o *ollamaServer) create(t *testing.T, name, m string) {
+	t.Helper()
+	mf := filepath.Join(o.dir, "Modelfile."+name)
 	if err := os.WriteFile(mf, []byte("FROM "+m+"\nPARAMETER num_thread 1\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	create := exec.CommandContext(ctx, bin, "create", "tiny", "-f", mf)
-	create.Env = append(os.Environ(), env...)
+	create := exec.CommandContext(ctx, o.bin, "create", name, "-f", mf)
+	create.Env = append(os.Environ(), o.env...)
 	if b, err := create.CombinedOutput(); err != nil {
-		t.Fatalf("ollama create: %v\n%s\nserver:\n%s", err, b, out)
+		t.Fatalf("ollama create %s: %v\n%s\nserver:\n%s", name, err, b, o.out)
 	}
-	return "http://" + host
 }
 
 // result is what one llmload run gave.
@@ -255,6 +295,7 @@ type result struct {
 	code           int
 	stdout, stderr string
 	res            map[string]any
+	out, scenario  string // the results folder, the scenario's name
 }
 
 // summary returns a summary figure (0 when absent).
@@ -276,7 +317,7 @@ func run(t *testing.T, base, model, api, scenario string, extra ...string) resul
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
-	r := result{code: cmd.ProcessState.ExitCode(), stdout: stdout.String(), stderr: stderr.String()}
+	r := result{code: cmd.ProcessState.ExitCode(), stdout: stdout.String(), stderr: stderr.String(), out: out, scenario: scenario}
 	if err != nil && r.code < 0 {
 		t.Fatalf("llmload %s: %v", strings.Join(args, " "), err)
 	}
@@ -286,4 +327,32 @@ func run(t *testing.T, base, model, api, scenario string, extra ...string) resul
 		}
 	}
 	return r
+}
+
+// answer is what one request's line of requests.jsonl says of its answer.
+type answer struct {
+	FinishReason string `json:"finish_reason"`
+	OutputTokens int    `json:"output_tokens"`
+	Source       string `json:"output_tokens_source"`
+	OutputEvents int    `json:"output_events"`
+	IgnoreEOS    bool   `json:"ignore_eos"`
+	ShortOutput  bool   `json:"short_output"`
+}
+
+// answers reads the run's requests, one line each.
+func (r result) answers(t *testing.T) []answer {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(r.out, r.scenario+".requests.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []answer
+	for _, line := range bytes.Split(bytes.TrimSpace(b), []byte("\n")) {
+		var a answer
+		if err := json.Unmarshal(line, &a); err != nil {
+			t.Fatalf("%s.requests.jsonl: %v", r.scenario, err)
+		}
+		out = append(out, a)
+	}
+	return out
 }

@@ -220,3 +220,36 @@ scenario "prefix_nocache" {
     error_message = "The engine's prefix cache served less than half of what an ideal one would."
   }
 }
+
+# The stop model (tinymodel's Stop: one word, then EOS) with ignore_eos
+# off, then on: an engine that honours it runs every answer to max_tokens
+# ("length"); one that does not stops after the word, and llmload says so
+# (short_outputs).
+target "engine_ignore_eos" {
+  base_url      = var.base_url
+  model         = var.model
+  api           = var.api
+  timeout       = "120s"
+  stall_timeout = "60s"
+  ignore_eos    = true
+}
+
+scenario "eos" {
+  target   = target.engine
+  dataset  = dataset.words
+  requests = 4
+  closed_loop {
+    users    = 1
+    duration = "600s"
+  }
+}
+
+scenario "eos_ignored" {
+  target   = target.engine_ignore_eos
+  dataset  = dataset.words
+  requests = 4
+  closed_loop {
+    users    = 1
+    duration = "600s"
+  }
+}
