@@ -18,7 +18,8 @@ const PrefixBlock = 16
 // blocks) would serve it from the requests before it, in the dataset's
 // order. It is what a server's reported cached tokens are compared with
 // (prefix_reuse). Sessions are left out: their later turns carry the
-// replies of the run itself. A tokenizer that asks the server (/tokenize)
+// replies of the run itself, and the run counts what each turn shares with
+// the one before it (executor's sessionPrefix). A tokenizer that asks the server (/tokenize)
 // is replaced by the approximation here, so that this adds no request.
 func markPrefixes(reqs []Request, tok tokenizer.Tokenizer) {
 	if _, remote := tok.(*tokenizer.Server); remote || tok == nil {

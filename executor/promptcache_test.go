@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/llmload/llmload/executor/executortest"
+	"github.com/llmload/llmload/metrics"
 )
 
 // TestPromptCache: "isolate" sends one cache_salt for every request of a
@@ -47,5 +48,25 @@ func TestPromptCache(t *testing.T) {
 				t.Errorf("%d distinct cache_salt values, want %d: %v", len(salts), tc.salts, salts)
 			}
 		})
+	}
+}
+
+// TestSessionPrefix: a later turn's ideal cached prefix is the turn
+// before it in whole blocks: its prompt, and its reply with generated
+// history; nothing after a failed turn.
+func TestSessionPrefix(t *testing.T) {
+	for _, tc := range []struct {
+		prev      turnOutcome
+		generated bool
+		want      int
+	}{
+		{turnOutcome{prompt: 25, output: 7}, true, 32},
+		{turnOutcome{prompt: 25, output: 7}, false, 16},
+		{turnOutcome{prompt: 15, output: 0}, false, 0},
+		{turnOutcome{prompt: 100, output: 40, kind: metrics.ErrStall}, true, 0},
+	} {
+		if got := sessionPrefix(tc.prev, tc.generated); got != tc.want {
+			t.Errorf("after %+v (generated history %v): %d, want %d", tc.prev, tc.generated, got, tc.want)
+		}
 	}
 }

@@ -229,7 +229,7 @@ func (r *run) send(ctx context.Context, res *metrics.Request, p *prepared) (out 
 	stop()
 	r.inflight.Add(-1)
 	res.End = time.Since(r.start)
-	out = turnOutcome{sent: true, kind: res.Error, text: res.GeneratedText, end: res.End}
+	out = turnOutcome{sent: true, kind: res.Error, text: res.GeneratedText, end: res.End, prompt: res.PromptTokens, output: res.OutputTokens}
 	r.results <- result{req: res, end: res.End}
 	return out
 }

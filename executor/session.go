@@ -15,6 +15,26 @@ type turnOutcome struct {
 	kind metrics.ErrorKind // ErrNone when it succeeded
 	text string            // the generated text (kept for sessions)
 	end  time.Duration     // when it ended, from the run's start
+	// prompt and output are its token counts (the server's usage, else
+	// the dataset's and the client's).
+	prompt, output int
+}
+
+// sessionPrefix is what an ideal prefix cache (whole blocks of
+// dataset.PrefixBlock tokens) would serve the next turn of a session from
+// the turn before it: that turn's prompt, and with generated history its
+// reply too, which begin the next turn's prompt. A recorded reply is not
+// the one the engine generated, so its cache stops before it; a failed
+// turn's prompt may never have been computed.
+func sessionPrefix(prev turnOutcome, generated bool) int {
+	if prev.kind != metrics.ErrNone {
+		return 0 // the engine may not have computed it
+	}
+	n := prev.prompt
+	if generated {
+		n += prev.output
+	}
+	return n / dataset.PrefixBlock * dataset.PrefixBlock
 }
 
 // turns returns the turns of the request at place i (nil for a single
@@ -53,6 +73,7 @@ func (r *run) session(ctx context.Context, first *metrics.Request, i int, turns 
 	req := r.p.Requests[i%len(r.p.Requests)]
 	var history []dataset.Message
 	var prevEnd time.Duration
+	var prev turnOutcome
 	res := first
 	for j, turn := range turns {
 		msgs := append(history[:len(history):len(history)], turn.Messages...)
@@ -89,6 +110,7 @@ func (r *run) session(ctx context.Context, first *metrics.Request, i int, turns 
 				return kind // the first turn's body was built from the same target
 			}
 			p = &preps[0]
+			p.prefix = sessionPrefix(prev, s.History != HistoryRecorded)
 			res = r.newResult(intended, now)
 			if r.p.Closed != nil {
 				res.Stage = stageAt(r.p.Closed.Stages, now)
@@ -109,7 +131,7 @@ func (r *run) session(ctx context.Context, first *metrics.Request, i int, turns 
 			}
 			reply = out.text
 		}
-		prevEnd = out.end
+		prevEnd, prev = out.end, out
 		history = append(msgs, dataset.Message{Role: dataset.RoleAssistant, Content: reply})
 	}
 	return kind

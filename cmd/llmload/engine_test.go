@@ -103,3 +103,39 @@ func TestPromptCache(t *testing.T) {
 		})
 	}
 }
+
+// TestSessionPrefixReuse: in a session each later turn's prompt begins
+// with the turn before it, which an ideal prefix cache serves in whole
+// blocks. Replaying the recorded replies against the simulator's cache,
+// every later turn is served exactly that (the simulator caches prompts,
+// not the replies it generated: with generated history an engine that
+// caches its output, as vLLM does, would serve more).
+func TestSessionPrefixReuse(t *testing.T) {
+	out := t.TempDir()
+	code, stdout, stderr := call(t, context.Background(), "run", "-quiet", "-out", out, "testdata/session-reuse.hcl")
+	if code != exitOK {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	later := 0
+	for _, l := range requestMaps(t, filepath.Join(out, "sessions.requests.jsonl")) {
+		ideal, _ := l["ideal_cached_tokens"].(float64)
+		cached, _ := l["cached_tokens"].(float64)
+		if l["turn"].(float64) == 1 {
+			if ideal != 0 {
+				t.Errorf("a first turn has an ideal of %v cached tokens", ideal)
+			}
+			continue
+		}
+		later++
+		// The turn before's prompt, in whole blocks of 16.
+		if ideal == 0 || int(ideal)%16 != 0 || cached != ideal {
+			t.Errorf("session %v turn %v: %v cached of an ideal %v", l["session"], l["turn"], cached, ideal)
+		}
+	}
+	if later == 0 {
+		t.Error("no session had a second turn")
+	}
+	if !strings.Contains(stdout, "prefix reuse 100% of an ideal cache's") {
+		t.Errorf("the console does not report the reuse:\n%s", stdout)
+	}
+}
