@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -251,4 +252,45 @@ func TestStaleRetryFailsToo(t *testing.T) {
 			t.Errorf("request %d: retried %v, %s: %q", r.ID, r.Retried, r.Error, r.ErrorMessage)
 		}
 	}
+}
+
+// The HTTP/2 form of a server that drops each connection after one
+// answer: over h2c, "Connection: close" makes Go's server send GOAWAY
+// once the answer is out, so a request the client sends on the
+// connection meanwhile is refused and sent again on another (Go's HTTP/2
+// transport retries a request the server never processed, and llmload's
+// own retry covers one that died before any byte). None fails, every
+// request is HTTP/2, and the server saw more than one connection.
+func TestStaleHTTP2Retried(t *testing.T) {
+	const n = 24
+	srv := executortest.NewUnstarted(executortest.Config{Tokens: 3})
+	srv.Config.Protocols = new(http.Protocols)
+	srv.Config.Protocols.SetHTTP1(true)
+	srv.Config.Protocols.SetUnencryptedHTTP2(true)
+	h := srv.Config.Handler
+	srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Connection", "close")
+		h.ServeHTTP(w, r)
+	})
+	srv.Start()
+	defer srv.Close()
+	out := mustRun(t, context.Background(), Plan{
+		Target:      Target{BaseURL: srv.URL, Timeout: 10 * time.Second, HTTP2: true},
+		Requests:    requests(1, 3),
+		Closed:      &ClosedLoop{Stages: []Stage{{Users: 4}}},
+		MaxRequests: n,
+	})
+	s := out.Overall
+	if s.Completed != n || s.Failed != 0 {
+		t.Fatalf("completed %d, failed %d %v; want %d, 0", s.Completed, s.Failed, s.Errors, n)
+	}
+	for i, r := range srv.Received() {
+		if r.ProtoMajor != 2 {
+			t.Fatalf("request %d: HTTP/%d, want HTTP/2", i, r.ProtoMajor)
+		}
+	}
+	if srv.Conns() < 2 {
+		t.Errorf("the server saw %d connections: GOAWAY after each answer should have made the client open more", srv.Conns())
+	}
+	t.Logf("%d requests over %d connections, %d stale retries", n, srv.Conns(), s.StaleRetries)
 }
