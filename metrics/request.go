@@ -13,7 +13,7 @@ type ErrorKind string
 // The kinds of failure a request can end in.
 const (
 	ErrNone       ErrorKind = ""
-	ErrConnect    ErrorKind = "connect"     // dial, TLS or write failed before any response
+	ErrConnect    ErrorKind = "connect"     // dial, TLS or write failed before any response (after one retry on a new connection when a reused one died)
 	ErrHTTPStatus ErrorKind = "http_status" // non-2xx response (but 429 and redirects)
 	// ErrRedirect is a 3xx answer that the target's follow_redirects did
 	// not follow (none by default; "same-host" follows the target's own):

@@ -383,3 +383,24 @@ func (s *Summary) TokenMismatchFraction() float64 {
 	}
 	return float64(s.TokenCountMismatches) / float64(s.TokenCountsCompared)
 }
+
+// MarshalJSON writes the summary with its derived run-level figures
+// (prefix_reuse and where it came from, spec_acceptance), so that a
+// result file carries the values its asserts judged, not only their parts.
+// Reading a result back ignores them: they are derived again.
+func (s Summary) MarshalJSON() ([]byte, error) {
+	type plain Summary
+	out := struct {
+		plain
+		PrefixReuse       *float64 `json:"prefix_reuse,omitempty"`
+		PrefixReuseSource string   `json:"prefix_reuse_source,omitempty"`
+		SpecAcceptance    *float64 `json:"spec_acceptance,omitempty"`
+	}{plain: plain(s)}
+	if r := s.PrefixReuse(); !math.IsNaN(r) {
+		out.PrefixReuse, out.PrefixReuseSource = &r, s.PrefixReuseSource()
+	}
+	if a := s.SpecAcceptance(); !math.IsNaN(a) {
+		out.SpecAcceptance = &a
+	}
+	return json.Marshal(out)
+}

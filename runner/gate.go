@@ -14,6 +14,7 @@ import (
 	"github.com/llmload/llmload/assert"
 	"github.com/llmload/llmload/executor"
 	"github.com/llmload/llmload/internal/secret"
+	"github.com/llmload/llmload/metrics"
 	"github.com/llmload/llmload/results"
 	"github.com/llmload/llmload/scenario"
 )
@@ -137,6 +138,18 @@ func probeVersion(ctx context.Context, log io.Writer, lt *liveTarget) string {
 		fmt.Fprintf(log, "llmload: the server also names model %q %s (its /v1/models)\n", lt.target.Model, secret.Printable(strings.Join(lt.target.ModelAliases, ", ")))
 	}
 	return v
+}
+
+// warnPromptCache says when an engine served cached prompt tokens to a
+// run whose target turned its cache off: the engine ignored the fields
+// (an engine the probe could not name, behind a proxy, say), and the
+// figures are a warm cache's.
+func warnPromptCache(log io.Writer, lt *liveTarget, s *metrics.Summary) {
+	if lt.target.PromptCache != executor.PromptCacheOff || s == nil || s.CachedTokens == 0 {
+		return
+	}
+	fmt.Fprintf(log, "llmload: warning: prompt_cache = \"off\", yet the engine served %d of %d prompt tokens from its cache: it ignored %s, so the latencies are a warm cache's\n",
+		s.CachedTokens, s.CacheReportedPrompt, map[bool]string{true: "cache_prompt = false", false: "the per-request cache_salt"}[lt.target.CachePromptFlag])
 }
 
 // fitPromptCache fits the target's prompt cache policy to the engine its

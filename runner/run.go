@@ -298,6 +298,7 @@ func (r *Run) run(ctx context.Context) (Status, hcl.Diagnostics) {
 	if err == nil {
 		scr.finish(log, outcome)
 		outcome.Overall.ClientCPU = cpu.Fraction()
+		warnPromptCache(log, lt, outcome.Overall)
 	} else if scr != nil {
 		scr.s.Stop()
 	}

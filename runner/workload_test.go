@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/llmload/llmload/executor"
+	"github.com/llmload/llmload/metrics"
 	"github.com/llmload/llmload/scenario"
 )
 
@@ -220,6 +221,30 @@ func TestFitPromptCache(t *testing.T) {
 		}
 		if lt.target.CachePromptFlag != tc.flag {
 			t.Errorf("%q, %q: cache_prompt flag %v, want %v", tc.version, tc.policy, lt.target.CachePromptFlag, tc.flag)
+		}
+	}
+}
+
+// TestWarnPromptCache: a run whose target turned the engine's cache off,
+// yet got prompt tokens served from it, says so; nothing otherwise.
+func TestWarnPromptCache(t *testing.T) {
+	for _, tc := range []struct {
+		policy string
+		flag   bool
+		cached int
+		want   string
+	}{
+		{executor.PromptCacheOff, false, 96, "served 96 of 200 prompt tokens from its cache: it ignored the per-request cache_salt"},
+		{executor.PromptCacheOff, true, 96, "it ignored cache_prompt = false"},
+		{executor.PromptCacheOff, false, 0, ""},
+		{executor.PromptCacheIsolate, false, 96, ""},
+		{"", false, 96, ""},
+	} {
+		var log strings.Builder
+		lt := &liveTarget{target: executor.Target{PromptCache: tc.policy, CachePromptFlag: tc.flag}}
+		warnPromptCache(&log, lt, &metrics.Summary{CachedTokens: tc.cached, CacheReportedPrompt: 200})
+		if got := log.String(); tc.want == "" && got != "" || !strings.Contains(got, tc.want) {
+			t.Errorf("%q (flag %v), %d cached: %q, want %q", tc.policy, tc.flag, tc.cached, got, tc.want)
 		}
 	}
 }

@@ -263,3 +263,55 @@ trtllm_prompt_cached_tokens_total{model_name="m",engine_type="trtllm"} 40
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
+
+// TestNewerEngineNames reads the names the recorded vLLM and SGLang pages
+// predate, from a page written after their sources (values made up, each
+// wanted figure following from them): vLLM's cached prompt tokens
+// (vllm:prompt_tokens_cached_total) and its waiting gauge beside the
+// by-reason split that sums to it (not double counted); SGLang's
+// retractions as preemptions and its cached tokens summed over every
+// cache_source.
+func TestNewerEngineNames(t *testing.T) {
+	for _, tc := range []struct {
+		engine, page string
+		want         map[string]float64
+	}{
+		{"vllm", `# TYPE vllm:num_requests_waiting gauge
+vllm:num_requests_waiting{engine="0",model_name="m"} 5
+# TYPE vllm:num_requests_waiting_by_reason gauge
+vllm:num_requests_waiting_by_reason{engine="0",model_name="m",reason="capacity"} 3
+vllm:num_requests_waiting_by_reason{engine="0",model_name="m",reason="deferred"} 2
+# TYPE vllm:prompt_tokens_cached_total counter
+vllm:prompt_tokens_cached_total{engine="0",model_name="m"} 96
+# TYPE vllm:prefix_cache_hits_total counter
+vllm:prefix_cache_hits_total{engine="0",model_name="m"} 64
+`, map[string]float64{"queue.last": 5, "prompt_tokens_cached.delta": 96, "prefix_cache_hits.delta": 64}},
+		{"sglang", `# TYPE sglang:num_retracted_requests_total counter
+sglang:num_retracted_requests_total{model_name="m"} 7
+# TYPE sglang:cached_tokens_total counter
+sglang:cached_tokens_total{model_name="m",cache_source="device"} 100
+sglang:cached_tokens_total{model_name="m",cache_source="host"} 20
+sglang:cached_tokens_total{model_name="m",cache_source="storage_file"} 3
+# TYPE sglang:prompt_tokens_total counter
+sglang:prompt_tokens_total{model_name="m"} 246
+`, map[string]float64{"preemptions.delta": 7, "prompt_tokens_cached.delta": 123, "prefix_cache_hits.delta": 123, "prefix_cache_hit_rate.mean": 0.5}},
+	} {
+		t.Run(tc.engine, func(t *testing.T) {
+			fams, err := Parse(strings.NewReader(tc.page), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			base := time.Unix(1000, 0)
+			samples := []Sample{{At: base, Families: map[string]metrics.Family{}}, {At: base.Add(time.Second), Families: fams}}
+			sm := Record("http://x/metrics", Config{}, base, time.Second, samples, 0, "")
+			got := map[string]float64{}
+			for key := range tc.want {
+				name, stat, _ := strings.Cut(key, ".")
+				got[key], _ = sm.Figures[name].Stat(stat)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -19,12 +19,13 @@ func TestPrefixReuse(t *testing.T) {
 		scenario  string
 		code      int
 		reuse     float64
+		source    string  // summary.prefix_reuse_source
 		cached    float64 // summary.cached_tokens
 		console   string
 		perAnswer bool
 	}{
-		{"cached", exitOK, 1, 704, "prefix reuse 100% of an ideal cache's 704 tokens.", true},
-		{"uncached", exitCheckFailed, 0, 0, "prefix reuse 0% of an ideal cache's 704 tokens, by the server's prefix_cache_hits counter", false},
+		{"cached", exitOK, 1, "answers", 704, "prefix reuse 100% of an ideal cache's 704 tokens.", true},
+		{"uncached", exitCheckFailed, 0, "prefix_cache_hits", 0, "prefix reuse 0% of an ideal cache's 704 tokens, by the server's prefix_cache_hits counter", false},
 	} {
 		t.Run(tc.scenario, func(t *testing.T) {
 			out := t.TempDir()
@@ -39,6 +40,18 @@ func TestPrefixReuse(t *testing.T) {
 			sum := res["summary"].(map[string]any)
 			if c, _ := sum["cached_tokens"].(float64); c != tc.cached {
 				t.Errorf("cached_tokens %v, want %v", sum["cached_tokens"], tc.cached)
+			}
+			// The result carries the figure its assert judged, and where
+			// it came from.
+			if sum["prefix_reuse"] != tc.reuse || sum["prefix_reuse_source"] != tc.source {
+				t.Errorf("summary.prefix_reuse %v from %v, want %v from %q", sum["prefix_reuse"], sum["prefix_reuse_source"], tc.reuse, tc.source)
+			}
+			// compare has a prefix reuse row when both sides have one.
+			if tc.perAnswer {
+				result := filepath.Join(out, tc.scenario+".json")
+				if _, table, _ := call(t, context.Background(), "compare", result, result); !strings.Contains(table, "prefix reuse") {
+					t.Errorf("compare has no prefix reuse row:\n%s", table)
+				}
 			}
 			var refs []any
 			for _, c := range res["checks"].([]any) {

@@ -496,6 +496,11 @@ func TestEngineNumbers(t *testing.T) {
 	for _, l := range requestMaps(t, filepath.Join(out, "engine.requests.jsonl")) {
 		e, _ := l["engine_ttft_ms"].(float64)
 		ttft, _ := l["ttft_ms"].(float64)
+		// Each request carries the W3C traceparent it was sent with.
+		if tp, _ := l["traceparent"].(string); !regexp.MustCompile(`^00-[0-9a-f]{32}-[0-9a-f]{16}-01$`).MatchString(tp) {
+			t.Errorf("a request's traceparent %q", tp)
+			break
+		}
 		if o, _ := l["client_overhead_ms"].(float64); e <= 0 || e > ttft || o < 0 || o > ttft {
 			t.Errorf("a request's engine_ttft_ms %v, client_overhead_ms %v (its TTFT %v ms)", l["engine_ttft_ms"], l["client_overhead_ms"], ttft)
 			break
@@ -507,6 +512,9 @@ func TestEngineNumbers(t *testing.T) {
 	accepted, _ := sum["accepted_draft_tokens"].(float64)
 	if drafted == 0 || accepted > drafted || accepted < drafted-completed || !strings.Contains(stdout, fmt.Sprintf("speculative decoding: %v of %v draft tokens accepted", accepted, drafted)) {
 		t.Errorf("draft tokens %v accepted of %v over %v requests; console:\n%s", accepted, drafted, completed, stdout)
+	}
+	if sum["spec_acceptance"] != accepted/drafted {
+		t.Errorf("summary.spec_acceptance %v, want %v", sum["spec_acceptance"], accepted/drafted)
 	}
 	if !strings.Contains(stdout, "Engine (as it reported): TTFT p50") || !strings.Contains(stdout, "TTFT outside the engine p50") {
 		t.Errorf("the console does not show the engine's numbers:\n%s", stdout)

@@ -93,6 +93,26 @@ func TestLlamaServer(t *testing.T) {
 			if tc.scenario != "abandon" && r.summary("total_output_tokens") != 32*r.summary("completed") {
 				t.Errorf("total_output_tokens %v for %v requests of 32", r.summary("total_output_tokens"), r.summary("completed"))
 			}
+			// Its /metrics counted what it generated: every completed
+			// answer's tokens (and the preflight probe's few, when it
+			// came after the first scrape). With readers who leave, an
+			// engine that cancels an abandoned answer generated a few
+			// tokens of it, not its 400.
+			gen := serverDelta(r, "generation_tokens")
+			if out := r.summary("total_output_tokens"); tc.scenario != "abandon" && (gen < out || gen > out+4) {
+				t.Errorf("the engine's generation_tokens counted %v, llmload %v output tokens", gen, out)
+			}
+			if tc.scenario == "abandon" {
+				if limit := 400*r.summary("completed") + 100*r.summary("abandoned"); gen > limit {
+					t.Errorf("the engine generated %v tokens for %v completed answers of 400 and %v abandoned after 4-8 tokens: it went on generating for readers who left", gen, r.summary("completed"), r.summary("abandoned"))
+				}
+				t.Logf("abandon: the engine generated %v tokens for %v completed answers of 400 and %v abandoned", gen, r.summary("completed"), r.summary("abandoned"))
+			}
+			// Its time per output token is the one llmload measured, from
+			// the stream, within a factor of two.
+			if c, e := statOf(r, "tpot", "p50"), statOf(r, "engine_tpot", "p50"); e < c/2 || e > 2*c {
+				t.Errorf("engine TPOT p50 %v ms, llmload's %v ms", e, c)
+			}
 			if v, _ := r.res["server_version"].(string); !strings.Contains(v, "llama.cpp b1-80fb11a") {
 				t.Errorf("server_version = %q, want llama.cpp's build", v)
 			}
@@ -132,7 +152,7 @@ func TestLlamaServer(t *testing.T) {
 		r := run(t, base, name, "openai", "prefix")
 		conforms(t, r, 12)
 		cold := run(t, base, name, "openai", "prefix_nocache")
-		if cold.code != 1 || !strings.Contains(cold.stdout, "reuse") {
+		if cold.code != 1 || !strings.Contains(cold.stdout, "reuse") || cold.summary("cached_tokens") != 0 {
 			t.Errorf("cache off: exit %d, want 1 (the reuse assert fails)\nstdout:\n%s", cold.code, cold.stdout)
 		}
 		t.Logf("prefix reuse: %v cached of an ideal %v (with the cache off: %v)", r.summary("cached_tokens"), r.summary("ideal_cached_tokens"), cold.summary("cached_tokens"))

@@ -356,3 +356,23 @@ func (r result) answers(t *testing.T) []answer {
 	}
 	return out
 }
+
+// statOf is one statistic of a latency in the result's summary (0 when
+// absent).
+func statOf(r result, metric, stat string) float64 {
+	s, _ := r.res["summary"].(map[string]any)
+	l, _ := s[metric].(map[string]any)
+	v, _ := l[stat].(float64)
+	return v
+}
+
+// serverDelta is a scraped server figure's increase over the run (0 when
+// absent).
+func serverDelta(r result, figure string) float64 {
+	s, _ := r.res["summary"].(map[string]any)
+	srv, _ := s["server"].(map[string]any)
+	figs, _ := srv["figures"].(map[string]any)
+	f, _ := figs[figure].(map[string]any)
+	v, _ := f["delta"].(float64)
+	return v
+}

@@ -138,11 +138,22 @@ scenario "tokenize" {
   }
 }
 
+# Long answers, for readers who leave: an engine that went on generating
+# an abandoned answer would spend 400 tokens on it.
+dataset "long" {
+  random {
+    input_len   = 24
+    output_len  = 400
+    num_prompts = 12
+    seed        = 7
+  }
+}
+
 # Readers who leave: the engine must free the slot (the requests after
-# them still complete).
+# them still complete) and stop generating what nobody reads.
 scenario "abandon" {
   target   = target.engine
-  dataset  = dataset.words
+  dataset  = dataset.long
   requests = 12
   closed_loop {
     users    = 4
