@@ -179,7 +179,7 @@ func TestEvalContextShape(t *testing.T) {
 				want = append(want, c.Name)
 			}
 		case metrics.Counts:
-			for _, k := range metrics.CountKeys() {
+			for _, k := range c.CountKeys() {
 				if m.GetAttr(c.Name).GetAttr(k).IsNull() {
 					got = append(got, c.Name+"."+k)
 				}

@@ -21,6 +21,9 @@ type chunk struct {
 	answer           bool   // the output is (or holds) answer: text, content, tool calls
 	text             []byte // the generated text, appended when asked for
 	textBytes        int    // the generated text's length, always counted
+	// hash is the FNV-1a of every string generated so far in the stream,
+	// carried from event to event (the reader sets its start).
+	hash uint64
 	finish           string // the finish reason, when set
 	hasUsage         bool
 	promptTokens     int
@@ -52,7 +55,7 @@ type choiceReader func(c *chunk, choice gjson.Result, keepText bool)
 // ({"error": ...} or vLLM's {"object": "error", ...}) and choices, an
 // array whose elements go to choice.
 func parseOpenAI(data []byte, c *chunk, keepText bool, choice choiceReader) error {
-	*c = chunk{text: c.text[:0]}
+	*c = chunk{text: c.text[:0], hash: c.hash}
 	if string(bytes.TrimSpace(data)) == openaiwire.Done {
 		c.done = true
 		return nil
@@ -122,6 +125,21 @@ func (c *chunk) finishReason(v gjson.Result) {
 	}
 }
 
+// FNV-1a, 64 bits: the output hash, updated with each generated string
+// as it arrives, so that no text is kept to hash it.
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
+
+func fnvAdd(h uint64, s string) uint64 {
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= fnvPrime
+	}
+	return h
+}
+
 // content notes a generated string of the answer; "" and null carry no
 // output.
 func (c *chunk) content(v gjson.Result, keepText bool) {
@@ -145,6 +163,7 @@ func (c *chunk) generated(v gjson.Result, keepText bool) bool {
 	}
 	c.output = true
 	c.textBytes += len(v.Str)
+	c.hash = fnvAdd(c.hash, v.Str)
 	if keepText {
 		c.text = append(c.text, v.Str...)
 	}

@@ -73,6 +73,9 @@ type client struct {
 	redirects string
 	tok       tokenizer.Tokenizer
 	proto     protocol
+	// keepOutputs keeps the generated text of the requests whose ID is
+	// under it (Plan.KeepOutputs), for the outputs file.
+	keepOutputs int64
 	// keepText keeps the generated text of every request in its result
 	// (Plan.KeepText); otherwise only when tok counts it.
 	keepText bool
@@ -534,7 +537,8 @@ func isSSE(contentType string, br *bufio.Reader) bool {
 // It returns true when the stream ended at [DONE] as it should: the body's
 // end is then the caller's to read (afterDone).
 func (c *client) read(ctx context.Context, sr *sseReader, tr *timedReader, t0 time.Time, ch *chunk, res *metrics.Request) (done bool) {
-	keepText := c.keepText || c.tok != nil
+	keepText := c.keepText || c.tok != nil || res.ID < c.keepOutputs
+	ch.hash = fnvOffset
 	ab := abandonmentOf(ctx)
 	var (
 		first      time.Time
@@ -652,7 +656,10 @@ func (c *client) read(ctx context.Context, sr *sseReader, tr *timedReader, t0 ti
 	} else if res.ReasoningTokens == 0 {
 		res.ReasoningTokens = res.ReasoningEvents
 	}
-	if c.keepText {
+	if res.OutputEvents > 0 {
+		res.OutputHash = ch.hash
+	}
+	if c.keepText || res.ID < c.keepOutputs {
 		res.GeneratedText = string(text)
 	}
 	switch {

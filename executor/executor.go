@@ -248,6 +248,10 @@ type Plan struct {
 	// results stream to observers and are dropped, so that memory does not
 	// grow with the run; tests and small tools may ask for them.
 	KeepResults bool
+	// KeepOutputs keeps the generated text of the requests whose ID is
+	// under it (the first ones sent), in metrics.Request.GeneratedText,
+	// for an outputs file; the others' text is never kept.
+	KeepOutputs int
 
 	// Shard and Shards run one part of a run split across Shards processes
 	// (Shards 0 or 1: the whole run). Together the shards send exactly what
@@ -389,6 +393,7 @@ func Run(ctx context.Context, p Plan) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
+	c.keepOutputs = int64(p.KeepOutputs)
 	// Generated history needs the text of every reply.
 	c.keepText = p.KeepText || (hasSessions(p.Requests) && p.Sessions.History != HistoryRecorded)
 	if p.Preflight {

@@ -34,7 +34,7 @@ func (embeddings) Body(t Target, r dataset.Request) map[string]any {
 // usage.prompt_tokens; or an error object. An answer without an embedding
 // is malformed.
 func (embeddings) Parse(_, data []byte, c *chunk, _ bool) error {
-	*c = chunk{text: c.text[:0], done: true}
+	*c = chunk{text: c.text[:0], hash: c.hash, done: true}
 	s := unsafe.String(unsafe.SliceData(data), len(data))
 	if !gjson.Valid(s) {
 		return fmt.Errorf("invalid JSON: %s", excerpt(data))

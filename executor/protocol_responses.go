@@ -49,7 +49,7 @@ func (responses) Body(t Target, r dataset.Request) map[string]any {
 // reason ("stop", or "length" for max_output_tokens); response.failed and
 // error events are server errors. Every other event carries no output.
 func (responses) Parse(event, data []byte, c *chunk, keepText bool) error {
-	*c = chunk{text: c.text[:0]}
+	*c = chunk{text: c.text[:0], hash: c.hash}
 	if string(bytes.TrimSpace(data)) == openaiwire.Done {
 		c.done = true // not the API's, but a proxy may add it
 		return nil

@@ -248,8 +248,10 @@ func TestProtocolParse(t *testing.T) {
 					continue
 				}
 				want := tc.want
-				// The text's length is counted whether or not it is kept.
+				// The text's length and hash are counted whether or not
+				// it is kept.
 				want.textBytes = len(tc.want.text)
+				want.hash = fnvAdd(0, string(tc.want.text))
 				if !keepText {
 					want.text = nil
 				}

@@ -62,7 +62,13 @@ type Metric struct {
 
 	dist   func(*Summary) *Latency
 	scalar func(*Summary) float64
+	// keys and count are a Counts metric's keys and its count of each.
+	keys  []string
+	count func(s *Summary, key string) int
 }
+
+// CountKeys are the keys of a Counts metric (nil for another kind).
+func (m Metric) CountKeys() []string { return m.keys }
 
 // Stats are the statistics of every distribution. Percentiles come from the
 // HDR histogram; mean, stddev, min and max are exact; count is the number of
@@ -322,7 +328,11 @@ var Catalogue = []Metric{
 		scalar:      func(s *Summary) float64 { return s.CapacityValue() }},
 
 	{Name: "errors", Kind: Counts, Unit: "requests", Better: LowerIsBetter, Title: "errors",
-		Description: "Failed requests by kind: metrics.errors.<kind>, one of " + kindList() + "."},
+		Description: "Failed requests by kind: metrics.errors.<kind>, one of " + kindList() + ".",
+		keys:        errorKeys(), count: func(s *Summary, k string) int { return s.Errors[ErrorKind(k)] }},
+	{Name: "finish", Kind: Counts, Unit: "requests", Better: Neither, Title: "finish reasons",
+		Description: "Completed requests by the finish_reason the server gave: stop (an end of sequence or a stop string), length (max_tokens reached), other (anything else, or none). A share is an expression: metrics.finish.length / metrics.completed.",
+		keys:        FinishKeys, count: func(s *Summary, k string) int { return s.Finish[k] }},
 }
 
 func kindList() string {
@@ -335,8 +345,20 @@ func kindList() string {
 	return strings.Join(s, ", ")
 }
 
-// CountKeys are the keys of a Counts metric (the error kinds).
-func CountKeys() []string {
+// FinishKeys are the finish metric's keys: the finish reasons counted
+// apart, and other.
+var FinishKeys = []string{"stop", "length", "other"}
+
+// FinishKey is the finish metric's key of a finish_reason.
+func FinishKey(reason string) string {
+	if reason == "stop" || reason == "length" {
+		return reason
+	}
+	return "other"
+}
+
+// errorKeys are the errors metric's keys: the error kinds.
+func errorKeys() []string {
 	var keys []string
 	for _, k := range ErrorKinds {
 		if k != ErrCanceled {
@@ -407,10 +429,10 @@ func (s *Summary) Value(name, stat string) (float64, bool) {
 			return 0, false
 		}
 	case Counts:
-		if !slices.Contains(CountKeys(), stat) {
+		if !slices.Contains(m.keys, stat) {
 			return 0, false
 		}
-		v = float64(s.Errors[ErrorKind(stat)])
+		v = float64(m.count(s, stat))
 	case Server:
 		return s.serverValue(name, stat)
 	}
@@ -564,7 +586,7 @@ func CatalogueMarkdown() string {
 	b.WriteString("| name | keys | what it is |\n| --- | --- | --- |\n")
 	for _, m := range Catalogue {
 		if m.Kind == Counts {
-			fmt.Fprintf(&b, "| `%s` | `%s` | %s |\n", m.Name, strings.Join(CountKeys(), "`, `"), m.Description)
+			fmt.Fprintf(&b, "| `%s` | `%s` | %s |\n", m.Name, strings.Join(m.keys, "`, `"), m.Description)
 		}
 	}
 	b.WriteString("\nServer figures, scraped from the target's metrics endpoint: `server.<name>.<stat>` with stat one of " +

@@ -61,6 +61,12 @@ func merge(parts []*Summary) (*Summary, error) {
 		for k, n := range p.Errors {
 			s.Errors[k] += n
 		}
+		for k, n := range p.Finish {
+			if s.Finish == nil {
+				s.Finish = map[string]int{}
+			}
+			s.Finish[k] += n
+		}
 		// In order, "other" last: the same parts always merge alike.
 		for _, f := range slices.Sorted(maps.Keys(p.Fingerprints)) {
 			if f != "other" {

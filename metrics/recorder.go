@@ -30,6 +30,7 @@ type Recorder struct {
 	canceled                                      int
 	abandoned, abandonedTokens                    int
 	errors                                        map[ErrorKind]int
+	finish                                        map[string]int
 	inputTokens, serverInputTokens                int
 	outputTokens                                  int
 	goodRequests, goodOutputTokens                int
@@ -77,6 +78,7 @@ func NewRecorder(opts Options) *Recorder {
 	return &Recorder{
 		opts:             opts,
 		errors:           map[ErrorKind]int{},
+		finish:           map[string]int{},
 		ttft:             newDist(),
 		itl:              newDist(),
 		tpot:             newDist(),
@@ -162,6 +164,7 @@ func (r *Recorder) Add(req *Request) {
 		return
 	}
 	r.completed++
+	r.finish[FinishKey(req.FinishReason)]++
 	r.inputTokens += req.DatasetPromptTokens
 	if req.PromptTokensSource == SourceUsage {
 		r.serverInputTokens += req.PromptTokens
@@ -481,6 +484,9 @@ func (r *Recorder) SummaryOver(duration time.Duration) *Summary {
 	for kind, n := range r.errors {
 		s.Errors[kind] = n
 		s.Failed += n
+	}
+	if len(r.finish) > 0 {
+		s.Finish = maps.Clone(r.finish)
 	}
 	for i, t := range r.turns {
 		s.Turns = append(s.Turns, TurnSummary{Turn: i + 1, Completed: t.completed, PromptTokens: t.promptTokens, TTFT: t.ttft.latency()})

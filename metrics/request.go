@@ -169,7 +169,11 @@ type Request struct {
 	MaxTokens     int    `json:"max_tokens"`    // what was asked for
 	IgnoreEOS     bool   `json:"ignore_eos"`    // whether the request asked to ignore EOS
 	FinishReason  string `json:"finish_reason"` // as the server said ("stop", "length", ...)
-	GeneratedText string `json:"-"`             // kept only when a tokenizer must count it
+	GeneratedText string `json:"-"`             // kept only when a tokenizer must count it, or for the outputs file
+	// OutputHash is the FNV-1a (64 bits) of the generated text, reasoning
+	// and answer in the order streamed; 0 when nothing was generated.
+	// Answers to the same prompt that hash alike are the same text.
+	OutputHash uint64 `json:"output_hash,omitempty"`
 
 	// What the engine reported of this request, when it did (0 when
 	// not): CachedTokens, the prompt tokens it served from its prefix

@@ -66,6 +66,9 @@ type Summary struct {
 	Completed int               `json:"completed"`
 	Failed    int               `json:"failed"`
 	Errors    map[ErrorKind]int `json:"errors"` // failed requests by kind
+	// Finish counts the completed requests by finish reason (FinishKey:
+	// stop, length, other).
+	Finish map[string]int `json:"finish,omitempty"`
 	// Canceled counts requests cut off by an interruption (Ctrl-C) while in
 	// flight: neither completed nor failed, and not in the error rate.
 	Canceled int `json:"canceled"`

@@ -111,6 +111,9 @@ type RequestLine struct {
 	// of the prompt from the dataset's earlier prompts (absent when
 	// nothing).
 	IdealCachedTokens int `json:"ideal_cached_tokens,omitempty"`
+	// OutputHash is the generated text's FNV-1a (16 hex digits): answers
+	// to one prompt that hash alike are the same text.
+	OutputHash string `json:"output_hash,omitempty"`
 	// DraftTokens and AcceptedDraftTokens are the speculative decoding
 	// drafts the engine proposed and accepted (absent when none).
 	DraftTokens         int `json:"draft_tokens,omitempty"`
@@ -168,6 +171,7 @@ func NewRequestLine(r *metrics.Request, zero time.Time, stages bool) RequestLine
 	l.ServedModel, l.Coalesced, l.OverMaxTokens = r.ServedModel, r.Coalesced(), r.OverMaxTokens()
 	l.SystemFingerprint = r.SystemFingerprint
 	l.IdealCachedTokens = r.IdealCachedTokens
+	l.OutputHash = hashString(r.OutputHash)
 	l.DraftTokens, l.AcceptedDraftTokens = r.DraftTokens, r.AcceptedDraftTokens
 	if r.CacheReported {
 		n := r.CachedTokens
@@ -213,6 +217,34 @@ type RequestWriter struct {
 	stages    bool
 	lines     int
 	err       error
+	// line is a request's line, nil for none (NewRequestLine for the
+	// requests file).
+	line func(r *metrics.Request, zero time.Time, stages bool) any
+	// also are files written beside this one (the outputs file): each
+	// request goes to them too, and they are closed, kept or removed
+	// with it.
+	also []*RequestWriter
+}
+
+// Also writes each request to w too, and closes, keeps or removes w with
+// rw.
+func (rw *RequestWriter) Also(w *RequestWriter) { rw.also = append(rw.also, w) }
+
+// Paths are the final paths of rw's file and of those written beside it.
+func (rw *RequestWriter) Paths() []string {
+	p := []string{rw.path}
+	for _, w := range rw.also {
+		p = append(p, w.path)
+	}
+	return p
+}
+
+// Remove closes the files and removes them: a run that saved nothing.
+func (rw *RequestWriter) Remove() {
+	rw.Close()
+	for _, p := range rw.Paths() {
+		os.Remove(p)
+	}
 }
 
 // CreateRequests opens <dir>/<scenario>.requests.jsonl for streaming,
@@ -220,21 +252,72 @@ type RequestWriter struct {
 // written. stages says whether the run has closed-loop stages (numbered
 // from 1 in the file).
 func CreateRequests(dir, scenario string, stages bool) (*RequestWriter, error) {
+	return createLines(dir, scenario, ".requests.jsonl", stages, func(r *metrics.Request, zero time.Time, stages bool) any {
+		return NewRequestLine(r, zero, stages)
+	})
+}
+
+// OutputLine is one kept answer in <scenario>.outputs.jsonl: the text the
+// server generated for the request (reasoning and answer as streamed,
+// secrets scrubbed), with what identifies the request and its prompt.
+type OutputLine struct {
+	ID           int64  `json:"id"`
+	DatasetIndex int    `json:"dataset_index"`
+	Repeat       int    `json:"repeat,omitempty"`
+	Arm          string `json:"arm,omitempty"`
+	Session      *int64 `json:"session,omitempty"`
+	Turn         int    `json:"turn,omitempty"`
+	FinishReason string `json:"finish_reason"`
+	OutputTokens int    `json:"output_tokens"`
+	OutputHash   string `json:"output_hash,omitempty"`
+	Text         string `json:"text"`
+}
+
+// CreateOutputs opens <dir>/<scenario>.outputs.jsonl for the generated
+// text of the requests whose id is under keep (the executor keeps just
+// theirs: Plan.KeepOutputs), each line written as its request ends, its
+// text passed through scrub.
+func CreateOutputs(dir, scenario string, keep int, scrub func(string) string) (*RequestWriter, error) {
+	return createLines(dir, scenario, ".outputs.jsonl", false, func(r *metrics.Request, _ time.Time, _ bool) any {
+		if r.ID >= int64(keep) || r.OutputEvents == 0 {
+			return nil
+		}
+		l := OutputLine{ID: r.ID, DatasetIndex: r.DatasetIndex, Repeat: r.Repeat, Arm: r.Arm, Turn: r.Turn,
+			FinishReason: r.FinishReason, OutputTokens: r.OutputTokens, OutputHash: hashString(r.OutputHash), Text: scrub(r.GeneratedText)}
+		if r.Turn > 0 {
+			s := r.Session
+			l.Session = &s
+		}
+		return l
+	})
+}
+
+// hashString writes an output hash as 16 hex digits ("" for none).
+func hashString(h uint64) string {
+	if h == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%016x", h)
+}
+
+// createLines opens <dir>/<scenario><suffix> for streaming lines.
+func createLines(dir, scenario, suffix string, stages bool, line func(*metrics.Request, time.Time, bool) any) (*RequestWriter, error) {
 	if err := checkName(scenario); err != nil {
 		return nil, err
 	}
+	name := scenario + suffix
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	path := filepath.Join(dir, scenario+".requests.jsonl")
-	f, err := os.CreateTemp(dir, "."+scenario+".requests.jsonl.tmp-*")
+	path := filepath.Join(dir, name)
+	f, err := os.CreateTemp(dir, "."+name+".tmp-*")
 	if err != nil {
 		return nil, err
 	}
 	w := bufio.NewWriterSize(f, 256<<10)
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
-	return &RequestWriter{path: path, tmp: f.Name(), f: f, w: w, enc: enc, stages: stages}, nil
+	return &RequestWriter{path: path, tmp: f.Name(), f: f, w: w, enc: enc, stages: stages, line: line}, nil
 }
 
 // Start sets the run's time zero, for sent_at (executor.Starter).
@@ -242,18 +325,28 @@ func (rw *RequestWriter) Start(zero time.Time) { rw.zero = zero }
 
 // Result appends one request.
 func (rw *RequestWriter) Result(r *metrics.Request) {
+	for _, w := range rw.also {
+		w.Result(r)
+	}
 	if rw.err != nil {
 		return
 	}
-	if err := rw.enc.Encode(NewRequestLine(r, rw.zero, rw.stages)); err != nil {
+	l := rw.line(r, rw.zero, rw.stages)
+	if l == nil {
+		return
+	}
+	if err := rw.enc.Encode(l); err != nil {
 		rw.err = fmt.Errorf("writing %s: %w", rw.path, err)
 		return
 	}
 	rw.lines++
 }
 
-// Flush writes the buffered lines to the file.
+// Flush writes the buffered lines to the files.
 func (rw *RequestWriter) Flush() {
+	for _, w := range rw.also {
+		w.Flush()
+	}
 	if rw.err == nil {
 		if err := rw.w.Flush(); err != nil {
 			rw.err = fmt.Errorf("writing %s: %w", rw.path, err)
@@ -267,9 +360,15 @@ func (rw *RequestWriter) Lines() int { return rw.lines }
 // Path is the final path of the file.
 func (rw *RequestWriter) Path() string { return rw.path }
 
-// Close flushes, syncs and renames the file into place; on an earlier
-// write error it removes the temporary file and returns that error.
+// Close flushes, syncs and renames the files into place; on an earlier
+// write error it removes the temporary file and returns that error (the
+// first of the files').
 func (rw *RequestWriter) Close() error {
+	for _, w := range rw.also {
+		if err := w.Close(); err != nil && rw.err == nil {
+			rw.err = err
+		}
+	}
 	rw.Flush()
 	if rw.err == nil {
 		if err := rw.f.Sync(); err != nil {

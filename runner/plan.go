@@ -109,6 +109,10 @@ func writeReportPlan(w io.Writer, s *scenario.Scenario) {
 		fmt.Fprint(w, "; the result holds vLLM's per-request arrays (save_detailed)")
 	}
 	fmt.Fprintln(w)
+	if s.KeepOutputs > 0 {
+		fmt.Fprintf(w, "           and the generated text of the first %d requests to <out>/%s (secrets scrubbed)\n", s.KeepOutputs,
+			strings.TrimSuffix(s.RequestsFile(), ".requests.jsonl")+".outputs.jsonl")
+	}
 }
 
 // ignoreEOSMeaning says what the target's ignore_eos does to the replies.

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -111,8 +110,7 @@ type Run struct {
 // removed.
 func (r *Run) Close() {
 	if r.reqs != nil && !r.saved {
-		r.reqs.Close()
-		os.Remove(r.reqs.Path())
+		r.reqs.Remove()
 		r.reqs = nil
 	}
 	for i := len(r.closers) - 1; i >= 0; i-- {
@@ -233,6 +231,16 @@ func (r *Run) run(ctx context.Context) (Status, hcl.Diagnostics) {
 			fmt.Fprintf(log, "llmload: cannot write results to %s: %v\n", out, err)
 			return StatusInvalid, nil
 		}
+		if n := s.KeepOutputs; n > 0 {
+			outs, err := results.CreateOutputs(out, strings.TrimSuffix(dest.name, ".json"), n, lt.target.Scrubber().Scrub)
+			if err != nil {
+				reqs.Remove()
+				fmt.Fprintf(log, "llmload: cannot write results to %s: %v\n", out, err)
+				return StatusInvalid, nil
+			}
+			reqs.Also(outs)
+			plan.KeepOutputs = n
+		}
 		plan.Observers = append(plan.Observers, reqs)
 	}
 	var detailed *results.DetailedCollector
@@ -252,8 +260,7 @@ func (r *Run) run(ctx context.Context) (Status, hcl.Diagnostics) {
 	lx, err := startLive(log, s, &plan, addr)
 	if err != nil {
 		if reqs != nil {
-			reqs.Close()
-			os.Remove(reqs.Path())
+			reqs.Remove()
 		}
 		fmt.Fprintf(log, "llmload: %v\n", err)
 		return StatusInvalid, nil
@@ -304,8 +311,7 @@ func (r *Run) run(ctx context.Context) (Status, hcl.Diagnostics) {
 	}
 	if err != nil {
 		if reqs != nil {
-			reqs.Close()
-			os.Remove(reqs.Path())
+			reqs.Remove()
 		}
 		var pe *executor.PreflightError
 		switch {
@@ -412,7 +418,7 @@ func (r *Run) Save() Status {
 	var paths []string
 	werr := r.reqs.Close()
 	if werr == nil {
-		paths = append(paths, r.reqs.Path())
+		paths = append(paths, r.reqs.Paths()...)
 		p := filepath.Join(r.out, r.dest.name)
 		if werr = results.WriteResultFile(p, r.Result); werr == nil {
 			paths = append([]string{p}, paths...)

@@ -26,7 +26,7 @@ func TestEveryCatalogueMetricIsCheckable(t *testing.T) {
 		case metrics.Scalar:
 			refs = append(refs, metrics.Ref(m.Name, ""))
 		case metrics.Counts:
-			for _, k := range metrics.CountKeys() {
+			for _, k := range m.CountKeys() {
 				refs = append(refs, metrics.Ref(m.Name, k))
 			}
 		}

@@ -217,7 +217,7 @@ func checkMetricRef(tr hcl.Traversal) *hcl.Diagnostic {
 	case metrics.Distribution:
 		keys = metrics.Stats
 	case metrics.Counts:
-		keys = metrics.CountKeys()
+		keys = m.CountKeys()
 	}
 	if !slices.Contains(keys, stat) {
 		detail := fmt.Sprintf("%s.%s has no %q.", root, name, stat)

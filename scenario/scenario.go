@@ -408,6 +408,9 @@ type Scenario struct {
 	Duration time.Duration `json:"duration"`
 	// Warmup requests are sent first and not measured.
 	Warmup int `json:"warmup"`
+	// KeepOutputs is an outputs block's keep: the generated text of the
+	// first this many requests is written to <scenario>.outputs.jsonl.
+	KeepOutputs int `json:"keep_outputs,omitempty"`
 	// Seed drives arrival and think times, and samples the dataset when
 	// the dataset sets no seed of its own (Dataset is then this scenario's
 	// copy with the seed filled in).

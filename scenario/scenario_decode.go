@@ -24,7 +24,7 @@ var scenarioSchema = &hcl.BodySchema{
 		{Name: "history"}, {Name: "turn_think_time"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{
-		{Type: "open_loop"}, {Type: "closed_loop"}, {Type: "replay"}, {Type: "warmup"}, {Type: "sla"}, {Type: "goodput"}, {Type: "validity"}, {Type: "regression"},
+		{Type: "open_loop"}, {Type: "closed_loop"}, {Type: "replay"}, {Type: "warmup"}, {Type: "outputs"}, {Type: "sla"}, {Type: "goodput"}, {Type: "validity"}, {Type: "regression"},
 		{Type: "abort_on"}, {Type: "abandon"},
 		{Type: "assert", LabelNames: []string{"name"}}, {Type: "sweep"}, {Type: "capacity"},
 	},
@@ -59,6 +59,10 @@ var abortOnSchema = &hcl.BodySchema{
 
 var warmupSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{{Name: "requests", Required: true}},
+}
+
+var outputsSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "keep", Required: true}},
 }
 
 var goodputSchema = &hcl.BodySchema{
@@ -266,6 +270,11 @@ func (l *loader) decodeScenario(d dec, filename string, b *hcl.Block) {
 		c, diags := w.Body.Content(warmupSchema)
 		l.diags = append(l.diags, diags...)
 		d.integer(c.Attributes, "requests", &s.Warmup, 0)
+	}
+	if o := atMostOne(&l.diags, content.Blocks.OfType("outputs"), "a scenario"); o != nil {
+		c, diags := o.Body.Content(outputsSchema)
+		l.diags = append(l.diags, diags...)
+		d.integer(c.Attributes, "keep", &s.KeepOutputs, 0)
 	}
 	if g := atMostOne(&l.diags, content.Blocks.OfType("goodput"), "a scenario"); g != nil {
 		c, diags := g.Body.Content(goodputSchema)

@@ -150,7 +150,7 @@ func MetricsObject(value func(name, stat string) (float64, bool)) cty.Value {
 			attrs[m.Name] = num(m.Name, "")
 		case metrics.Counts:
 			keys := map[string]cty.Value{}
-			for _, k := range metrics.CountKeys() {
+			for _, k := range m.CountKeys() {
 				keys[k] = num(m.Name, k)
 			}
 			attrs[m.Name] = cty.ObjectVal(keys)

@@ -2,6 +2,12 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"net/http"
+	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -150,5 +156,63 @@ func TestSessionPrefixReuse(t *testing.T) {
 	}
 	if !strings.Contains(stdout, "prefix reuse 100% of an ideal cache's") {
 		t.Errorf("the console does not report the reuse:\n%s", stdout)
+	}
+}
+
+// TestOutputs: every request line carries the hash of what was generated;
+// outputs { keep = 5 } writes the first five requests' texts, which hash
+// to the same, beside the result; finish reasons are counted. A server
+// that streams the API key back has it scrubbed from the kept text.
+func TestOutputs(t *testing.T) {
+	out := t.TempDir()
+	code, stdout, stderr := call(t, context.Background(), "run", "-quiet", "-out", out, "testdata/outputs.hcl")
+	if code != exitOK {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	hashes := map[float64]string{}
+	for _, l := range requestMaps(t, filepath.Join(out, "kept.requests.jsonl")) {
+		h, _ := l["output_hash"].(string)
+		if len(h) != 16 {
+			t.Errorf("request %v: output_hash %q", l["id"], h)
+		}
+		hashes[l["id"].(float64)] = h
+	}
+	kept := requestMaps(t, filepath.Join(out, "kept.outputs.jsonl"))
+	if len(kept) != 5 {
+		t.Fatalf("%d kept outputs, want 5", len(kept))
+	}
+	for _, l := range kept {
+		id := l["id"].(float64)
+		text, _ := l["text"].(string)
+		f := fnv.New64a()
+		f.Write([]byte(text))
+		if id >= 5 || text == "" || fmt.Sprintf("%016x", f.Sum64()) != hashes[id] || l["output_hash"] != hashes[id] {
+			t.Errorf("kept output %v: hash %v, the requests file's %v, text %q", id, l["output_hash"], hashes[id], text)
+		}
+	}
+	sum := resultFile(t, filepath.Join(out, "kept.json"))["summary"].(map[string]any)
+	finish, _ := sum["finish"].(map[string]any)
+	stop, _ := finish["stop"].(float64)
+	length, _ := finish["length"].(float64)
+	if stop+length != sum["completed"].(float64) || stop == 0 || length == 0 {
+		t.Errorf("summary.finish %v for %v completed (the simulator stops some answers and cuts others)", finish, sum["completed"])
+	}
+
+	// A server whose answer holds the API key it was sent.
+	const key = "sk-PLANTED-api-key-0123456789"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, s := range []string{"the key is ", strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")} {
+			b, _ := json.Marshal(map[string]any{"choices": []any{map[string]any{"index": 0, "text": s, "finish_reason": nil}}})
+			fmt.Fprintf(w, "data: %s\n\n", b)
+		}
+		fmt.Fprint(w, "data: {\"choices\":[{\"index\":0,\"text\":\"\",\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n")
+	}))
+	defer srv.Close()
+	leak := t.TempDir()
+	call(t, context.Background(), "run", "-quiet", "-out", leak, "-var", "base_url="+srv.URL, "-var", "api_key="+key, "testdata/outputs.hcl")
+	b, err := os.ReadFile(filepath.Join(leak, "kept.outputs.jsonl"))
+	if err != nil || !strings.Contains(string(b), "the key is ") || strings.Contains(string(b), key[:12]) {
+		t.Errorf("the kept outputs (%v) hold the key, or nothing:\n%s", err, b)
 	}
 }
