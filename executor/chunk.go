@@ -16,14 +16,14 @@ import (
 
 // chunk is what one SSE data payload of a stream says, whatever the API.
 type chunk struct {
-	output           bool   // it carries generated output (a token), reasoning or answer
-	reasoning        bool   // the output is (or holds) reasoning
-	answer           bool   // the output is (or holds) answer: text, content, tool calls
-	text             []byte // the generated text, appended when asked for
-	textBytes        int    // the generated text's length, always counted
+	output    bool   // it carries generated output (a token), reasoning or answer
+	reasoning bool   // the output is (or holds) reasoning
+	answer    bool   // the output is (or holds) answer: text, content, tool calls
+	text      []byte // the generated text, appended when asked for
+	textBytes int    // the generated text's length, always counted
 	// hash is the FNV-1a of every string generated so far in the stream,
 	// carried from event to event (the reader sets its start).
-	hash uint64
+	hash             uint64
 	finish           string // the finish reason, when set
 	hasUsage         bool
 	promptTokens     int
