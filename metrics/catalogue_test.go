@@ -50,7 +50,7 @@ func TestCatalogueReadsEveryFigure(t *testing.T) {
 	// A run whose engine reported cached tokens, of prompts that share
 	// prefixes, and speculative decoding drafts: prefix_reuse and
 	// spec_acceptance have a value.
-	s := &Summary{Errors: map[ErrorKind]int{ErrStall: 3}, Capacity: &capacity, CacheReports: 1, CachedTokens: 32, IdealCachedTokens: 64,
+	s := &Summary{Errors: map[ErrorKind]int{ErrorKinds[0]: 3}, Finish: map[string]int{"stop": 3}, Capacity: &capacity, CacheReports: 1, CachedTokens: 32, IdealCachedTokens: 64,
 		DraftTokens: 10, AcceptedDraftTokens: 7}
 	if v, ok := s.Value("capacity", ""); !ok || v != 12 {
 		t.Errorf("capacity = %v, %v; want 12", v, ok)
@@ -79,8 +79,9 @@ func TestCatalogueReadsEveryFigure(t *testing.T) {
 				t.Errorf("%s lacks a unit, title or description", m.Name)
 			}
 		case Counts:
-			if v, ok := s.Value(m.Name, string(ErrStall)); !ok || v != 3 {
-				t.Errorf("%s.stall = %v, %v; want 3", m.Name, v, ok)
+			key := m.CountKeys()[0]
+			if v, ok := s.Value(m.Name, key); !ok || v != 3 {
+				t.Errorf("%s.%s = %v, %v; want 3", m.Name, key, v, ok)
 			}
 		}
 	}

@@ -62,7 +62,7 @@ func TestRecorderCounts(t *testing.T) {
 			name:     "zero duration leaves throughputs at zero",
 			reqs:     []*Request{ok(0, 0, 100*ms, 10*ms)},
 			duration: 0,
-			want: Summary{TokenCountsCompared: 1, Completed: 1, Errors: map[ErrorKind]int{}, TotalInputTokens: 10, ServerInputTokens: 12, TotalOutputTokens: 2,
+			want: Summary{TokenCountsCompared: 1, Completed: 1, Errors: map[ErrorKind]int{}, Finish: map[string]int{"stop": 1}, TotalInputTokens: 10, ServerInputTokens: 12, TotalOutputTokens: 2,
 				GoodRequests: 1, GoodOutputTokens: 2, Dispatches: 1, TokenStreams: 1},
 		},
 		{
@@ -83,6 +83,7 @@ func TestRecorderCounts(t *testing.T) {
 				TokenCountsCompared: 3,
 				Completed:           4, Failed: 3, Canceled: 1,
 				Errors:             map[ErrorKind]int{ErrHTTPStatus: 2, ErrStall: 1},
+				Finish:             map[string]int{"length": 2, "stop": 2},
 				Truncated:          1,
 				Duration:           2,
 				TotalInputTokens:   40, // the dataset's counts, as vLLM sums them
@@ -112,7 +113,7 @@ func TestRecorderCounts(t *testing.T) {
 			duration: time.Second,
 			want: Summary{
 				TokenCountsCompared: 7,
-				Completed:           7, Failed: 1, Errors: map[ErrorKind]int{ErrStream: 1}, Truncated: 1, Duration: 1,
+				Completed:           7, Failed: 1, Errors: map[ErrorKind]int{ErrStream: 1}, Finish: map[string]int{"length": 1, "stop": 6}, Truncated: 1, Duration: 1,
 				TotalInputTokens: 70, ServerInputTokens: 84, TotalOutputTokens: 3 + 2 + 3 + 4 + 2 + 1 + 1,
 				RequestThroughput: 7, OutputThroughput: 16, TotalTokenThroughput: 86,
 				GoodRequests: 2, GoodOutputTokens: 4, RequestGoodput: 2, TokenGoodput: 4,
@@ -442,7 +443,7 @@ func TestRecorderAbandoned(t *testing.T) {
 	s := r.SummaryOver(time.Second)
 	want := Summary{
 		TokenCountsCompared: 1,
-		Completed:           1, Abandoned: 2, AbandonedTokens: 4, Errors: map[ErrorKind]int{}, Duration: 1,
+		Completed:           1, Abandoned: 2, AbandonedTokens: 4, Errors: map[ErrorKind]int{}, Finish: map[string]int{"stop": 1}, Duration: 1,
 		TotalInputTokens: 20, ServerInputTokens: 24, TotalOutputTokens: 3 + 4, ApproxOutputCounts: 0,
 		RequestThroughput: 1, OutputThroughput: 7, TotalTokenThroughput: 27,
 		GoodRequests: 1, GoodOutputTokens: 3, RequestGoodput: 1, TokenGoodput: 3,
