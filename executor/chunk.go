@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/llmload/llmload/metrics"
@@ -23,7 +25,13 @@ type chunk struct {
 	textBytes int    // the generated text's length, always counted
 	// hash is the FNV-1a of every string generated so far in the stream,
 	// carried from event to event (the reader sets its start).
-	hash             uint64
+	hash uint64
+	// What this event's generated strings were: their own hash (to count
+	// distinct events), whether one held invalid UTF-8 or a replacement
+	// character, whether one held more than white space.
+	evHash           uint64
+	badText          bool
+	nonSpace         bool
 	finish           string // the finish reason, when set
 	hasUsage         bool
 	promptTokens     int
@@ -164,6 +172,13 @@ func (c *chunk) generated(v gjson.Result, keepText bool) bool {
 	c.output = true
 	c.textBytes += len(v.Str)
 	c.hash = fnvAdd(c.hash, v.Str)
+	c.evHash = fnvAdd(c.evHash, v.Str)
+	if !utf8.ValidString(v.Str) || strings.ContainsRune(v.Str, utf8.RuneError) {
+		c.badText = true
+	}
+	if !c.nonSpace && strings.TrimSpace(v.Str) != "" {
+		c.nonSpace = true
+	}
 	if keepText {
 		c.text = append(c.text, v.Str...)
 	}
@@ -288,4 +303,42 @@ func (e *engineNumbers) note(res *metrics.Request) {
 	if e.drafted > 0 {
 		res.DraftTokens, res.AcceptedDraftTokens = e.drafted, e.accepted
 	}
+}
+
+// DegenerateEvents and DegenerateDistinct define a degenerate answer: at
+// least DegenerateEvents output events made of at most DegenerateDistinct
+// distinct strings (one word, or a short phrase, repeated). Text of that
+// length from a working model holds far more distinct tokens.
+const (
+	DegenerateEvents   = 16
+	DegenerateDistinct = 4
+)
+
+// outputFacts follows what a stream's generated text is, in bounded
+// memory: its first distinct event strings (by hash, up to one more than
+// DegenerateDistinct), whether any held invalid text, whether any held
+// more than white space.
+type outputFacts struct {
+	distinct [DegenerateDistinct + 1]uint64
+	n        int
+	bad      bool
+	nonSpace bool
+}
+
+// event notes one output event's strings.
+func (o *outputFacts) event(c *chunk) {
+	o.bad = o.bad || c.badText
+	o.nonSpace = o.nonSpace || c.nonSpace
+	if o.n > DegenerateDistinct || slices.Contains(o.distinct[:o.n], c.evHash) {
+		return
+	}
+	o.distinct[o.n] = c.evHash
+	o.n++
+}
+
+// note sets the request's output defects.
+func (o *outputFacts) note(res *metrics.Request) {
+	res.BadText = o.bad
+	res.Blank = !o.nonSpace
+	res.Degenerate = res.OutputEvents >= DegenerateEvents && o.n <= DegenerateDistinct
 }

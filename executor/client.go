@@ -546,6 +546,7 @@ func (c *client) read(ctx context.Context, sr *sseReader, tr *timedReader, t0 ti
 		usage      bool
 		completion int
 		text       []byte
+		out        outputFacts
 		ph         streamPhases
 		modelSeen  bool
 	)
@@ -605,6 +606,7 @@ func (c *client) read(ctx context.Context, sr *sseReader, tr *timedReader, t0 ti
 			last = at
 			res.OutputEvents++
 			res.OutputBytes += ch.textBytes
+			out.event(ch)
 			text = append(text, ch.text...)
 			ph.add(res, ch, at, t0)
 			if n := maxOutputEvents(res.MaxTokens); n > 0 && res.OutputEvents > n {
@@ -658,6 +660,7 @@ func (c *client) read(ctx context.Context, sr *sseReader, tr *timedReader, t0 ti
 	}
 	if res.OutputEvents > 0 {
 		res.OutputHash = ch.hash
+		out.note(res)
 	}
 	if c.keepText || res.ID < c.keepOutputs {
 		res.GeneratedText = string(text)

@@ -6,8 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/llmload/llmload/dataset"
@@ -252,6 +254,9 @@ func TestProtocolParse(t *testing.T) {
 				// it is kept.
 				want.textBytes = len(tc.want.text)
 				want.hash = fnvAdd(0, string(tc.want.text))
+				want.evHash = want.hash
+				want.nonSpace = strings.TrimSpace(string(tc.want.text)) != ""
+				want.badText = !utf8.Valid(tc.want.text) || bytes.ContainsRune(tc.want.text, utf8.RuneError)
 				if !keepText {
 					want.text = nil
 				}

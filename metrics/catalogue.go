@@ -333,6 +333,9 @@ var Catalogue = []Metric{
 	{Name: "finish", Kind: Counts, Unit: "requests", Better: Neither, Title: "finish reasons",
 		Description: "Completed requests by the finish_reason the server gave: stop (an end of sequence or a stop string), length (max_tokens reached), other (anything else, or none). A share is an expression: metrics.finish.length / metrics.completed.",
 		keys:        FinishKeys, count: func(s *Summary, k string) int { return s.Finish[k] }},
+	{Name: "output_defects", Kind: Counts, Unit: "requests", Better: LowerIsBetter, Title: "output defects",
+		Description: "Completed requests whose answer, as it streamed, was blank (white space only), degenerate (16 or more output events of at most 4 distinct strings: a loop) or bad_text (invalid UTF-8 or a replacement character: byte fragments). Fast answers that say nothing: metrics.output_defects.degenerate == 0.",
+		keys:        DefectKeys, count: func(s *Summary, k string) int { return s.OutputDefects[k] }},
 }
 
 func kindList() string {
@@ -343,6 +346,20 @@ func kindList() string {
 		}
 	}
 	return strings.Join(s, ", ")
+}
+
+// DefectKeys are the output_defects metric's keys.
+var DefectKeys = []string{"blank", "degenerate", "bad_text"}
+
+// defects are the output defect keys of a request.
+func defects(r *Request) []string {
+	var d []string
+	for i, on := range []bool{r.Blank, r.Degenerate, r.BadText} {
+		if on {
+			d = append(d, DefectKeys[i])
+		}
+	}
+	return d
 }
 
 // FinishKeys are the finish metric's keys: the finish reasons counted

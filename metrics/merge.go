@@ -61,12 +61,8 @@ func merge(parts []*Summary) (*Summary, error) {
 		for k, n := range p.Errors {
 			s.Errors[k] += n
 		}
-		for k, n := range p.Finish {
-			if s.Finish == nil {
-				s.Finish = map[string]int{}
-			}
-			s.Finish[k] += n
-		}
+		s.Finish = addCounts(s.Finish, p.Finish)
+		s.OutputDefects = addCounts(s.OutputDefects, p.OutputDefects)
 		// In order, "other" last: the same parts always merge alike.
 		for _, f := range slices.Sorted(maps.Keys(p.Fingerprints)) {
 			if f != "other" {
@@ -270,4 +266,15 @@ func PoolSummaries(parts ...*Summary) (*Summary, error) {
 		s.PeakOutputThroughput = s.Series.PeakOutput()
 	}
 	return s, nil
+}
+
+// addCounts adds counts b to a (made when b has any).
+func addCounts(a, b map[string]int) map[string]int {
+	for k, n := range b {
+		if a == nil {
+			a = map[string]int{}
+		}
+		a[k] += n
+	}
+	return a
 }

@@ -31,6 +31,7 @@ type Recorder struct {
 	abandoned, abandonedTokens                    int
 	errors                                        map[ErrorKind]int
 	finish                                        map[string]int
+	defects                                       map[string]int
 	inputTokens, serverInputTokens                int
 	outputTokens                                  int
 	goodRequests, goodOutputTokens                int
@@ -79,6 +80,7 @@ func NewRecorder(opts Options) *Recorder {
 		opts:             opts,
 		errors:           map[ErrorKind]int{},
 		finish:           map[string]int{},
+		defects:          map[string]int{},
 		ttft:             newDist(),
 		itl:              newDist(),
 		tpot:             newDist(),
@@ -165,6 +167,9 @@ func (r *Recorder) Add(req *Request) {
 	}
 	r.completed++
 	r.finish[FinishKey(req.FinishReason)]++
+	for _, d := range defects(req) {
+		r.defects[d]++
+	}
 	r.inputTokens += req.DatasetPromptTokens
 	if req.PromptTokensSource == SourceUsage {
 		r.serverInputTokens += req.PromptTokens
@@ -487,6 +492,9 @@ func (r *Recorder) SummaryOver(duration time.Duration) *Summary {
 	}
 	if len(r.finish) > 0 {
 		s.Finish = maps.Clone(r.finish)
+	}
+	if len(r.defects) > 0 {
+		s.OutputDefects = maps.Clone(r.defects)
 	}
 	for i, t := range r.turns {
 		s.Turns = append(s.Turns, TurnSummary{Turn: i + 1, Completed: t.completed, PromptTokens: t.promptTokens, TTFT: t.ttft.latency()})

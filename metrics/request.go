@@ -174,6 +174,13 @@ type Request struct {
 	// and answer in the order streamed; 0 when nothing was generated.
 	// Answers to the same prompt that hash alike are the same text.
 	OutputHash uint64 `json:"output_hash,omitempty"`
+	// Output defects, seen as the text streamed: Blank, nothing but white
+	// space; Degenerate, a long answer of a few distinct strings repeated
+	// (a loop); BadText, invalid UTF-8 or a replacement character (byte
+	// fragments, a broken detokenizer).
+	Blank      bool `json:"blank,omitempty"`
+	Degenerate bool `json:"degenerate,omitempty"`
+	BadText    bool `json:"bad_text,omitempty"`
 
 	// What the engine reported of this request, when it did (0 when
 	// not): CachedTokens, the prompt tokens it served from its prefix

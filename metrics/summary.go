@@ -69,6 +69,9 @@ type Summary struct {
 	// Finish counts the completed requests by finish reason (FinishKey:
 	// stop, length, other).
 	Finish map[string]int `json:"finish,omitempty"`
+	// OutputDefects counts the completed requests whose answer was blank,
+	// degenerate or bad text (DefectKeys; Request.Blank and the others).
+	OutputDefects map[string]int `json:"output_defects,omitempty"`
 	// Canceled counts requests cut off by an interruption (Ctrl-C) while in
 	// flight: neither completed nor failed, and not in the error rate.
 	Canceled int `json:"canceled"`

@@ -237,6 +237,7 @@ func writeExtras(p *printer, r *results.Result, s *metrics.Summary) {
 		p.printf("Truncated: %s stopped at max_tokens with ignore_eos off: output incomplete, not good for goodput.\n", count(s.Truncated, "request", "requests"))
 	}
 	writeStreamNotes(p, s)
+	writeOutputNotes(p, s)
 	writeEngineNotes(p, s)
 	if s.ShortOutputs > 0 {
 		p.printf("Short outputs: %s asked to ignore EOS but got fewer tokens than max_tokens (by the server's usage): the server did not honour ignore_eos.\n", count(s.ShortOutputs, "request", "requests"))
@@ -465,6 +466,20 @@ func writeEngineNotes(p *printer, s *metrics.Summary) {
 	}
 	if len(parts) > 0 {
 		p.printf("Engine (as it reported): %s.\n", strings.Join(parts, "; "))
+	}
+}
+
+// writeOutputNotes says which answers said nothing usable, however fast.
+func writeOutputNotes(p *printer, s *metrics.Summary) {
+	var parts []string
+	for _, k := range metrics.DefectKeys {
+		if n := s.OutputDefects[k]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, strings.ReplaceAll(k, "_", " ")))
+		}
+	}
+	if len(parts) > 0 {
+		p.printf("Outputs: %s of %d completed answers (blank: white space only; degenerate: a few strings repeated; bad text: invalid UTF-8 or replacement characters). Fast is not right: metrics.output_defects.<kind> gates them.\n",
+			strings.Join(parts, ", "), s.Completed)
 	}
 }
 

@@ -114,6 +114,10 @@ type RequestLine struct {
 	// OutputHash is the generated text's FNV-1a (16 hex digits): answers
 	// to one prompt that hash alike are the same text.
 	OutputHash string `json:"output_hash,omitempty"`
+	// Output defects (metrics.Request.Blank and the others).
+	Blank      bool `json:"blank,omitempty"`
+	Degenerate bool `json:"degenerate,omitempty"`
+	BadText    bool `json:"bad_text,omitempty"`
 	// DraftTokens and AcceptedDraftTokens are the speculative decoding
 	// drafts the engine proposed and accepted (absent when none).
 	DraftTokens         int `json:"draft_tokens,omitempty"`
@@ -172,6 +176,7 @@ func NewRequestLine(r *metrics.Request, zero time.Time, stages bool) RequestLine
 	l.SystemFingerprint = r.SystemFingerprint
 	l.IdealCachedTokens = r.IdealCachedTokens
 	l.OutputHash = hashString(r.OutputHash)
+	l.Blank, l.Degenerate, l.BadText = r.Blank, r.Degenerate, r.BadText
 	l.DraftTokens, l.AcceptedDraftTokens = r.DraftTokens, r.AcceptedDraftTokens
 	if r.CacheReported {
 		n := r.CachedTokens

@@ -10,6 +10,9 @@ const (
 	FaultKindDrop      = "drop"
 	FaultKindStall     = "stall"
 	FaultKindMalformed = "malformed"
+	// Output faults: the stream is healthy and on time, its text is not.
+	FaultKindRepeatToken = "repeat_token"
+	FaultKindGarbage     = "garbage_output"
 )
 
 type faultShare struct {
@@ -26,6 +29,8 @@ func (p *Profile) faults() []faultShare {
 		{FaultKindDrop, p.FaultDrop},
 		{FaultKindStall, p.FaultStall},
 		{FaultKindMalformed, p.FaultMalformed},
+		{FaultKindRepeatToken, p.FaultRepeatToken},
+		{FaultKindGarbage, p.FaultGarbage},
 	}
 }
 

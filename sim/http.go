@@ -209,7 +209,13 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, kind api) {
 	default:
 		n, reason = outputLength(s.p, req.maxTokens, req.ignoreEOS, s.rng)
 	}
-	words := wordStream(s.rng.Uint64())
+	words := wordStream{state: s.rng.Uint64()}
+	switch fault {
+	case FaultKindRepeatToken, FaultKindGarbage:
+		// Not a fault of the stream: its words are the fault.
+		words.fault, fault = fault, ""
+		s.countFault(words.fault)
+	}
 	faultAt := 1 + s.rng.Intn(max(n-1, 1))
 	s.rngMu.Unlock()
 	if status, ok := faultStatus[fault]; ok {

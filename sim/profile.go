@@ -72,6 +72,12 @@ type Profile struct {
 	// FaultMalformed is the probability that one malformed data payload is
 	// sent mid-stream.
 	FaultMalformed float64 `sim:"fault_malformed" help:"probability of one malformed data payload mid-stream"`
+	// FaultRepeatToken is the probability that a request's answer is one
+	// word repeated (a degenerate loop), FaultGarbage that it is byte
+	// fragments and replacement characters (a broken kernel or
+	// detokenizer); either streams at the healthy speed and length.
+	FaultRepeatToken float64 `sim:"fault_repeat_token" help:"probability of an answer that repeats one word, at the healthy speed"`
+	FaultGarbage     float64 `sim:"fault_garbage_output" help:"probability of an answer of invalid bytes and replacement characters, at the healthy speed"`
 	// StallDuration is how long a stalled stream sends nothing.
 	StallDuration time.Duration `sim:"stall_duration" help:"how long a stall lasts (duration)"`
 	// ReasoningTokens makes the model a reasoning one: a chat or Responses

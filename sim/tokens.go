@@ -122,9 +122,30 @@ func detokenize(ids []int) (string, error) {
 
 // wordStream yields the generated words of one request: a small seeded
 // generator (a 64-bit LCG) picking vocabulary tokens, without allocating.
-type wordStream uint64
+// An output fault (FaultKindRepeatToken, FaultKindGarbage) changes what
+// it yields, not how many.
+type wordStream struct {
+	state uint64
+	fault string
+	first string // the repeated word
+}
+
+// garbageTokens are what a broken engine streams: byte fragments that are
+// not UTF-8, and replacement characters. Each is safe inside a JSON string
+// as written.
+var garbageTokens = []string{" \xff\xfe", "\xc3", " \ufffd\ufffd", "\xe2\x80", " \ufffd"}
 
 func (w *wordStream) next() string {
-	*w = *w*6364136223846793005 + 1442695040888963407
-	return vocabTokens[int(uint64(*w)>>33)%len(vocabTokens)]
+	w.state = w.state*6364136223846793005 + 1442695040888963407
+	i := int(w.state >> 33)
+	switch w.fault {
+	case FaultKindRepeatToken:
+		if w.first == "" {
+			w.first = vocabTokens[i%len(vocabTokens)]
+		}
+		return w.first
+	case FaultKindGarbage:
+		return garbageTokens[i%len(garbageTokens)]
+	}
+	return vocabTokens[i%len(vocabTokens)]
 }

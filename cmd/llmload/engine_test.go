@@ -216,3 +216,37 @@ func TestOutputs(t *testing.T) {
 		t.Errorf("the kept outputs (%v) hold the key, or nothing:\n%s", err, b)
 	}
 }
+
+// TestOutputFaults: the simulator answering at its healthy speed with
+// one word repeated, or with byte fragments, passes every latency check
+// and fails the output checks alone (exit 1); the healthy simulator
+// passes them.
+func TestOutputFaults(t *testing.T) {
+	for _, tc := range []struct {
+		fault, failed string
+		code          int
+	}{
+		{"none", "", exitOK},
+		{"repeat_token", "no_loops", exitCheckFailed},
+		{"garbage_output", "valid_text", exitCheckFailed},
+	} {
+		t.Run(tc.fault, func(t *testing.T) {
+			out := t.TempDir()
+			code, stdout, stderr := call(t, context.Background(), "run", "-quiet", "-out", out, "-var", "fault="+tc.fault, "testdata/output-faults.hcl")
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.code, stdout, stderr)
+			}
+			res := resultFile(t, filepath.Join(out, "answers.json"))
+			for _, c := range res["checks"].([]any) {
+				c := c.(map[string]any)
+				if want := map[bool]string{true: "fail", false: "pass"}[c["name"] == tc.failed]; c["verdict"] != want {
+					t.Errorf("check %v: %v, want %s", c["name"], c["verdict"], want)
+				}
+			}
+			defects, _ := res["summary"].(map[string]any)["output_defects"].(map[string]any)
+			if key := map[string]string{"repeat_token": "degenerate", "garbage_output": "bad_text"}[tc.fault]; key != "" && defects[key] != 12.0 || key == "" && len(defects) != 0 {
+				t.Errorf("summary.output_defects %v", defects)
+			}
+		})
+	}
+}
