@@ -33,7 +33,7 @@ func newCacheSalt() string {
 func setPromptCache(t *Target, body map[string]any) {
 	salt := t.cacheSalt
 	if salt == "" {
-		salt = "<drawn at the run's start>"
+		salt = "(drawn at the run's start)"
 	}
 	switch t.PromptCache {
 	case PromptCacheIsolate:
