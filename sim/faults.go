@@ -13,6 +13,7 @@ const (
 	// Output faults: the stream is healthy and on time, its text is not.
 	FaultKindRepeatToken = "repeat_token"
 	FaultKindGarbage     = "garbage_output"
+	FaultKindNeverStop   = "never_stop"
 )
 
 type faultShare struct {
@@ -31,6 +32,7 @@ func (p *Profile) faults() []faultShare {
 		{FaultKindMalformed, p.FaultMalformed},
 		{FaultKindRepeatToken, p.FaultRepeatToken},
 		{FaultKindGarbage, p.FaultGarbage},
+		{FaultKindNeverStop, p.FaultNeverStop},
 	}
 }
 

@@ -215,6 +215,14 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, kind api) {
 		// Not a fault of the stream: its words are the fault.
 		words.fault, fault = fault, ""
 		s.countFault(words.fault)
+	case FaultKindNeverStop:
+		// The model never emits its end of sequence: every answer runs
+		// to max_tokens, at the healthy speed per token.
+		if kind != apiEmbeddings {
+			n, reason = req.maxTokens, openaiwire.FinishLength
+		}
+		s.countFault(fault)
+		fault = ""
 	}
 	faultAt := 1 + s.rng.Intn(max(n-1, 1))
 	s.rngMu.Unlock()

@@ -78,6 +78,11 @@ type Profile struct {
 	// detokenizer); either streams at the healthy speed and length.
 	FaultRepeatToken float64 `sim:"fault_repeat_token" help:"probability of an answer that repeats one word, at the healthy speed"`
 	FaultGarbage     float64 `sim:"fault_garbage_output" help:"probability of an answer of invalid bytes and replacement characters, at the healthy speed"`
+	// FaultNeverStop is the probability that a request's answer never
+	// reaches its end of sequence: it runs to max_tokens (finish_reason
+	// length), as a model whose chat template or tokenizer changed so that
+	// it no longer stops.
+	FaultNeverStop float64 `sim:"fault_never_stop" help:"probability of an answer that never stops before max_tokens (no EOS), at the healthy speed"`
 	// StallDuration is how long a stalled stream sends nothing.
 	StallDuration time.Duration `sim:"stall_duration" help:"how long a stall lasts (duration)"`
 	// ReasoningTokens makes the model a reasoning one: a chat or Responses

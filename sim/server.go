@@ -41,7 +41,7 @@ type Server struct {
 	steps       atomic.Int64
 	preemptions atomic.Int64
 	kvUsed      atomic.Int64
-	faults      [8]atomic.Int64 // indexed like Profile.faults
+	faults      [9]atomic.Int64 // indexed like Profile.faults
 
 	jitMu     sync.Mutex
 	jitter    []time.Duration // ring of the last jitterWindow samples

@@ -218,9 +218,9 @@ func TestOutputs(t *testing.T) {
 }
 
 // TestOutputFaults: the simulator answering at its healthy speed with
-// one word repeated, or with byte fragments, passes every latency check
-// and fails the output checks alone (exit 1); the healthy simulator
-// passes them.
+// one word repeated, with byte fragments, or never stopping before
+// max_tokens passes every latency check and fails the output checks alone
+// (exit 1); the healthy simulator passes them.
 func TestOutputFaults(t *testing.T) {
 	for _, tc := range []struct {
 		fault, failed string
@@ -229,6 +229,7 @@ func TestOutputFaults(t *testing.T) {
 		{"none", "", exitOK},
 		{"repeat_token", "no_loops", exitCheckFailed},
 		{"garbage_output", "valid_text", exitCheckFailed},
+		{"never_stop", "stops", exitCheckFailed},
 	} {
 		t.Run(tc.fault, func(t *testing.T) {
 			out := t.TempDir()
@@ -243,9 +244,23 @@ func TestOutputFaults(t *testing.T) {
 					t.Errorf("check %v: %v, want %s", c["name"], c["verdict"], want)
 				}
 			}
-			defects, _ := res["summary"].(map[string]any)["output_defects"].(map[string]any)
-			if key := map[string]string{"repeat_token": "degenerate", "garbage_output": "bad_text"}[tc.fault]; key != "" && defects[key] != 12.0 || key == "" && len(defects) != 0 {
-				t.Errorf("summary.output_defects %v", defects)
+			// Every faulty answer flagged (a repeated word only from 16
+			// events on, and the model stops at its end of sequence), no
+			// healthy one.
+			sum := res["summary"].(map[string]any)
+			defects, _ := sum["output_defects"].(map[string]any)
+			finish, _ := sum["finish"].(map[string]any)
+			switch key := map[string]string{"repeat_token": "degenerate", "garbage_output": "bad_text"}[tc.fault]; {
+			case key != "" && (len(defects) != 1 || defects[key] == nil):
+				t.Errorf("summary.output_defects %v, want only %s", defects, key)
+			case key == "" && len(defects) != 0:
+				t.Errorf("summary.output_defects %v, want none", defects)
+			}
+			// A model that stops ends most answers itself (an answer of
+			// mean 60 tokens reaches 200 one time in 28); one that never
+			// stops, none.
+			if stop, _ := finish["stop"].(float64); tc.fault == "never_stop" && (finish["length"] != 12.0 || stop != 0) || tc.fault != "never_stop" && stop < 9 {
+				t.Errorf("summary.finish %v", finish)
 			}
 		})
 	}

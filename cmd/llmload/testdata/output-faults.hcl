@@ -5,20 +5,23 @@ variable "fault" {
   default = "none"
 }
 
+# ignore_eos is off: answers end where the model stops, and a model that
+# never stops shows in the finish reasons.
 target "sim" {
-  base_url   = "sim://tiny"
-  model      = "tiny"
-  ignore_eos = true
+  base_url = "sim://tiny"
+  model    = "tiny"
   sim {
+    eos_mean_tokens      = 60
     fault_repeat_token   = var.fault == "repeat_token" ? 1 : 0
     fault_garbage_output = var.fault == "garbage_output" ? 1 : 0
+    fault_never_stop     = var.fault == "never_stop" ? 1 : 0
   }
 }
 
 dataset "d" {
   random {
     input_len   = 16
-    output_len  = 24
+    output_len  = 200
     num_prompts = 12
     seed        = 3
   }
@@ -41,6 +44,10 @@ scenario "answers" {
   assert "no_loops" {
     condition     = metrics.output_defects.degenerate == 0
     error_message = "Answers repeated a few words over and over."
+  }
+  assert "stops" {
+    condition     = metrics.finish.length <= metrics.completed / 2
+    error_message = "Most answers ran to max_tokens: the model stopped emitting its end of sequence."
   }
   assert "valid_text" {
     condition     = metrics.output_defects.bad_text == 0
