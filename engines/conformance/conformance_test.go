@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/llmload/llmload/internal/testshared"
 )
 
 // conforms checks what every scenario must give against a correct
@@ -175,6 +177,40 @@ func TestLlamaServer(t *testing.T) {
 			t.Errorf("short_outputs %v, truncated %v, want 0 and 0\nstdout:\n%s", r.summary("short_outputs"), r.summary("truncated"), r.stdout)
 		}
 		t.Logf("ignore_eos on: %v output tokens for %v requests of 32", r.summary("total_output_tokens"), r.summary("completed"))
+	})
+	// Non-canonical answers: the pieces model's text re-tokenizes to other
+	// counts than llama.cpp generated. Counted with the model's own
+	// tokenizer the run is valid (the token-count check tolerates it);
+	// counted with another tokenizer (Mistral's) the check disputes the
+	// answers and the run is invalid (exit 3).
+	t.Run("non-canonical answers", func(t *testing.T) {
+		pieces := llamaServer(t, piecesModel(t))
+		r := run(t, pieces, name, "openai", "pieces")
+		conforms(t, r, 16)
+		differ, more, fewer, most := 0, 0, 0, 0
+		for i, a := range r.answers(t) {
+			if a.TokenizerOutput == 0 || a.OutputTokens != 64 {
+				t.Errorf("request %d: %+v, want 64 tokens by usage, counted again by the tokenizer", i, a)
+				continue
+			}
+			switch {
+			case a.TokenizerOutput > a.OutputTokens:
+				more++
+				most = max(most, a.TokenizerOutput-a.OutputTokens)
+			case a.TokenizerOutput < a.OutputTokens:
+				fewer++
+			}
+		}
+		differ = more + fewer
+		if differ == 0 {
+			t.Errorf("every answer re-tokenized to its usage count: the pieces model wrote canonical text, and this test checks nothing")
+		}
+		t.Logf("pieces: %d of 16 answers re-tokenized to another count (%d more, by up to %d; %d fewer), all within the tolerance", differ, more, most, fewer)
+		mistral := testshared.Path(t, "data", "tokenizers", "mistral7b", "tokenizer.json")
+		wrong := run(t, pieces, name, "openai", "pieces", "-var", "tokenizer="+mistral)
+		if v, _ := wrong.res["validity"].(map[string]any); wrong.code != 3 || v["valid"] != false || !strings.Contains(fmt.Sprint(v), "token_mismatch") {
+			t.Errorf("another model's tokenizer: exit %d, validity %v; want 3, invalid by token_mismatch\nstdout:\n%s", wrong.code, v, wrong.stdout)
+		}
 	})
 	// A warm prompt cache across runs: the second of two identical runs
 	// has its prompts served from the first one's cache, unless the

@@ -129,6 +129,16 @@ func stopModel(t *testing.T) string {
 	return writeModel(t, "tiny-stop.gguf", cfg)
 }
 
+// piecesModel writes the pieces model once: the tiny model but that it
+// writes any whole piece of text (tinymodel's Pieces), so its answers
+// re-tokenize to other counts than it generated.
+func piecesModel(t *testing.T) string {
+	t.Helper()
+	cfg := tinymodel.Default()
+	cfg.Pieces = true
+	return writeModel(t, "tiny-pieces.gguf", cfg)
+}
+
 // writeModel writes a model into scratch under name, once per name.
 func writeModel(t *testing.T, name string, cfg tinymodel.Config) string {
 	t.Helper()
@@ -337,6 +347,8 @@ type answer struct {
 	OutputEvents int    `json:"output_events"`
 	IgnoreEOS    bool   `json:"ignore_eos"`
 	ShortOutput  bool   `json:"short_output"`
+	// TokenizerOutput is the client's own count of the answer's text.
+	TokenizerOutput int `json:"tokenizer_output_tokens"`
 }
 
 // answers reads the run's requests, one line each.

@@ -264,3 +264,28 @@ scenario "eos_ignored" {
     duration = "600s"
   }
 }
+
+# The pieces model (tinymodel's Pieces) writes any whole piece of text, not
+# only words, so its answers run into each other and re-tokenize to other
+# counts than the engine generated, as a sampled model's do. Counted with
+# the model's own tokenizer the run is valid; counted with another
+# (-var tokenizer=<Mistral's>) every answer is disputed and it is not.
+dataset "pieces" {
+  random {
+    input_len   = 24
+    output_len  = 64
+    num_prompts = 16
+    seed        = 11
+  }
+  tokenizer = var.tokenizer
+}
+
+scenario "pieces" {
+  target   = target.engine
+  dataset  = dataset.pieces
+  requests = 16
+  closed_loop {
+    users    = 4
+    duration = "600s"
+  }
+}

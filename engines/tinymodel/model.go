@@ -7,6 +7,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/llmload/llmload/engines/gguf"
 )
@@ -55,6 +57,14 @@ type Config struct {
 	// the end-of-sequence token is by far the most likely next token (see
 	// stopMark). The default model never emits it.
 	Stop bool
+	// Pieces makes a model that emits any whole piece of text, not only
+	// words: every normal token whose bytes are valid UTF-8 with no control
+	// character (PieceTokens), about 4 in 5 of Qwen3's vocabulary. Its
+	// answers run into each other ("ingЖ.("), so their text re-tokenizes
+	// to a different count from the tokens the engine generated: the
+	// non-canonical sequences a sampled model writes, which a client's
+	// token count must tolerate (metrics.TokenizerDisputes).
+	Pieces bool
 }
 
 // Default is the model the conformance suite uses: 2 layers of width 64,
@@ -91,6 +101,8 @@ func (c Config) validate() error {
 		return fmt.Errorf("a pre-tokenizer name and a chat template are needed")
 	case !(c.WordScale > 0):
 		return fmt.Errorf("the word scale must be positive, not %g", c.WordScale)
+	case c.Stop && c.Pieces:
+		return fmt.Errorf("the stop model emits words: it cannot also emit pieces")
 	}
 	return nil
 }
@@ -168,6 +180,10 @@ func Build(c Config, tok *Tokenizer) (*gguf.File, error) {
 		return uniform(c.Seed, name, n, float32(math.Sqrt(3/float64(in))))
 	}
 	words := WordTokens(tok)
+	emits := words
+	if c.Pieces {
+		emits = PieceTokens(tok)
+	}
 	matrix("token_embd.weight", w, vocab, func(name string, n, in uint64) []float32 {
 		vs := uniform(c.Seed, name, n, 1)
 		if c.Stop {
@@ -200,7 +216,7 @@ func Build(c Config, tok *Tokenizer) (*gguf.File, error) {
 	matrix("output.weight", w, vocab, func(name string, n, in uint64) []float32 {
 		vs := uniform(c.Seed, name, n, c.WordScale)
 		for id := range vocab {
-			if !words[id] {
+			if !emits[id] {
 				clear(vs[id*in : (id+1)*in])
 			}
 		}
@@ -219,6 +235,9 @@ func description(c Config) string {
 	d := fmt.Sprintf("random weights from seed %d, made by llmload's engines/tinymodel: not a language model", c.Seed)
 	if c.Stop {
 		d += "; it ends every answer after one word"
+	}
+	if c.Pieces {
+		d += "; it writes pieces of text that run into each other"
 	}
 	return d
 }
@@ -328,6 +347,54 @@ func WordTokens(tok *Tokenizer) []bool {
 	}
 	return out
 }
+
+// PieceTokens marks, by id, the normal tokens whose bytes are valid UTF-8
+// with no control character and no U+FFFD (which output checks read as
+// broken text): pieces of text that print whole (no byte
+// fragment, which llama.cpp's output parser may refuse), in any script,
+// with or without a leading space.
+func PieceTokens(tok *Tokenizer) []bool {
+	out := make([]bool, len(tok.Tokens))
+	for id, s := range tok.Tokens {
+		if tok.Types[id] != TokenNormal {
+			continue
+		}
+		b, ok := byteLevel(s)
+		out[id] = ok && len(b) > 0 && utf8.Valid(b) && !strings.ContainsFunc(string(b), func(r rune) bool {
+			return unicode.IsControl(r) || r == utf8.RuneError
+		})
+	}
+	return out
+}
+
+// byteLevel decodes a byte-level BPE token (GPT-2's bytes_to_unicode: the
+// printable Latin-1 bytes stand for themselves, every other byte b for
+// rune 256 plus its rank among them) into its bytes.
+func byteLevel(token string) ([]byte, bool) {
+	var out []byte
+	for _, r := range token {
+		b, ok := byteOf[r]
+		if !ok {
+			return nil, false
+		}
+		out = append(out, b)
+	}
+	return out, true
+}
+
+var byteOf = func() map[rune]byte {
+	m := make(map[rune]byte, 256)
+	n := 0
+	for b := range 256 {
+		if b >= '!' && b <= '~' || b >= 0xA1 && b <= 0xAC || b >= 0xAE && b <= 0xFF {
+			m[rune(b)] = byte(b)
+			continue
+		}
+		m[rune(256+n)] = byte(b)
+		n++
+	}
+	return m
+}()
 
 // bpe applies the merges to one pre-token, as GPT-2's BPE does (the
 // lowest-ranked adjacent pair first, all its occurrences at once), and

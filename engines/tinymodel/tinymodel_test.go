@@ -426,3 +426,85 @@ func TestStop(t *testing.T) {
 		}
 	}
 }
+
+// TestPieces checks the pieces model's choice of tokens and its output
+// rows: every normal token that prints whole is emitted (with or without
+// a space, in any script), byte fragments, control characters and special
+// tokens are not, and the stop model cannot also emit pieces.
+func TestPieces(t *testing.T) {
+	tests := []struct {
+		token string
+		want  bool
+	}{
+		{"Ġhello", true},
+		{"ing", true},
+		{"!", true},
+		{"Ġ", true},        // a space
+		{"ĠÐĸ", true},      // " Ж", two bytes that decode whole
+		{"Ð", false},       // the first byte of a two-byte rune
+		{"Ċ", false},       // a newline: a control character
+		{"ĉ", false},       // a tab
+		{"hello", true},    // no space
+		{"h\u4e16", false}, // a rune outside the byte-level alphabet
+	}
+	tok := &Tokenizer{}
+	for _, tt := range tests {
+		tok.Tokens = append(tok.Tokens, tt.token)
+		tok.Types = append(tok.Types, TokenNormal)
+	}
+	tok.Tokens = append(tok.Tokens, "<|im_end|>")
+	tok.Types = append(tok.Types, TokenControl)
+	got := PieceTokens(tok)
+	for i, tt := range tests {
+		if got[i] != tt.want {
+			t.Errorf("%q: piece = %v, want %v", tt.token, got[i], tt.want)
+		}
+	}
+	if got[len(tests)] {
+		t.Errorf("a control token is a piece")
+	}
+
+	small := smallTok(t)
+	c := Default()
+	c.Pieces = true
+	f, _, _ := readBack(t, c, small)
+	rows := outputRows(t, f, small)
+	pieces := PieceTokens(small)
+	for id := range small.Tokens {
+		if nonzero := rows[id]; nonzero != pieces[id] {
+			t.Errorf("token %d %q: output row non-zero = %v, want %v", id, small.Tokens[id], nonzero, pieces[id])
+		}
+	}
+	if d, _ := f.Get("general.description"); !strings.Contains(d.(string), "pieces of text") {
+		t.Errorf("description %q does not say the model writes pieces", d)
+	}
+	c.Stop = true
+	if _, err := Build(c, small); err == nil {
+		t.Errorf("a stop model that emits pieces was built")
+	}
+}
+
+// outputRows says, by token id, whether the model's output row is
+// non-zero: whether the model can emit the token.
+func outputRows(t *testing.T, f *gguf.File, tok *Tokenizer) []bool {
+	t.Helper()
+	for _, tn := range f.Tensors {
+		if tn.Name != "output.weight" {
+			continue
+		}
+		vs, err := tn.Floats()
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := int(tn.Dims[0])
+		out := make([]bool, len(tok.Tokens))
+		for id := range out {
+			for _, v := range vs[id*in : (id+1)*in] {
+				out[id] = out[id] || v != 0
+			}
+		}
+		return out
+	}
+	t.Fatal("no output.weight")
+	return nil
+}

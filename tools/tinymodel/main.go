@@ -26,11 +26,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	seed := fs.Uint64("seed", def.Seed, "the seed of the random weights")
 	f32 := fs.Bool("f32", false, "write every tensor as F32 (default: 2-D weights F16, about half the size)")
 	stop := fs.Bool("stop", false, "make a model that ends every answer with EOS after one word (default: it never emits EOS)")
+	pieces := fs.Bool("pieces", false, "make a model that writes any whole piece of text, not only words, so its answers re-tokenize to other counts (default: words that re-tokenize exactly)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	if *dir == "" || *out == "" || fs.NArg() > 0 {
-		fmt.Fprintln(stderr, "usage: tinymodel -tokenizer DIR -o FILE [-seed N] [-f32] [-stop]")
+		fmt.Fprintln(stderr, "usage: tinymodel -tokenizer DIR -o FILE [-seed N] [-f32] [-stop | -pieces]")
 		return 2
 	}
 	start := time.Now()
@@ -40,14 +41,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	cfg := def
-	cfg.Seed, cfg.F32, cfg.Stop = *seed, *f32, *stop
+	cfg.Seed, cfg.F32, cfg.Stop, cfg.Pieces = *seed, *f32, *stop, *pieces
 	sum, size, err := write(*out, cfg, tok)
 	if err != nil {
 		fmt.Fprintln(stderr, "tinymodel:", err)
 		return 1
 	}
+	emits, what := tinymodel.WordTokens(tok), "words"
+	if cfg.Pieces {
+		emits, what = tinymodel.PieceTokens(tok), "pieces of text"
+	}
 	words := 0
-	for _, w := range tinymodel.WordTokens(tok) {
+	for _, w := range emits {
 		if w {
 			words++
 		}
@@ -57,8 +62,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if cfg.Stop {
 		stops = fmt.Sprintf(", then EOS (%d %q)", tok.EOS, tok.Tokens[tok.EOS])
 	}
-	fmt.Fprintf(stdout, "llama, %d layers, width %d, %d heads, FFN %d, context %d, seed %d; %d tokens, %d of them words the model emits%s; %.1f s\n",
-		cfg.Layers, cfg.Width, cfg.Heads, cfg.FFN, cfg.Context, cfg.Seed, len(tok.Tokens), words, stops, time.Since(start).Seconds())
+	fmt.Fprintf(stdout, "llama, %d layers, width %d, %d heads, FFN %d, context %d, seed %d; %d tokens, %d of them %s the model emits%s; %.1f s\n",
+		cfg.Layers, cfg.Width, cfg.Heads, cfg.FFN, cfg.Context, cfg.Seed, len(tok.Tokens), words, what, stops, time.Since(start).Seconds())
 	return 0
 }
 
