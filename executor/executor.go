@@ -84,7 +84,7 @@ type Target struct {
 	// (the engine's default), PromptCacheIsolate or PromptCacheOff.
 	// CachePromptFlag says the engine turns its cache off per request by
 	// cache_prompt = false and has no cache_salt (llama.cpp). cacheSalt is
-	// the run's salt, drawn by Run.
+	// the run's salt: Plan.CacheSalt, or drawn by Run.
 	PromptCache     string
 	CachePromptFlag bool
 	cacheSalt       string
@@ -194,6 +194,11 @@ type Sessions struct {
 // Plan is everything Run needs.
 type Plan struct {
 	Target Target
+	// CacheSalt is the cache_salt of a run whose target isolates its
+	// prompt cache (Target.PromptCache): one run of several that must share
+	// one cache, as the blocks of an A/B arm do (NewCacheSalt). Empty, Run
+	// draws a salt of the run's own.
+	CacheSalt string
 	// Requests are sent in order, cycling when more are needed.
 	Requests []dataset.Request
 	// Exactly one of Open and Closed is set.
@@ -383,7 +388,10 @@ func Run(ctx context.Context, p Plan) (*Outcome, error) {
 		return nil, err
 	}
 	if p.Target.PromptCache != "" {
-		p.Target.cacheSalt = newCacheSalt() // each run its own
+		p.Target.cacheSalt = p.CacheSalt
+		if p.CacheSalt == "" {
+			p.Target.cacheSalt = NewCacheSalt() // each run its own
+		}
 	}
 	preps, err := prepare(p.Target, p.Requests)
 	if err != nil {

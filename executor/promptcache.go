@@ -22,9 +22,10 @@ const (
 // salt is its own (sessions prepare their turns one by one).
 var requestSalts atomic.Uint64
 
-// newCacheSalt is a run's salt: random, as vLLM asks of a cache_salt (the
-// salt keeps one user's prompts from being guessed by another's timing).
-func newCacheSalt() string {
+// NewCacheSalt is a run's salt (Plan.CacheSalt): random, as vLLM asks of
+// a cache_salt (the salt keeps one user's prompts from being guessed by
+// another's timing).
+func NewCacheSalt() string {
 	return "llmload-" + rand.Text()
 }
 

@@ -92,6 +92,10 @@ type abArm struct {
 	version string
 	outs    []*executor.Outcome
 	started bool
+	// salt is the arm's prompt cache salt: its blocks are one run to the
+	// engine's cache (prompt_cache = "isolate"), apart from the other
+	// arm's.
+	salt string
 }
 
 // abOutcome is what an A/B run measured: each arm's blocks pooled, and
@@ -139,6 +143,10 @@ run:
 		for _, arm := range order {
 			p, index := blockPlan(plan, offs, b, !arm.started)
 			p.Target = arm.lt.target
+			if arm.salt == "" {
+				arm.salt = executor.NewCacheSalt()
+			}
+			p.CacheSalt = arm.salt
 			block, name := k+1, arm.name
 			po.next(index, func(r *metrics.Request) { r.Arm, r.Block = name, block })
 			out, err := once{}.run(ctx, p)

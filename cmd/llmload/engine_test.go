@@ -1,16 +1,21 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/llmload/llmload/sim"
 )
 
 // TestPrefixReuse: prompts that share a 64-token prefix against the
@@ -117,6 +122,105 @@ func TestPromptCache(t *testing.T) {
 				if c != tc.cached[i] || sum["cache_reports"] != 12.0 || sum["ideal_cached_tokens"] != 704.0 {
 					t.Errorf("run %d: %v cached tokens over %v reports (ideal %v), want %v over 12 (ideal 704)",
 						i+1, sum["cached_tokens"], sum["cache_reports"], sum["ideal_cached_tokens"], tc.cached[i])
+				}
+			}
+		})
+	}
+}
+
+// TestPromptCacheAB: the two arms of an A/B run against one engine that
+// caches prompt prefixes. "isolate" gives each arm one cache_salt for all
+// its blocks, the two arms different ones, so an arm reuses at most what
+// an ideal cache of its own would; "shared" sends none, and the arm that
+// runs second in a block finds the first one's prompts cached, beyond the
+// ideal; "off" gives every request its own salt and nothing is reused.
+func TestPromptCacheAB(t *testing.T) {
+	for _, policy := range []string{"shared", "isolate", "off"} {
+		t.Run(policy, func(t *testing.T) {
+			p, err := sim.LookupProfile("tiny")
+			if err != nil {
+				t.Fatal(err)
+			}
+			p.Model, p.PrefixCaching = "tiny", true
+			server := sim.NewServer(p, 1)
+			server.Start()
+			defer server.Close()
+			engine := server.Handler()
+			var mu sync.Mutex
+			salts := map[string][]string{} // arm: the cache_salt of each request, "" for none
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if arm := r.Header.Get("X-Arm"); arm != "" && r.Method == http.MethodPost {
+					body, _ := io.ReadAll(r.Body)
+					r.Body = io.NopCloser(bytes.NewReader(body))
+					var req struct {
+						Salt string `json:"cache_salt"`
+					}
+					_ = json.Unmarshal(body, &req)
+					mu.Lock()
+					salts[arm] = append(salts[arm], req.Salt)
+					mu.Unlock()
+				}
+				engine.ServeHTTP(w, r)
+			}))
+			defer srv.Close()
+			out := t.TempDir()
+			code, stdout, stderr := call(t, context.Background(), "run", "-quiet", "-out", out,
+				"-var", "url="+srv.URL, "-var", "policy="+policy, "testdata/prompt-cache-ab.hcl")
+			if code != exitOK {
+				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+			}
+			res := resultFile(t, filepath.Join(out, "ab.json"))
+			arms := map[string]map[string]any{
+				"baseline":  res["ab"].(map[string]any)["baseline"].(map[string]any)["summary"].(map[string]any),
+				"candidate": res["summary"].(map[string]any),
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			distinct := map[string]string{} // salt: arm
+			for arm, sum := range arms {
+				cached, _ := sum["cached_tokens"].(float64)
+				ideal, _ := sum["ideal_cached_tokens"].(float64)
+				if ideal == 0 || sum["cache_reports"] != 12.0 {
+					t.Fatalf("%s arm: %v cache reports, ideal %v; want 12 and more than 0", arm, sum["cache_reports"], ideal)
+				}
+				own := map[string]bool{}
+				for _, s := range salts[arm] {
+					own[s] = true
+					if prev, ok := distinct[s]; ok && prev != arm && s != "" {
+						t.Errorf("salt %q sent by both arms", s)
+					}
+					distinct[s] = arm
+				}
+				// The preflight probe is sent once, before the first block.
+				if n := len(salts[arm]); n < 12 {
+					t.Fatalf("%s arm: %d requests seen, want 12 or more", arm, n)
+				}
+				switch policy {
+				case "shared":
+					if len(own) != 1 || !own[""] {
+						t.Errorf("%s arm: salts %v, want none", arm, salts[arm])
+					}
+				case "isolate":
+					if len(own) != 1 || own[""] {
+						t.Errorf("%s arm: salts %v, want one for all its blocks", arm, salts[arm])
+					}
+					if cached > ideal {
+						t.Errorf("%s arm: %v cached tokens over an ideal %v: it was served the other arm's prompts", arm, cached, ideal)
+					}
+				case "off":
+					if len(own) != len(salts[arm]) || own[""] {
+						t.Errorf("%s arm: salts %v, want one per request", arm, salts[arm])
+					}
+					if cached != 0 {
+						t.Errorf("%s arm: %v cached tokens, want 0", arm, cached)
+					}
+				}
+			}
+			if policy == "shared" {
+				total, ideal := arms["baseline"]["cached_tokens"].(float64)+arms["candidate"]["cached_tokens"].(float64),
+					arms["baseline"]["ideal_cached_tokens"].(float64)+arms["candidate"]["ideal_cached_tokens"].(float64)
+				if total <= ideal {
+					t.Errorf("shared: %v cached tokens over both arms, ideal %v: the arm that ran second should find the first one's prompts", total, ideal)
 				}
 			}
 		})
