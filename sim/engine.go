@@ -29,6 +29,12 @@ type seq struct {
 	// scheduled is when the engine first admitted it (engine clock): its
 	// queue time ends there, and vLLM's per-request TTFT starts there.
 	scheduled time.Duration
+	// Speculative decoding (TokensPerEvent > 1): steps that drafted,
+	// draft tokens proposed and accepted, and the share of a draft token
+	// accepted but not yet gained (SpecAcceptance × drafts, whole tokens
+	// taken step by step).
+	specSteps, drafted, accepted int
+	acceptCarry                  float64
 
 	cancelled atomic.Bool // set by the handler when it no longer wants tokens
 	// leaked is set instead of cancelled under the LeakOnDisconnect fault:
@@ -175,7 +181,7 @@ func (e *engine) step() (time.Duration, []emit) {
 		budget -= n
 		decodes++
 		ctx += s.computed
-		e.produce(s, n)
+		e.produce(s, e.gain(s))
 	}
 
 	// Admission (not in a step that had to preempt, as vLLM does).
@@ -241,8 +247,29 @@ func (e *engine) advancePrefill(s *seq, chunk int) {
 		if e.cache != nil {
 			e.cache.insert(s.blocks)
 		}
-		e.produce(s, min(e.p.TokensPerEvent, s.target-s.generated))
+		e.produce(s, e.gain(s))
 	}
+}
+
+// gain is how many tokens s gains in a step: with speculative decoding
+// (TokensPerEvent > 1) its accepted drafts and the bonus token, else one;
+// never past its target. The step's budget and KV cache were reserved for
+// all TokensPerEvent.
+func (e *engine) gain(s *seq) int {
+	left := s.target - s.generated
+	k := e.p.TokensPerEvent - 1
+	if k == 0 {
+		return min(1, left)
+	}
+	s.acceptCarry += e.p.SpecAcceptance * float64(k)
+	ok := min(int(s.acceptCarry+1e-9), k)
+	s.acceptCarry -= float64(ok)
+	s.specSteps++
+	s.drafted += k
+	// Counted as verified, as vLLM counts them, even when the answer's
+	// end (max_tokens) cuts the step's tokens.
+	s.accepted += ok
+	return min(ok+1, left)
 }
 
 func (e *engine) produce(s *seq, n int) {

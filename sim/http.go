@@ -492,15 +492,14 @@ func (c *call) appendMetrics(buf []byte) []byte {
 	buf = strconv.AppendFloat(buf, tps, 'f', 3, 64)
 	if k := c.s.p.TokensPerEvent - 1; k > 0 {
 		// tokens_per_event > 1 is speculative decoding with k draft
-		// tokens per step, every one accepted: each step's tokens are
-		// its accepted drafts and a bonus token.
-		steps := (q.target + k) / (k + 1)
+		// tokens a step: each step gained its accepted drafts and a bonus
+		// token (spec_acceptance).
 		buf = append(buf, `,"speculative_decoding":{"num_spec_steps":`...)
-		buf = strconv.AppendInt(buf, int64(steps), 10)
+		buf = strconv.AppendInt(buf, int64(q.specSteps), 10)
 		buf = append(buf, `,"num_draft_tokens":`...)
-		buf = strconv.AppendInt(buf, int64(steps*k), 10)
+		buf = strconv.AppendInt(buf, int64(q.drafted), 10)
 		buf = append(buf, `,"num_accepted_draft_tokens":`...)
-		buf = strconv.AppendInt(buf, int64(q.target-steps), 10)
+		buf = strconv.AppendInt(buf, int64(q.accepted), 10)
 		buf = append(buf, `,"num_spec_tokens":`...)
 		buf = strconv.AppendInt(buf, int64(k), 10)
 		buf = append(buf, '}')

@@ -142,3 +142,52 @@ func TestPerRequestMetricsQueue(t *testing.T) {
 		t.Errorf("queue times %v ms, TTFTs %v ms: the waiting request's queue time should exceed a TTFT", queues, ttfts)
 	}
 }
+
+// TestSpecAcceptance: with speculative decoding (tokens_per_event 4: three
+// drafts a step and a bonus token) each sequence accepts spec_acceptance
+// of its drafts, step after step; its per-request metrics report exactly
+// what it drafted and accepted, and the answer is as long as asked.
+func TestSpecAcceptance(t *testing.T) {
+	tests := []struct {
+		acceptance      string
+		steps, accepted int64 // of 60 tokens
+	}{
+		// Every draft: 15 steps of 4 tokens.
+		{"1", 15, 45},
+		// Half: steps of 2, 3, 2, 3, ... tokens (1.5 drafts a step
+		// accepted, in whole tokens): 24 steps, 36 of 72 drafts.
+		{"0.5", 24, 36},
+		// None: one token a step, the bonus.
+		{"0", 60, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.acceptance, func(t *testing.T) {
+			r := startTiny(t, map[string]string{"per_request_metrics": "true", "tokens_per_event": "4", "spec_acceptance": tt.acceptance})
+			body := map[string]any{"prompt": "a b c", "max_tokens": 60, "ignore_eos": true, "stream": true,
+				"stream_options": map[string]any{"include_usage": true}}
+			res := post(t, r.URL+"/v1/completions", body)
+			if res.status != http.StatusOK || len(res.payloads) < 2 {
+				t.Fatalf("status %d, %d payloads", res.status, len(res.payloads))
+			}
+			last := gjson.Parse(res.payloads[len(res.payloads)-2])
+			sd := last.Get("metrics.speculative_decoding")
+			if got := last.Get("usage.completion_tokens").Int(); got != 60 {
+				t.Errorf("%d tokens, want 60", got)
+			}
+			if sd.Get("num_spec_steps").Int() != tt.steps || sd.Get("num_draft_tokens").Int() != 3*tt.steps ||
+				sd.Get("num_accepted_draft_tokens").Int() != tt.accepted || sd.Get("num_spec_tokens").Int() != 3 {
+				t.Errorf("speculative decoding %s, want %d steps, %d drafts, %d accepted, 3 a step", sd.Raw, tt.steps, 3*tt.steps, tt.accepted)
+			}
+		})
+	}
+	p, err := LookupProfile("tiny")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Set("spec_acceptance", "1.5"); err == nil {
+		err = p.Validate()
+		if err == nil || !strings.Contains(err.Error(), "spec_acceptance") {
+			t.Errorf("spec_acceptance 1.5: %v, want a refusal naming it", err)
+		}
+	}
+}

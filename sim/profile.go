@@ -54,10 +54,16 @@ type Profile struct {
 	// of requests without ignore_eos; a reply shorter than max_tokens ends
 	// with finish_reason "stop".
 	EOSMeanTokens int `sim:"eos_mean_tokens" help:"mean natural reply length without ignore_eos (tokens)"`
-	// TokensPerEvent is the tokens each decoding sequence gains per step and
-	// sends in one SSE event (> 1 models speculative decoding with every
-	// draft accepted).
-	TokensPerEvent int `sim:"tokens_per_event" help:"tokens per decode step and SSE event (speculative decoding)"`
+	// TokensPerEvent is the most tokens each decoding sequence gains per
+	// step and sends in one SSE event (> 1 models speculative decoding:
+	// TokensPerEvent-1 draft tokens a step, then a bonus token).
+	TokensPerEvent int `sim:"tokens_per_event" help:"tokens per decode step and SSE event (speculative decoding: drafts + 1)"`
+	// SpecAcceptance is the fraction of draft tokens accepted when
+	// TokensPerEvent > 1: a step gains its accepted drafts and the bonus
+	// token, so a lower rate makes fewer tokens a step and slower answers.
+	// Each sequence accepts the same share of its drafts, step after step
+	// (no random draw), and reports them as vLLM's per-request metrics do.
+	SpecAcceptance float64 `sim:"spec_acceptance" help:"fraction of draft tokens accepted, with tokens_per_event > 1 (1: every draft)"`
 	// FaultHTTP500 is the probability that a request gets HTTP 500.
 	FaultHTTP500 float64 `sim:"fault_http_500" help:"probability of an HTTP 500 answer"`
 	// FaultHTTP429 is the probability that a request gets HTTP 429.
@@ -135,6 +141,7 @@ func a100Llama3() Profile {
 		StepOverhead:           500 * time.Microsecond,
 		EOSMeanTokens:          250,
 		TokensPerEvent:         1,
+		SpecAcceptance:         1,
 		StallDuration:          5 * time.Second,
 	}
 }
@@ -166,6 +173,7 @@ func tiny() Profile {
 		StepOverhead:           100 * time.Microsecond,
 		EOSMeanTokens:          16,
 		TokensPerEvent:         1,
+		SpecAcceptance:         1,
 		StallDuration:          200 * time.Millisecond,
 	}
 }
@@ -339,6 +347,9 @@ func (p *Profile) Validate() error {
 	}
 	if p.KVCacheTokens < p.MaxModelLen+p.TokensPerEvent {
 		return fmt.Errorf("kv_cache_tokens (%d) must hold one max_model_len (%d) request plus tokens_per_event", p.KVCacheTokens, p.MaxModelLen)
+	}
+	if !(p.SpecAcceptance >= 0 && p.SpecAcceptance <= 1) {
+		return fmt.Errorf("spec_acceptance must be a fraction in [0, 1], got %v", p.SpecAcceptance)
 	}
 	sum := 0.0
 	for _, f := range p.faults() {

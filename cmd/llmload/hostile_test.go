@@ -507,10 +507,10 @@ func TestEngineNumbers(t *testing.T) {
 		}
 	}
 	// Speculative decoding: each step's two tokens are an accepted draft
-	// and a bonus token; an answer cut at an odd length drafted one more.
+	// and a bonus token (every draft accepted).
 	drafted, _ := sum["draft_tokens"].(float64)
 	accepted, _ := sum["accepted_draft_tokens"].(float64)
-	if drafted == 0 || accepted > drafted || accepted < drafted-completed || !strings.Contains(stdout, fmt.Sprintf("speculative decoding: %v of %v draft tokens accepted", accepted, drafted)) {
+	if drafted == 0 || accepted != drafted || !strings.Contains(stdout, fmt.Sprintf("speculative decoding: %v of %v draft tokens accepted", accepted, drafted)) {
 		t.Errorf("draft tokens %v accepted of %v over %v requests; console:\n%s", accepted, drafted, completed, stdout)
 	}
 	if sum["spec_acceptance"] != accepted/drafted {
@@ -518,6 +518,13 @@ func TestEngineNumbers(t *testing.T) {
 	}
 	if !strings.Contains(stdout, "Engine (as it reported): TTFT p50") || !strings.Contains(stdout, "TTFT outside the engine p50") {
 		t.Errorf("the console does not show the engine's numbers:\n%s", stdout)
+	}
+	// A draft model that agrees less (half its drafts accepted) fails a
+	// gate on the acceptance rate.
+	code, stdout, stderr = call(t, context.Background(), "run", "-quiet", "-out", out, "-scenario", "spec_gate", "testdata/engine-numbers.hcl")
+	gate := resultFile(t, filepath.Join(out, "spec_gate.json"))["summary"].(map[string]any)
+	if code != exitCheckFailed || gate["spec_acceptance"] != 0.5 || !strings.Contains(stdout, "FAIL   drafts_accepted") {
+		t.Errorf("half the drafts accepted: exit %d, spec_acceptance %v; want 1 and 0.5\nstdout:\n%s\nstderr:\n%s", code, gate["spec_acceptance"], stdout, stderr)
 	}
 	// compare shows them too, when both sides have them.
 	result := filepath.Join(out, "engine.json")

@@ -44,3 +44,30 @@ scenario "slow_path" {
     max_client_overhead = "1us"
   }
 }
+
+# A candidate engine whose draft model agrees less: three drafts a step,
+# half of them accepted. A gate on the acceptance rate fails the run.
+target "sim_drafts_rejected" {
+  base_url   = "sim://tiny"
+  model      = "tiny"
+  ignore_eos = true
+  sim {
+    per_request_metrics = true
+    tokens_per_event    = 4
+    spec_acceptance     = 0.5
+  }
+}
+
+scenario "spec_gate" {
+  target   = target.sim_drafts_rejected
+  dataset  = dataset.d
+  requests = 8
+  closed_loop {
+    users    = 2
+    duration = "60s"
+  }
+  assert "drafts_accepted" {
+    condition     = metrics.spec_acceptance >= 0.7
+    error_message = "The draft model's tokens were accepted less often than 70% of the time."
+  }
+}
