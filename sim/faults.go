@@ -14,6 +14,7 @@ const (
 	FaultKindRepeatToken = "repeat_token"
 	FaultKindGarbage     = "garbage_output"
 	FaultKindNeverStop   = "never_stop"
+	FaultKindSwapOutputs = "swap_outputs"
 )
 
 type faultShare struct {
@@ -33,6 +34,7 @@ func (p *Profile) faults() []faultShare {
 		{FaultKindRepeatToken, p.FaultRepeatToken},
 		{FaultKindGarbage, p.FaultGarbage},
 		{FaultKindNeverStop, p.FaultNeverStop},
+		{FaultKindSwapOutputs, p.FaultSwapOutputs},
 	}
 }
 

@@ -3,6 +3,7 @@ package sim
 import (
 	"encoding/json"
 	"io"
+	"math/rand"
 	"net/http"
 	"strconv"
 	"strings"
@@ -194,6 +195,12 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, kind api) {
 	s.requests.Add(1)
 	s.rngMu.Lock()
 	fault := s.p.drawFault(s.rng)
+	// A greedy (or seeded) answer is the model's for its prompt: its
+	// length and words come from the prompt and the model's seed alone.
+	rng := s.rng
+	if req.answer != 0 {
+		rng = rand.New(&splitMix{state: req.answer ^ uint64(s.p.ModelSeed)*0x9e3779b97f4a7c15})
+	}
 	var n int
 	var reason string
 	switch {
@@ -202,15 +209,24 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, kind api) {
 		n, reason = 0, openaiwire.FinishStop
 	case reasoning > 0 && !req.ignoreEOS:
 		// The natural answer comes after the reasoning, within max_tokens.
-		n, reason = outputLength(s.p, max(req.maxTokens-reasoning, 1), false, s.rng)
+		n, reason = outputLength(s.p, max(req.maxTokens-reasoning, 1), false, rng)
 		if n += reasoning; n >= req.maxTokens {
 			n, reason = req.maxTokens, openaiwire.FinishLength
 		}
 	default:
-		n, reason = outputLength(s.p, req.maxTokens, req.ignoreEOS, s.rng)
+		n, reason = outputLength(s.p, req.maxTokens, req.ignoreEOS, rng)
 	}
-	words := wordStream{state: s.rng.Uint64()}
+	words := wordStream{state: rng.Uint64()}
+	own := words.state
 	switch fault {
+	case FaultKindSwapOutputs:
+		// Another request's words (the one before; the first request has
+		// no other to take).
+		if s.lastWords != 0 && s.lastWords != own {
+			words.state = s.lastWords
+			s.countFault(fault)
+		}
+		fault = ""
 	case FaultKindRepeatToken, FaultKindGarbage:
 		// Not a fault of the stream: its words are the fault.
 		words.fault, fault = fault, ""
@@ -225,6 +241,7 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, kind api) {
 		fault = ""
 	}
 	faultAt := 1 + s.rng.Intn(max(n-1, 1))
+	s.lastWords = own
 	s.rngMu.Unlock()
 	if status, ok := faultStatus[fault]; ok {
 		s.countFault(fault)

@@ -89,6 +89,18 @@ type Profile struct {
 	// length), as a model whose chat template or tokenizer changed so that
 	// it no longer stops.
 	FaultNeverStop float64 `sim:"fault_never_stop" help:"probability of an answer that never stops before max_tokens (no EOS), at the healthy speed"`
+	// FaultSwapOutputs is the probability that a request is answered with
+	// the text another request was given (the request before it): a
+	// prefix-cache or batching bug that hands one request's tokens to
+	// another, at the healthy speed and the request's own length.
+	FaultSwapOutputs float64 `sim:"fault_swap_outputs" help:"probability of an answer with another request's text, at the healthy speed"`
+	// ModelSeed stands for the model's weights: with greedy sampling
+	// (temperature 0) or a request seed, the answer to a prompt (its text
+	// and, without ignore_eos, its length) depends on the prompt and this
+	// seed alone, so two simulators with one model_seed answer a prompt
+	// alike and one with another seed (another model, a broken kernel)
+	// differently.
+	ModelSeed int `sim:"model_seed" help:"the simulated model: greedy answers to a prompt are the same for the same model_seed (integer)"`
 	// StallDuration is how long a stalled stream sends nothing.
 	StallDuration time.Duration `sim:"stall_duration" help:"how long a stall lasts (duration)"`
 	// ReasoningTokens makes the model a reasoning one: a chat or Responses

@@ -21,6 +21,9 @@ type apiRequest struct {
 		IncludeUsage bool `json:"include_usage"`
 	} `json:"stream_options"`
 	IgnoreEOS bool `json:"ignore_eos"`
+	// Temperature 0 is greedy sampling; Seed fixes a sampled answer.
+	Temperature *float64 `json:"temperature"`
+	Seed        *int64   `json:"seed"`
 	// CacheSalt keys the prefix cache, as vLLM's cache_salt does: prompts
 	// with different salts share no block.
 	CacheSalt string `json:"cache_salt"`
@@ -44,6 +47,10 @@ type request struct {
 	stream       bool
 	includeUsage bool
 	ignoreEOS    bool
+	// answer keys a deterministic answer (greedy sampling, or a request
+	// seed): a hash of the prompt's tokens and the seed; 0 when the answer
+	// is sampled afresh.
+	answer uint64
 }
 
 // apiError is an error answered with an HTTP status and an OpenAI-style body.
@@ -94,6 +101,9 @@ func parseRequest(body []byte, kind api, p *Profile) (request, *apiError) {
 		return request{}, err
 	}
 	r.promptTokens = len(ids)
+	if a.Temperature != nil && *a.Temperature == 0 || a.Seed != nil {
+		r.answer = answerKey(ids, a.Seed)
+	}
 	if p.PrefixCaching {
 		r.blocks = blockHashes(a.CacheSalt, ids)
 	}
@@ -224,4 +234,25 @@ func messageText(raw json.RawMessage) (string, error) {
 		}
 	}
 	return strings.Join(texts, "\n"), nil
+}
+
+// answerKey is the FNV-1a hash of a prompt's token ids and a request's
+// seed: what fixes a deterministic answer (never 0).
+func answerKey(ids []int, seed *int64) uint64 {
+	h := uint64(14695981039346656037)
+	mix := func(v uint64) {
+		for range 8 {
+			h ^= v & 0xff
+			h *= 1099511628211
+			v >>= 8
+		}
+	}
+	for _, id := range ids {
+		mix(uint64(id))
+	}
+	if seed != nil {
+		mix(1)
+		mix(uint64(*seed))
+	}
+	return max(h, 1)
 }

@@ -24,7 +24,10 @@ type Server struct {
 
 	rngMu sync.Mutex
 	rng   *rand.Rand
-	ids   atomic.Uint64
+	// lastWords is the word stream state the last request was given, for
+	// the swap_outputs fault (under rngMu).
+	lastWords uint64
+	ids       atomic.Uint64
 
 	inMu     sync.Mutex
 	incoming []*seq
@@ -41,7 +44,7 @@ type Server struct {
 	steps       atomic.Int64
 	preemptions atomic.Int64
 	kvUsed      atomic.Int64
-	faults      [9]atomic.Int64 // indexed like Profile.faults
+	faults      [10]atomic.Int64 // indexed like Profile.faults
 
 	jitMu     sync.Mutex
 	jitter    []time.Duration // ring of the last jitterWindow samples

@@ -149,3 +149,19 @@ func (w *wordStream) next() string {
 	}
 	return vocabTokens[i%len(vocabTokens)]
 }
+
+// splitMix is SplitMix64 as a math/rand source: a cheap generator seeded
+// per request for deterministic answers.
+type splitMix struct{ state uint64 }
+
+func (s *splitMix) Uint64() uint64 {
+	s.state += 0x9e3779b97f4a7c15
+	z := s.state
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	return z ^ z>>31
+}
+
+func (s *splitMix) Int63() int64 { return int64(s.Uint64() >> 1) }
+
+func (s *splitMix) Seed(seed int64) { s.state = uint64(seed) }
