@@ -145,7 +145,9 @@ func (w *wordStream) next() string {
 		}
 		return w.first
 	case FaultKindGarbage:
-		return garbageTokens[i%len(garbageTokens)]
+		// A fragment and a word: broken text, but not a loop of a few
+		// strings (which the output checks would call degenerate too).
+		return garbageTokens[i%len(garbageTokens)] + vocabTokens[(i/len(garbageTokens))%len(vocabTokens)]
 	}
 	return vocabTokens[i%len(vocabTokens)]
 }
