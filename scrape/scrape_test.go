@@ -267,7 +267,8 @@ func ms(sum, count float64) float64 { return sum * 1000 / count }
 // recorded, with made-up values. It checks what the names alone decide:
 // trtllm_time_per_output_token_seconds, one observation per request, is
 // read as the server's TPOT and never as its ITL, whose observations are
-// per token; and the KV utilization gauge is already a fraction.
+// per output step (per token without speculative decoding); and the KV
+// utilization gauge is already a fraction.
 func TestTRTLLMNames(t *testing.T) {
 	page := `# TYPE trtllm_time_per_output_token_seconds histogram
 trtllm_time_per_output_token_seconds_sum{model_name="m",engine_type="trtllm"} 0.06
