@@ -286,15 +286,26 @@ func (r *ServerRecorder) Add(at time.Time, fams map[string]Family) {
 // does not hold the source.
 func (r *ServerRecorder) addFigure(name, series, source string, useMax bool, at time.Time, fams map[string]Family) bool {
 	var a, b float64
-	if series == SeriesRatio {
-		num, den, _ := strings.Cut(source, " / ")
+	num, den, isRatio := strings.Cut(source, " / ")
+	switch {
+	case series == SeriesRatio:
 		fn, ok1 := fams[num]
 		fd, ok2 := fams[den]
 		if !ok1 || !ok2 {
 			return false
 		}
 		a, b = fn.count(), fd.count()
-	} else {
+	case series == SeriesGauge && isRatio:
+		// A level served as two gauges, a part and its whole (Triton's
+		// TensorRT-LLM backend: used over max KV-cache blocks), their
+		// series summed; without a whole there is no level.
+		fn, ok1 := fams[num]
+		fd, ok2 := fams[den]
+		if !ok1 || !ok2 || fd.Sum <= 0 {
+			return false
+		}
+		a = fn.Sum / fd.Sum
+	default:
 		f, ok := fams[source]
 		if !ok {
 			return false

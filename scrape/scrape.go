@@ -170,11 +170,24 @@ func (s *Scraper) fetch(ctx context.Context) (map[string]metrics.Family, error) 
 // wanted family (nil wants all): gauges and counters summed (and their
 // largest value kept), histograms and summaries by their sum and count. A
 // counter family written without its _total suffix is also known by it.
+//
+// A wanted name may select the series of a family that carry one label
+// value, name{label="value"} (Triton's TensorRT-LLM backend serves its
+// request counts and KV blocks as one gauge family each, told apart by a
+// label): those series are combined alone under that key, and the key is
+// absent when no series carries the value. With nil, every family is also
+// kept under every one of its label values.
 func Parse(r io.Reader, wanted map[string]bool) (map[string]metrics.Family, error) {
 	p := expfmt.NewTextParser(model.UTF8Validation)
 	mfs, err := p.TextToMetricFamilies(r)
 	if err != nil {
 		return nil, err
+	}
+	selectors := map[string][]string{} // family name -> wanted selectors of it
+	for k := range wanted {
+		if base, _, ok := strings.Cut(k, "{"); ok {
+			selectors[base] = append(selectors[base], k)
+		}
 	}
 	out := map[string]metrics.Family{}
 	for name, mf := range mfs {
@@ -182,21 +195,62 @@ func Parse(r io.Reader, wanted map[string]bool) (map[string]metrics.Family, erro
 		if mf.GetType() == dto.MetricType_COUNTER && !strings.HasSuffix(name, "_total") {
 			alias = name + "_total"
 		}
-		if wanted != nil && !wanted[name] && !wanted[alias] {
-			continue
+		if wanted == nil || wanted[name] || wanted[alias] {
+			f := family(mf.GetType(), mf.GetMetric())
+			out[name] = f
+			if alias != "" {
+				out[alias] = f
+			}
 		}
-		f := family(mf)
-		out[name] = f
-		if alias != "" {
-			out[alias] = f
+		sels := append(append([]string(nil), selectors[name]...), selectors[alias]...)
+		if wanted == nil {
+			sels = allSelectors(name, alias, mf.GetMetric())
+		}
+		for _, sel := range sels {
+			base, rest, _ := strings.Cut(sel, "{")
+			label, value, ok := strings.Cut(strings.TrimSuffix(rest, "\"}"), "=\"")
+			if !ok || (base != name && base != alias) {
+				continue
+			}
+			var ms []*dto.Metric
+			for _, m := range mf.GetMetric() {
+				for _, lp := range m.GetLabel() {
+					if lp.GetName() == label && lp.GetValue() == value {
+						ms = append(ms, m)
+						break
+					}
+				}
+			}
+			if len(ms) > 0 {
+				out[sel] = family(mf.GetType(), ms)
+			}
 		}
 	}
 	return out, nil
 }
 
-func family(mf *dto.MetricFamily) metrics.Family {
+// allSelectors names every label value a family's series carry, under the
+// family's name and its alias.
+func allSelectors(name, alias string, ms []*dto.Metric) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, m := range ms {
+		for _, lp := range m.GetLabel() {
+			for _, n := range []string{name, alias} {
+				sel := n + "{" + lp.GetName() + "=\"" + lp.GetValue() + "\"}"
+				if n != "" && !seen[sel] {
+					seen[sel] = true
+					out = append(out, sel)
+				}
+			}
+		}
+	}
+	return out
+}
+
+func family(typ dto.MetricType, ms []*dto.Metric) metrics.Family {
 	var f metrics.Family
-	switch mf.GetType() {
+	switch typ {
 	case dto.MetricType_COUNTER:
 		f.Type = metrics.SeriesCounter
 	case dto.MetricType_HISTOGRAM, dto.MetricType_GAUGE_HISTOGRAM, dto.MetricType_SUMMARY:
@@ -204,7 +258,7 @@ func family(mf *dto.MetricFamily) metrics.Family {
 	default:
 		f.Type = metrics.SeriesGauge
 	}
-	for i, m := range mf.GetMetric() {
+	for i, m := range ms {
 		var v float64
 		switch {
 		case m.Counter != nil:

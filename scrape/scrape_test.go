@@ -113,6 +113,10 @@ func TestRecord(t *testing.T) {
 // histogram's mean its sum over its count (in ms) and its delta its count.
 // source names the engine metric each figure must have been read from.
 func TestEnginePages(t *testing.T) {
+	wanted := map[string]bool{} // as Start builds it
+	for _, n := range Wanted() {
+		wanted[n] = true
+	}
 	for _, tc := range []struct {
 		engine string
 		single bool               // one page, read after an empty scrape
@@ -225,7 +229,7 @@ func TestEnginePages(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					if fams, err = Parse(bytes.NewReader(b), nil); err != nil {
+					if fams, err = Parse(bytes.NewReader(b), wanted); err != nil {
 						t.Fatalf("%s: %v", page, err)
 					}
 				}
@@ -250,6 +254,39 @@ func TestEnginePages(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestParseSelectors: a wanted name{label="value"} keeps, under that key,
+// the series of the family that carry the value, and the family itself
+// only when it is wanted too; a value no series carries gives no key; nil
+// keeps every family and every label value of it.
+func TestParseSelectors(t *testing.T) {
+	page := `# TYPE g gauge
+g{kind="a",m="x"} 1
+g{kind="a",m="y"} 2
+g{kind="b",m="x"} 4
+# TYPE c counter
+c{kind="a"} 8
+`
+	fams, err := Parse(strings.NewReader(page), map[string]bool{`g{kind="a"}`: true, `g{kind="z"}`: true, `c_total{kind="a"}`: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for k, f := range fams {
+		got[k] = f.Sum
+	}
+	if diff := cmp.Diff(map[string]float64{`g{kind="a"}`: 3, `c_total{kind="a"}`: 8}, got); diff != "" {
+		t.Errorf("wanted selectors (-want +got):\n%s", diff)
+	}
+	if fams, err = Parse(strings.NewReader(page), nil); err != nil {
+		t.Fatal(err)
+	}
+	for k, want := range map[string]float64{"g": 7, `g{kind="b"}`: 4, `g{m="x"}`: 5, "c_total": 8, `c{kind="a"}`: 8, `c_total{kind="a"}`: 8} {
+		if f, ok := fams[k]; !ok || f.Sum != want {
+			t.Errorf("nil wants all: %s = %v (%v), want %v", k, f.Sum, ok, want)
+		}
 	}
 }
 
