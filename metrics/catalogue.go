@@ -228,16 +228,19 @@ var Catalogue = []Metric{
 
 	// The server figures' sources, newest name first, then the names older
 	// releases still serve (docs/engines.md says which version each was
-	// checked against). Sources of one figure must mean the same thing:
+	// checked against). A source may select one label value of a family
+	// (name{label="value"}), and a gauge may be read as the ratio of two
+	// (a / b). Sources of one figure must mean the same thing:
 	// a per-request TPOT histogram is not an inter-token one, so it has a
 	// figure of its own.
 	serverFigure("kv_cache_usage", SeriesGauge, "fraction", LowerIsBetter, "KV-cache usage",
-		"The fraction of the server's KV cache in use (1 = full); with several engines, the fullest one.",
-		"vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc", "sglang:token_usage", "trtllm_kv_cache_utilization"),
+		"The fraction of the server's KV cache in use (1 = full); with several engines, the fullest one (Triton's TensorRT-LLM backend: its used KV-cache blocks over the most it has, summed over its models).",
+		"vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc", "sglang:token_usage", "trtllm_kv_cache_utilization",
+		`nv_trt_llm_kv_cache_block_metrics{kv_cache_block_type="used"} / nv_trt_llm_kv_cache_block_metrics{kv_cache_block_type="max"}`),
 	serverFigure("requests_running", SeriesGauge, "requests", Neither, "server running requests",
 		"Requests in the server's running batch.",
 		"vllm:num_requests_running", "sglang:num_running_reqs", "tgi_batch_current_size", "llamacpp:requests_processing",
-		"trtllm_num_requests_running"),
+		"trtllm_num_requests_running", `nv_trt_llm_request_metrics{request_type="scheduled"}`),
 	serverFigure("queue", SeriesGauge, "requests", LowerIsBetter, "server waiting requests",
 		"Requests waiting in the server's queue for a place in the batch (Dynamo's queued_requests, the last resort, also counts requests in prefill: those without a first token).",
 		"vllm:num_requests_waiting", "sglang:num_queue_reqs", "tgi_queue_size", "llamacpp:requests_deferred",

@@ -202,6 +202,22 @@ func TestEnginePages(t *testing.T) {
 			"itl": "sglang:time_per_output_token_seconds", "kv_cache_usage": "sglang:token_usage",
 			"preemptions": "", "prefix_cache_hits": "", // no retraction or cached-token counter yet
 		}},
+		// Triton's TensorRT-LLM backend (late 2023): one gauge family of
+		// request counts and one of KV-cache blocks, told apart by a label.
+		// The requests scheduled in the iteration are the running batch
+		// (its active count also holds the requests waiting in the batch
+		// manager, and reads 0 here beside 1 scheduled: the stats are set
+		// once per iteration, not when idle); KV usage is used over max
+		// blocks, as the backend's own later "fraction" is. Nothing on the
+		// page counts waiting requests or tokens.
+		{engine: "triton-trtllm-3a61c37", single: true, want: map[string]float64{
+			"requests_running.last": 1,              // request_type="scheduled" 1
+			"kv_cache_usage.last":   ratio(1, 6239), // kv_cache_block_type="used" 1, "max" 6239
+		}, source: map[string]string{
+			"requests_running": `nv_trt_llm_request_metrics{request_type="scheduled"}`,
+			"kv_cache_usage":   `nv_trt_llm_kv_cache_block_metrics{kv_cache_block_type="used"} / nv_trt_llm_kv_cache_block_metrics{kv_cache_block_type="max"}`,
+			"queue":            "", "prompt_tokens": "", "generation_tokens": "",
+		}},
 		// Dynamo's frontend: per-token ITL, and prompt tokens from the sum
 		// of its per-request input-length histogram. Its inflight gauge
 		// counts queued requests too, so it is no requests_running.
@@ -290,8 +306,37 @@ c{kind="a"} 8
 	}
 }
 
-// ratio is a hit rate from its counters' increases, as the recorder
-// divides them.
+// TestGaugeRatio: a gauge read as the ratio of two (Triton's used over max
+// KV-cache blocks) takes their quotient at each scrape, and no sample when
+// the whole is 0 or missing.
+func TestGaugeRatio(t *testing.T) {
+	page := func(used, most string) string {
+		s := "# TYPE nv_trt_llm_kv_cache_block_metrics gauge\n" +
+			`nv_trt_llm_kv_cache_block_metrics{kv_cache_block_type="used",model="m",version="1"} ` + used + "\n"
+		if most != "" {
+			s += `nv_trt_llm_kv_cache_block_metrics{kv_cache_block_type="max",model="m",version="1"} ` + most + "\n"
+		}
+		return s
+	}
+	base := time.Unix(1000, 0)
+	var samples []Sample
+	for i, text := range []string{page("2", "8"), page("0", "0"), page("3", ""), page("4", "8")} {
+		fams, err := Parse(strings.NewReader(text), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		samples = append(samples, Sample{At: base.Add(time.Duration(i) * time.Second), Families: fams})
+	}
+	f := Record("http://x/metrics", Config{}, base, time.Second, samples, 0, "").Figures["kv_cache_usage"]
+	last, _ := f.Stat("last")
+	mean, _ := f.Stat("mean")
+	if f.Samples != 2 || last != 0.5 || mean != 0.375 {
+		t.Errorf("kv_cache_usage: %d samples, last %v, mean %v; want 2, 0.5, 0.375", f.Samples, last, mean)
+	}
+}
+
+// ratio is a quotient as the recorder computes it: a hit rate from its
+// counters' increases, a KV usage from used and max blocks.
 func ratio(hits, queries float64) float64 { return hits / queries }
 
 // ms is a histogram's mean in ms from its sum (s) and count, computed as
