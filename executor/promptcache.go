@@ -2,6 +2,7 @@ package executor
 
 import (
 	"crypto/rand"
+	"encoding/json"
 	"strconv"
 	"sync/atomic"
 )
@@ -46,4 +47,28 @@ func setPromptCache(t *Target, body map[string]any) {
 		}
 		body["cache_salt"] = salt + "-" + strconv.FormatUint(requestSalts.Add(1), 36)
 	}
+}
+
+// Samples says whether t's requests sample their answers: a temperature
+// above 0 in ExtraBody (llmload sends 0, greedy) and no seed, so that the
+// same prompt need not get the same answer twice and agreement with a
+// baseline is not expected.
+func (t *Target) Samples() bool {
+	if _, ok := t.ExtraBody["seed"]; ok {
+		return false
+	}
+	var temp float64
+	switch v := t.ExtraBody["temperature"].(type) {
+	case float64:
+		temp = v
+	case int:
+		temp = float64(v)
+	case int64:
+		temp = float64(v)
+	case json.Number:
+		temp, _ = v.Float64()
+	case string:
+		temp, _ = strconv.ParseFloat(v, 64)
+	}
+	return temp > 0
 }

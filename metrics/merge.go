@@ -63,6 +63,12 @@ func merge(parts []*Summary) (*Summary, error) {
 		}
 		s.Finish = addCounts(s.Finish, p.Finish)
 		s.OutputDefects = addCounts(s.OutputDefects, p.OutputDefects)
+		if p.Agreement != nil {
+			if s.Agreement == nil {
+				s.Agreement = &Agreement{Against: p.Agreement.Against}
+			}
+			s.Agreement.Add(p.Agreement)
+		}
 		// In order, "other" last: the same parts always merge alike.
 		for _, f := range slices.Sorted(maps.Keys(p.Fingerprints)) {
 			if f != "other" {

@@ -72,6 +72,10 @@ type Summary struct {
 	// OutputDefects counts the completed requests whose answer was blank,
 	// degenerate or bad text (DefectKeys; Request.Blank and the others).
 	OutputDefects map[string]int `json:"output_defects,omitempty"`
+	// Agreement is how the answers agree with a baseline's, prompt by
+	// prompt (an A/B run's baseline arm, or a stored baseline that kept
+	// its answers); nil when there was nothing to compare with.
+	Agreement *Agreement `json:"agreement,omitempty"`
 	// Canceled counts requests cut off by an interruption (Ctrl-C) while in
 	// flight: neither completed nor failed, and not in the error rate.
 	Canceled int `json:"canceled"`

@@ -238,6 +238,7 @@ func writeExtras(p *printer, r *results.Result, s *metrics.Summary) {
 	}
 	writeStreamNotes(p, s)
 	writeOutputNotes(p, s)
+	writeAgreement(p, s)
 	writeEngineNotes(p, s)
 	if s.ShortOutputs > 0 {
 		p.printf("Short outputs: %s asked to ignore EOS but got fewer tokens than max_tokens (by the server's usage): the server did not honour ignore_eos.\n", count(s.ShortOutputs, "request", "requests"))
@@ -480,6 +481,29 @@ func writeOutputNotes(p *printer, s *metrics.Summary) {
 	if len(parts) > 0 {
 		p.printf("Outputs: %s of %d completed answers (blank: white space only; degenerate: a few strings repeated; bad text: invalid UTF-8 or replacement characters). Fast is not right: metrics.output_defects.<kind> gates them.\n",
 			strings.Join(parts, ", "), s.Completed)
+	}
+}
+
+// writeAgreement says how the answers agree with the baseline's, prompt
+// by prompt.
+func writeAgreement(p *printer, s *metrics.Summary) {
+	a := s.Agreement
+	if a == nil {
+		return
+	}
+	switch {
+	case a.Sampled:
+		p.printf("Agreement with %s: not judged: the requests sample (temperature above 0, no seed), so the same prompt need not get the same answer.\n", a.Against)
+	case a.Pairs == 0:
+		p.printf("Agreement with %s: no prompt was answered on both sides.\n", a.Against)
+	default:
+		lo, hi := a.ExactMatchInterval()
+		p.printf("Agreement with %s: %d of %d prompts answered alike (exact_match %.1f%%, 95%% interval %.1f-%.1f%%)",
+			a.Against, a.Exact, a.Pairs, 100*a.ExactMatch(), 100*lo, 100*hi)
+		if a.Scored > 0 {
+			p.printf("; over %d with both texts or alike, prefix_agreement %.1f%%, answer_similarity %.1f%%", a.Scored, 100*a.PrefixAgreement(), 100*a.Similarity())
+		}
+		p.printf(".\n")
 	}
 }
 

@@ -84,6 +84,10 @@ func blockPlan(base executor.Plan, offs []time.Duration, b abBlock, first bool) 
 	return p, index
 }
 
+// abAnswerTexts is how many of each block's first answers keep their
+// text for the arms' agreement (metrics.AnswerBook keeps at most 1,000).
+const abAnswerTexts = 1000
+
 // abArm is an arm's target and what its blocks measured.
 type abArm struct {
 	name    string // results.ArmBaseline or results.ArmCandidate
@@ -92,6 +96,8 @@ type abArm struct {
 	version string
 	outs    []*executor.Outcome
 	started bool
+	// book holds the arm's answers by prompt, for their agreement.
+	book *metrics.AnswerBook
 	// salt is the arm's prompt cache salt: its blocks are one run to the
 	// engine's cache (prompt_cache = "isolate"), apart from the other
 	// arm's.
@@ -143,12 +149,22 @@ run:
 		for _, arm := range order {
 			p, index := blockPlan(plan, offs, b, !arm.started)
 			p.Target = arm.lt.target
+			// The first answers' texts, for prefix agreement and
+			// similarity (the book keeps at most its own share of them).
+			p.KeepOutputs = max(p.KeepOutputs, abAnswerTexts)
+			if arm.book == nil {
+				arm.book = metrics.NewAnswerBook()
+			}
 			if arm.salt == "" {
 				arm.salt = executor.NewCacheSalt()
 			}
 			p.CacheSalt = arm.salt
 			block, name := k+1, arm.name
-			po.next(index, func(r *metrics.Request) { r.Arm, r.Block = name, block })
+			book := arm.book
+			po.next(index, func(r *metrics.Request) {
+				r.Arm, r.Block = name, block
+				book.Add(r)
+			})
 			out, err := once{}.run(ctx, p)
 			if err != nil {
 				if len(all) == 0 {
@@ -183,6 +199,12 @@ run:
 		return nil, err
 	}
 	o.baseline, o.candidate, o.all = base.Overall, cand.Overall, both.Overall
+	// The candidate's answers against the baseline's, prompt by prompt.
+	if arms[0].book != nil && arms[1].book != nil && cand.Overall != nil {
+		ag := metrics.Agree(arms[0].book, arms[1].book, "the baseline arm")
+		ag.Sampled = arms[0].lt.target.Samples() || arms[1].lt.target.Samples()
+		cand.Overall.Agreement = ag
+	}
 	for _, a := range arms {
 		arm := results.Arm{Target: a.target.Name, TargetURL: RedactURL(a.target.BaseURL), ServerVersion: a.version}
 		if a.name == results.ArmBaseline {

@@ -369,3 +369,57 @@ func TestOutputFaults(t *testing.T) {
 		})
 	}
 }
+
+// TestAgreement: an A/B run pairs the arms' answers by prompt. Two
+// simulators of one model answer every greedy prompt alike; a candidate
+// of another model_seed (another model, a broken kernel) answers each one
+// otherwise at the same speed, so its latency check passes and the
+// agreement assert fails the run; with sampling (temperature above 0) the
+// assert cannot be decided.
+func TestAgreement(t *testing.T) {
+	tests := []struct {
+		name  string
+		vars  []string
+		code  int
+		exact any // summary.agreement's exact of 24 pairs, or nil
+	}{
+		{"same model", nil, exitOK, 24.0},
+		{"another model", []string{"-var", "candidate_seed=7"}, exitCheckFailed, 0.0},
+		{"sampled", []string{"-var", "temperature=0.8"}, exitNoResult, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := t.TempDir()
+			args := append([]string{"run", "-quiet", "-out", out}, tt.vars...)
+			code, stdout, stderr := call(t, context.Background(), append(args, "testdata/agreement.hcl")...)
+			if code != tt.code {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.code, stdout, stderr)
+			}
+			res := resultFile(t, filepath.Join(out, "ab.json"))
+			sum := res["summary"].(map[string]any)
+			ag, _ := sum["agreement"].(map[string]any)
+			if ag == nil || ag["pairs"] != 24.0 || ag["against"] != "the baseline arm" {
+				t.Fatalf("summary.agreement = %v, want 24 pairs against the baseline arm", ag)
+			}
+			checks := map[string]string{}
+			for _, c := range res["checks"].([]any) {
+				c := c.(map[string]any)
+				checks[c["name"].(string)], _ = c["verdict"].(string)
+			}
+			if checks["ttft_p50"] != "pass" {
+				t.Errorf("the latency check: %q, want pass: the candidate is as fast", checks["ttft_p50"])
+			}
+			switch tt.exact {
+			case nil:
+				if ag["sampled"] != true || checks["answers alike"] != "inconclusive" || !strings.Contains(stdout, "not judged: the requests sample") {
+					t.Errorf("sampled: agreement %v, check %q; want sampled and inconclusive\n%s", ag, checks["answers alike"], stdout)
+				}
+			default:
+				want := map[bool]string{true: "pass", false: "fail"}[tt.exact == 24.0]
+				if ag["exact"] != tt.exact || checks["answers alike"] != want || !strings.Contains(stdout, fmt.Sprintf("%v of 24 prompts answered alike", tt.exact)) {
+					t.Errorf("agreement %v, check %q; want exact %v and %s\n%s", ag, checks["answers alike"], tt.exact, want, stdout)
+				}
+			}
+		})
+	}
+}

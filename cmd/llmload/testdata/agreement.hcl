@@ -1,0 +1,65 @@
+# An A/B run of two simulators, for TestAgreement: the candidate's
+# model_seed stands for its weights, so with another seed (a changed
+# model, a broken kernel) it answers the same greedy prompts otherwise, at
+# the same speed.
+variable "candidate_seed" {
+  type    = number
+  default = 0
+}
+
+variable "temperature" {
+  type    = number
+  default = 0
+}
+
+target "old" {
+  base_url   = "sim://tiny"
+  model      = "tiny"
+  extra_body = { temperature = var.temperature }
+  sim {
+    model_seed = 0
+  }
+}
+
+target "new" {
+  base_url   = "sim://tiny"
+  model      = "tiny"
+  extra_body = { temperature = var.temperature }
+  sim {
+    model_seed = var.candidate_seed
+  }
+}
+
+dataset "prompts" {
+  random {
+    input_len   = 16
+    output_len  = 24
+    num_prompts = 24
+    seed        = 5
+  }
+}
+
+scenario "ab" {
+  targets    = { baseline = target.old, candidate = target.new }
+  interleave = 8
+  dataset    = dataset.prompts
+  requests   = 24
+  open_loop {
+    rate = 200
+  }
+
+  validity {
+    max_rate_shortfall = 0.5
+    max_lag_p99        = "1s"
+    max_client_cpu     = 1
+  }
+
+  sla {
+    ttft_p50 = "2s"
+  }
+
+  assert "answers alike" {
+    condition     = metrics.exact_match >= 0.9
+    error_message = "The candidate answers the baseline's prompts differently."
+  }
+}

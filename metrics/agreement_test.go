@@ -1,0 +1,127 @@
+package metrics
+
+import (
+	"math"
+	"testing"
+)
+
+func TestPrefixShare(t *testing.T) {
+	tests := []struct {
+		a, b string
+		want float64
+	}{
+		{"", "", 1},
+		{"the cat sat", "the cat sat", 1},
+		{"the cat sat", "the dog sat", 4.0 / 11},
+		{"abcd", "ab", 0.5},
+		{"xyz", "abc", 0},
+		{"héllo", "hélp", 3.0 / 5}, // characters, not bytes
+	}
+	for _, tt := range tests {
+		if got := PrefixShare(tt.a, tt.b); math.Abs(got-tt.want) > 1e-12 {
+			t.Errorf("PrefixShare(%q, %q) = %v, want %v", tt.a, tt.b, got, tt.want)
+		}
+		if got := PrefixShare(tt.b, tt.a); math.Abs(got-tt.want) > 1e-12 {
+			t.Errorf("PrefixShare is not symmetric for %q, %q", tt.a, tt.b)
+		}
+	}
+}
+
+func TestAnswerSimilarity(t *testing.T) {
+	tests := []struct {
+		a, b string
+		want float64
+	}{
+		{"", "", 1},
+		{"one", "one", 1},
+		{"one", "two", 0},
+		{"a b c d", "a b c d", 1},
+		// One word changed in the middle: bigrams a-b, b-c, c-d against
+		// a-b, b-x, x-d: one in common of six.
+		{"a b c d", "a b x d", 2.0 / 6},
+		{"a b c d e f", "a b c d e g", 8.0 / 10},
+		{"p q", "", 0},
+	}
+	for _, tt := range tests {
+		if got := AnswerSimilarity(tt.a, tt.b); math.Abs(got-tt.want) > 1e-12 {
+			t.Errorf("AnswerSimilarity(%q, %q) = %v, want %v", tt.a, tt.b, got, tt.want)
+		}
+	}
+}
+
+// TestWilson against textbook values: 8 of 10 at 95% is [0.490, 0.943]
+// (Agresti and Coull 1998), 0 of 10 is [0, 0.278], 10 of 10 is
+// [0.722, 1].
+func TestWilson(t *testing.T) {
+	tests := []struct {
+		k, n   int
+		lo, hi float64
+	}{
+		{8, 10, 0.4902, 0.9433},
+		{0, 10, 0, 0.2775},
+		{10, 10, 0.7225, 1},
+		{0, 0, 0, 1},
+	}
+	for _, tt := range tests {
+		lo, hi := Wilson(tt.k, tt.n, 0.95)
+		if math.Abs(lo-tt.lo) > 5e-4 || math.Abs(hi-tt.hi) > 5e-4 {
+			t.Errorf("Wilson(%d, %d) = [%.4f, %.4f], want [%.4f, %.4f]", tt.k, tt.n, lo, hi, tt.lo, tt.hi)
+		}
+	}
+}
+
+// TestAgree pairs two books by prompt: alike answers score 1 everywhere,
+// different ones with both texts score their prefix and similarity, ones
+// without text count only in the exact match; unpaired prompts, failed
+// requests, warmups and second answers to a prompt do not count.
+func TestAgree(t *testing.T) {
+	base, cand := NewAnswerBook(), NewAnswerBook()
+	add := func(b *AnswerBook, index, turn int, hash uint64, text string, mod func(*Request)) {
+		r := &Request{DatasetIndex: index, Turn: turn, OutputHash: hash, GeneratedText: text, OutputEvents: 3}
+		if mod != nil {
+			mod(r)
+		}
+		b.Add(r)
+	}
+	add(base, 0, 0, 1, "a b c d", nil)
+	add(cand, 0, 0, 1, "a b c d", nil) // alike
+	add(base, 1, 0, 2, "a b c d", nil)
+	add(cand, 1, 0, 3, "a b x d", nil) // differ, both texts
+	add(base, 2, 0, 4, "", nil)
+	add(cand, 2, 0, 5, "", nil) // differ, no texts: exact match only
+	add(base, 3, 1, 6, "x", nil)
+	add(cand, 3, 2, 6, "x", nil) // another turn: unpaired
+	add(cand, 4, 0, 7, "q", nil) // the baseline never answered it
+	add(base, 5, 0, 8, "q", nil)
+	add(cand, 5, 0, 9, "r", func(r *Request) { r.Error = ErrorKinds[0] }) // failed
+	add(cand, 6, 0, 9, "r", func(r *Request) { r.Warmup = true })
+	add(cand, 0, 0, 99, "other", nil) // a second answer to prompt 0: the first counts
+	a := Agree(base, cand, "the baseline arm")
+	want := Agreement{Against: "the baseline arm", Pairs: 3, Exact: 1, Scored: 2, PrefixSum: 1 + 4.0/7, SimilaritySum: 1 + 2.0/6}
+	if *a != want {
+		t.Fatalf("Agree = %+v, want %+v", *a, want)
+	}
+	if got := a.ExactMatch(); got != 1.0/3 {
+		t.Errorf("ExactMatch = %v, want 1/3", got)
+	}
+	if got := a.PrefixAgreement(); math.Abs(got-(1+4.0/7)/2) > 1e-12 {
+		t.Errorf("PrefixAgreement = %v", got)
+	}
+	if lo, hi := a.ExactMatchInterval(); !(lo < 1.0/3 && 1.0/3 < hi) {
+		t.Errorf("interval [%v, %v] does not hold the estimate", lo, hi)
+	}
+	a.Sampled = true
+	if !math.IsNaN(a.ExactMatch()) || !math.IsNaN(a.PrefixAgreement()) || !math.IsNaN(a.Similarity()) {
+		t.Errorf("sampled requests have agreement figures")
+	}
+	var none *Agreement
+	if !math.IsNaN(none.ExactMatch()) {
+		t.Errorf("no agreement has an exact match")
+	}
+	// Merged parts add up.
+	b := Agreement{Against: "the baseline arm", Pairs: 1, Exact: 1, Scored: 1, PrefixSum: 1, SimilaritySum: 1}
+	b.Add(&want)
+	if b.Pairs != 4 || b.Exact != 2 || b.Scored != 3 || b.Against != "the baseline arm" {
+		t.Errorf("merged %+v", b)
+	}
+}
