@@ -189,6 +189,19 @@ func (r *Run) run(ctx context.Context) (Status, hcl.Diagnostics) {
 			return st, nil
 		}
 	}
+	// A stored baseline's answers, from the files beside it: this run's
+	// are paired with them by prompt (agreement).
+	var baseAnswers, ownAnswers *metrics.AnswerBook
+	if baseRes != nil {
+		var err error
+		if baseAnswers, err = results.AnswersBeside(s.Baseline); err != nil {
+			fmt.Fprintf(log, "llmload: baseline answers: %v\n", err)
+			return StatusInvalid, nil
+		}
+		if baseAnswers != nil {
+			ownAnswers = metrics.NewAnswerBook()
+		}
+	}
 	workload := workloadOf(s, ds, tok, opts.ToolVersion)
 	var forced []string
 	if baseRes != nil {
@@ -285,6 +298,11 @@ func (r *Run) run(ctx context.Context) (Status, hcl.Diagnostics) {
 	}
 	cpu := &cpuMeter{}
 	plan.Observers = append(plan.Observers, cpu)
+	if ownAnswers != nil {
+		plan.Observers = append(plan.Observers, answerObserver{ownAnswers})
+		// The first answers' texts, for prefix agreement and similarity.
+		plan.KeepOutputs = max(plan.KeepOutputs, abAnswerTexts)
+	}
 	bounds := opts.validity(s)
 	started := time.Now()
 	stopped := &stop{}
@@ -329,6 +347,11 @@ func (r *Run) run(ctx context.Context) (Status, hcl.Diagnostics) {
 		return StatusInvalid, nil
 	}
 
+	if ownAnswers != nil {
+		ag := metrics.Agree(baseAnswers, ownAnswers, s.Baseline)
+		ag.Sampled = lt.target.Samples()
+		outcome.Overall.Agreement = ag
+	}
 	if abo != nil {
 		base = armsBaseline(s, abo)
 	}
@@ -438,6 +461,22 @@ func (r *Run) Save() Status {
 		fmt.Fprintf(log, "llmload: wrote %s\n", p)
 	}
 	return st
+}
+
+// answerObserver keeps a run's answers by prompt.
+type answerObserver struct{ book *metrics.AnswerBook }
+
+func (o answerObserver) Result(r *metrics.Request) { o.book.Add(r) }
+func (answerObserver) Snapshot(metrics.Snapshot)   {}
+
+// Files are the files Save wrote beside the result (the requests file,
+// and the outputs file when there is one): a copy of the result made a
+// baseline takes them along, so that its answers can be paired.
+func (r *Run) Files() []string {
+	if !r.saved || r.reqs == nil {
+		return nil
+	}
+	return r.reqs.Paths()
 }
 
 // evaluateRun evaluates a run's checks. A sweep's or search's sla checks

@@ -423,3 +423,54 @@ func TestAgreement(t *testing.T) {
 		})
 	}
 }
+
+// TestAgreementBaseline: -save-baseline copies a run's requests and
+// outputs files beside the saved result, and a later run against that
+// baseline pairs its answers with them by prompt: the same model answers
+// alike; another model_seed answers every prompt otherwise, as fast, so
+// its latency check passes and the agreement assert fails the run.
+func TestAgreementBaseline(t *testing.T) {
+	dir := t.TempDir()
+	saved := filepath.Join(dir, "baselines")
+	code, stdout, stderr := call(t, context.Background(), "run", "-quiet", "-out", filepath.Join(dir, "record"), "-scenario", "record",
+		"-save-baseline", saved, "testdata/agreement-baseline.hcl")
+	if code != exitOK {
+		t.Fatalf("record: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	for _, f := range []string{"record.json", "record.requests.jsonl", "record.outputs.jsonl"} {
+		if _, err := os.Stat(filepath.Join(saved, f)); err != nil {
+			t.Fatalf("-save-baseline did not write %s: %v", f, err)
+		}
+	}
+	baseline := filepath.Join(saved, "record.json")
+	for _, tt := range []struct {
+		seed    string
+		code    int
+		exact   float64
+		verdict string
+	}{
+		{"0", exitOK, 24, "pass"},
+		{"3", exitCheckFailed, 0, "fail"},
+	} {
+		out := filepath.Join(dir, "gate"+tt.seed)
+		code, stdout, stderr := call(t, context.Background(), "run", "-quiet", "-out", out, "-scenario", "gate",
+			"-var", "model_seed="+tt.seed, "-var", "baseline="+baseline, "testdata/agreement-baseline.hcl")
+		if code != tt.code {
+			t.Fatalf("model_seed %s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", tt.seed, code, tt.code, stdout, stderr)
+		}
+		res := resultFile(t, filepath.Join(out, "gate.json"))
+		ag, _ := res["summary"].(map[string]any)["agreement"].(map[string]any)
+		// The first 8 answers kept their text on both sides.
+		if ag == nil || ag["pairs"] != 24.0 || ag["exact"] != tt.exact || ag["against"] != baseline || ag["scored"].(float64) < 8 {
+			t.Errorf("model_seed %s: summary.agreement = %v, want %v of 24 alike, 8 or more scored, against %s", tt.seed, ag, tt.exact, baseline)
+		}
+		verdicts := map[string]string{}
+		for _, c := range res["checks"].([]any) {
+			c := c.(map[string]any)
+			verdicts[c["name"].(string)], _ = c["verdict"].(string)
+		}
+		if verdicts["ttft_p50"] != "pass" || verdicts["answers alike"] != tt.verdict {
+			t.Errorf("model_seed %s: checks %v, want ttft_p50 pass and answers alike %s", tt.seed, verdicts, tt.verdict)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -66,7 +67,15 @@ func (g *gateOptions) finishScenario(e env, r *runner.Run) int {
 		code = exitNoResult
 	default:
 		p := filepath.Join(g.saveBaseline, s.ResultFile())
-		if err := results.WriteResultFile(p, res); err != nil {
+		err := results.WriteResultFile(p, res)
+		// The files beside the result go along (as <scenario>.requests.jsonl
+		// and so on): a later run pairs its answers with the baseline's.
+		for _, f := range r.Files() {
+			if err == nil {
+				err = copyBeside(f, p)
+			}
+		}
+		if err != nil {
 			fmt.Fprintf(e.stderr, "llmload: -save-baseline: %v\n", err)
 			code = exitNoResult
 		} else {
@@ -146,4 +155,30 @@ func writeFile(path string, data []byte) error {
 		}
 	}
 	return os.WriteFile(path, data, 0o644)
+}
+
+// copyBeside copies src, a file written beside a result (run.requests.jsonl
+// beside run.json), beside the result copy dst under dst's stem.
+func copyBeside(src, dst string) error {
+	name := filepath.Base(src)
+	suffix := name[strings.Index(name, "."):]
+	if i := strings.Index(name, ".requests.jsonl"); i >= 0 {
+		suffix = name[i:]
+	} else if i := strings.Index(name, ".outputs.jsonl"); i >= 0 {
+		suffix = name[i:]
+	}
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.Create(strings.TrimSuffix(dst, ".json") + suffix)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
 }
