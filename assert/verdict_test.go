@@ -139,6 +139,8 @@ scenario "s" {
 	}
 	sum := summaryOf(8)
 	sum.Failed, sum.Errors = 12, map[metrics.ErrorKind]int{metrics.ErrStream: 12}
+	// Five of the eight completed answers said nothing usable.
+	sum.DefectiveOutputs, sum.OutputDefects = 5, map[string]int{"degenerate": 5}
 	type row struct {
 		Name    string
 		Default bool
@@ -148,9 +150,11 @@ scenario "s" {
 		sla  string
 		want []row
 	}{
-		{`ttft_mean = "1s"`, []row{{"ttft_mean", false, Pass}, {"error_rate", true, Fail}}},
+		{`ttft_mean = "1s"`, []row{{"ttft_mean", false, Pass}, {"error_rate", true, Fail}, {"output_defect_rate", true, Fail}}},
 		{`ttft_mean = "1s"
-    error_rate = 0.7`, []row{{"ttft_mean", false, Pass}, {"error_rate", false, Pass}}},
+    error_rate = 0.7`, []row{{"ttft_mean", false, Pass}, {"error_rate", false, Pass}, {"output_defect_rate", true, Fail}}},
+		{`ttft_mean = "1s"
+    output_defect_rate = 0.9`, []row{{"ttft_mean", false, Pass}, {"output_defect_rate", false, Pass}, {"error_rate", true, Fail}}},
 	}
 	for _, tt := range tests {
 		var got []row

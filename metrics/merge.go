@@ -63,6 +63,7 @@ func merge(parts []*Summary) (*Summary, error) {
 		}
 		s.Finish = addCounts(s.Finish, p.Finish)
 		s.OutputDefects = addCounts(s.OutputDefects, p.OutputDefects)
+		s.DefectiveOutputs += p.DefectiveOutputs
 		if p.Agreement != nil {
 			if s.Agreement == nil {
 				s.Agreement = &Agreement{Against: p.Agreement.Against}

@@ -32,6 +32,7 @@ type Recorder struct {
 	errors                                        map[ErrorKind]int
 	finish                                        map[string]int
 	defects                                       map[string]int
+	defective                                     int // completed requests with any defect
 	inputTokens, serverInputTokens                int
 	outputTokens                                  int
 	goodRequests, goodOutputTokens                int
@@ -167,8 +168,11 @@ func (r *Recorder) Add(req *Request) {
 	}
 	r.completed++
 	r.finish[FinishKey(req.FinishReason)]++
-	for _, d := range defects(req) {
-		r.defects[d]++
+	if ds := defects(req); len(ds) > 0 {
+		r.defective++
+		for _, d := range ds {
+			r.defects[d]++
+		}
 	}
 	r.inputTokens += req.DatasetPromptTokens
 	if req.PromptTokensSource == SourceUsage {
@@ -496,6 +500,7 @@ func (r *Recorder) SummaryOver(duration time.Duration) *Summary {
 	if len(r.defects) > 0 {
 		s.OutputDefects = maps.Clone(r.defects)
 	}
+	s.DefectiveOutputs = r.defective
 	for i, t := range r.turns {
 		s.Turns = append(s.Turns, TurnSummary{Turn: i + 1, Completed: t.completed, PromptTokens: t.promptTokens, TTFT: t.ttft.latency()})
 	}

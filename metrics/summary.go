@@ -72,6 +72,9 @@ type Summary struct {
 	// OutputDefects counts the completed requests whose answer was blank,
 	// degenerate or bad text (DefectKeys; Request.Blank and the others).
 	OutputDefects map[string]int `json:"output_defects,omitempty"`
+	// DefectiveOutputs counts the completed requests with any output
+	// defect (one request may have several).
+	DefectiveOutputs int `json:"defective_outputs,omitempty"`
 	// Agreement is how the answers agree with a baseline's, prompt by
 	// prompt (an A/B run's baseline arm, or a stored baseline that kept
 	// its answers); nil when there was nothing to compare with.
@@ -280,6 +283,15 @@ func (s *Summary) SpecAcceptance() float64 {
 func (s *Summary) PrefixReuse() float64 {
 	r, _ := s.prefixReuse()
 	return r
+}
+
+// OutputDefectRate is the share of completed requests whose answer had
+// an output defect (NaN when none completed).
+func (s *Summary) OutputDefectRate() float64 {
+	if s.Completed == 0 {
+		return math.NaN()
+	}
+	return float64(s.DefectiveOutputs) / float64(s.Completed)
 }
 
 // PrefixReuseSource says where PrefixReuse comes from: "answers" (the

@@ -39,5 +39,6 @@ func Example() {
 	// smoke: 24 of 24 requests completed
 	// ttft_p90 pass
 	// error_rate pass
+	// output_defect_rate pass
 	// verdict: true
 }

@@ -370,8 +370,11 @@ func writeChecksPlan(w io.Writer, cfg *scenario.Config, s *scenario.Scenario) {
 	}
 	for _, c := range s.SLA {
 		note := ""
-		if c.Default {
+		switch {
+		case c.Default && c.Metric == "error_rate":
 			note = " (the default error budget)"
+		case c.Default:
+			note = " (by default; not with ignore_eos)"
 		}
 		if p, ok := metrics.StatPercentile(c.Stat); ok {
 			need := int64(s.MinSamples)

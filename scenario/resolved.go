@@ -249,7 +249,7 @@ func ChecksFromResolved(name string, raw []byte) (*Scenario, hcl.Diagnostics) {
 	if s.Verdict != VerdictPoint && s.Verdict != VerdictStrict {
 		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Unknown verdict", Detail: fmt.Sprintf("%s: verdict %q is not one this version of llmload knows.", name, s.Verdict)})
 	}
-	addDefaultChecks(s)
+	addErrorBudget(s)
 	for i := range s.SLA {
 		if _, ok := slaKeyTable[s.SLA[i].Key]; !ok {
 			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Unknown sla check", Detail: fmt.Sprintf("%s: sla %q is not a check this version of llmload knows.", name, s.SLA[i].Key)})

@@ -502,6 +502,12 @@ const (
 // no error_rate: a run with failures never passes by accident.
 const DefaultErrorRate = 0.01
 
+// DefaultOutputDefectRate bounds, by default, the share of completed
+// requests whose answers were blank, degenerate or bad text: a run where
+// most answers say nothing fails, however fast (not with ignore_eos, where
+// a real model may ramble past its end of sequence: reported only).
+const DefaultOutputDefectRate = 0.5
+
 // Validity holds the bounds past which a run is invalid: the load
 // generator did not do what the scenario said.
 type Validity struct {

@@ -126,6 +126,10 @@ func TestDecodeFull(t *testing.T) {
 	for _, s := range want {
 		s.Percentiles, s.PercentileMetrics = DefaultPercentiles, DefaultPercentileMetrics
 		s.Preflight = true // the defaults
+		// And the default bound on defective outputs (not with ignore_eos).
+		if !s.Target.IgnoreEOS {
+			s.SLA = append(s.SLA, SLA{Key: "output_defect_rate", Metric: "output_defect_rate", Bound: DefaultOutputDefectRate, Upper: true, Default: true})
+		}
 		if s.ClosedLoop != nil {
 			s.ClosedLoop.BackoffMin, s.ClosedLoop.BackoffMax = DefaultBackoffMin, DefaultBackoffMax
 		}
@@ -452,7 +456,7 @@ func TestDocsExample(t *testing.T) {
 		cfg.WriteDiagnostics(&buf, diags, Verbose)
 		t.Fatalf("docs example:\n%s", buf.String())
 	}
-	if s := cfg.Scenario("poisson_10rps"); s == nil || len(s.SLA) != 3 || len(s.Asserts) != 1 {
+	if s := cfg.Scenario("poisson_10rps"); s == nil || len(s.SLA) != 4 || len(s.Asserts) != 1 {
 		t.Errorf("docs example decoded to %+v", s)
 	}
 }

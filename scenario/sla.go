@@ -32,14 +32,31 @@ type SLA struct {
 }
 
 // addDefaultChecks adds the default error budget when no sla bounds the
-// error rate.
+// error rate, and the default bound on defective outputs when no sla
+// bounds it and the target does not ask to ignore EOS.
 func addDefaultChecks(s *Scenario) {
+	addErrorBudget(s)
+	if !hasSLA(s, "output_defect_rate") && (s.Target == nil || !s.Target.IgnoreEOS) {
+		s.SLA = append(s.SLA, SLA{Key: "output_defect_rate", Metric: "output_defect_rate", Bound: DefaultOutputDefectRate, Upper: true, Default: true, Range: s.DeclRange})
+	}
+}
+
+// addErrorBudget adds the default error budget when no sla bounds the
+// error rate. A result's stored checks get only this default back: the
+// others it had were stored with it.
+func addErrorBudget(s *Scenario) {
+	if !hasSLA(s, "error_rate") {
+		s.SLA = append(s.SLA, SLA{Key: "error_rate", Metric: "error_rate", Bound: DefaultErrorRate, Upper: true, Default: true, Range: s.DeclRange})
+	}
+}
+
+func hasSLA(s *Scenario, metric string) bool {
 	for _, x := range s.SLA {
-		if x.Metric == "error_rate" {
-			return
+		if x.Metric == metric {
+			return true
 		}
 	}
-	s.SLA = append(s.SLA, SLA{Key: "error_rate", Metric: "error_rate", Bound: DefaultErrorRate, Upper: true, Default: true, Range: s.DeclRange})
+	return false
 }
 
 // slaStats are the statistics an sla key may bound (min and stddev make

@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -327,26 +328,36 @@ func TestOutputs(t *testing.T) {
 // (exit 1); the healthy simulator passes them.
 func TestOutputFaults(t *testing.T) {
 	for _, tc := range []struct {
-		fault, failed string
-		code          int
+		fault  string
+		failed []string // the checks that fail; the default bound on defective outputs is output_defect_rate
+		code   int
 	}{
-		{"none", "", exitOK},
-		{"repeat_token", "no_loops", exitCheckFailed},
-		{"garbage_output", "valid_text", exitCheckFailed},
-		{"never_stop", "stops", exitCheckFailed},
+		{"none", nil, exitOK},
+		{"repeat_token", []string{"no_loops", "output_defect_rate"}, exitCheckFailed},
+		{"garbage_output", []string{"valid_text", "output_defect_rate"}, exitCheckFailed},
+		{"never_stop", []string{"stops"}, exitCheckFailed},
 	} {
 		t.Run(tc.fault, func(t *testing.T) {
 			out := t.TempDir()
-			code, stdout, stderr := call(t, context.Background(), "run", "-quiet", "-out", out, "-var", "fault="+tc.fault, "testdata/output-faults.hcl")
+			code, stdout, stderr := call(t, context.Background(), "run", "-quiet", "-out", out, "-scenario", "answers", "-var", "fault="+tc.fault, "testdata/output-faults.hcl")
 			if code != tc.code {
 				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.code, stdout, stderr)
 			}
 			res := resultFile(t, filepath.Join(out, "answers.json"))
 			for _, c := range res["checks"].([]any) {
 				c := c.(map[string]any)
-				if want := map[bool]string{true: "fail", false: "pass"}[c["name"] == tc.failed]; c["verdict"] != want {
+				if want := map[bool]string{true: "fail", false: "pass"}[slices.Contains(tc.failed, c["name"].(string))]; c["verdict"] != want {
 					t.Errorf("check %v: %v, want %s", c["name"], c["verdict"], want)
 				}
+			}
+			// With no output check written, the default catches the
+			// answers that say nothing (not one that never stops: its
+			// text is fine, and the finish counts are for asserts).
+			dout := t.TempDir()
+			code, stdout, _ = call(t, context.Background(), "run", "-quiet", "-out", dout, "-scenario", "defaults", "-var", "fault="+tc.fault, "testdata/output-faults.hcl")
+			wantDefault := slices.Contains(tc.failed, "output_defect_rate")
+			if code != map[bool]int{true: exitCheckFailed, false: exitOK}[wantDefault] || wantDefault != strings.Contains(stdout, "FAIL   output_defect_rate") {
+				t.Errorf("no output check written: exit %d, want the default to fail: %v\n%s", code, wantDefault, stdout)
 			}
 			// Every faulty answer flagged (a repeated word only from 16
 			// events on, and the model stops at its end of sequence), no

@@ -33,7 +33,8 @@ type Config struct {
 	Tokens int
 	// TokensPerChunk puts several tokens in one chunk (0 = 1).
 	TokensPerChunk int
-	// Text is the text of one token (default "tok ").
+	// Text is the text of every token (default: the words of
+	// defaultWords in turn, one an event).
 	Text string
 	// Reasoning sends the first Reasoning output chunks of a chat stream as
 	// delta.reasoning_content (a reasoning model's thinking), the rest as
@@ -383,10 +384,16 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if cfg.Mode == ModeOneEvent {
 		per = max(tokens, 1)
 	}
-	text := cfg.Text
-	if text == "" {
-		text = "tok "
+	// Each event's text: Text repeated, or by default a word of
+	// defaultWords in turn, so that answers are varied text (one string
+	// repeated reads as a degenerate loop to the output checks).
+	text := func(k int) string {
+		if cfg.Text != "" {
+			return cfg.Text
+		}
+		return defaultWords[k%len(defaultWords)]
 	}
+	rendered := map[string][]byte{} // answer events without a finish, by content
 	chunks := (tokens + per - 1) / per
 	var sends, writes []time.Time
 	var ev []byte // the last output event, reused while it does not change
@@ -433,12 +440,19 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		if k == chunks-1 {
 			fr = finish
 		}
-		content := strings.Repeat(text, min(per, tokens-k*per))
+		content := strings.Repeat(text(k), min(per, tokens-k*per))
 		if k < cfg.Reasoning && chat {
 			ev = st.render("", st.reasoning(content))
 			lastContent = ""
 		} else if content != lastContent || fr != lastFinish || ev == nil {
-			ev = st.render("", st.choice("", content, fr))
+			if cached, ok := rendered[content]; ok && fr == "" {
+				ev = cached
+			} else {
+				ev = st.render("", st.choice("", content, fr))
+				if fr == "" {
+					rendered[content] = ev
+				}
+			}
 			lastContent, lastFinish = content, fr
 		}
 		if cfg.Buffered {
@@ -671,3 +685,8 @@ func (l *slowListener) Accept() (net.Conn, error) {
 	}
 	return c, err
 }
+
+// defaultWords are the default tokens: common words, each one token in
+// the usual tokenizers and in llmload's approximate count, sent one event
+// after another.
+var defaultWords = []string{"the ", "of ", "and ", "to ", "in ", "is ", "it ", "that "}

@@ -54,3 +54,21 @@ scenario "answers" {
     error_message = "Answers held invalid UTF-8 or replacement characters."
   }
 }
+
+# The same load with no output check written: the default bound on
+# defective outputs (over half fails) still catches the answers that say
+# nothing.
+scenario "defaults" {
+  target      = target.sim
+  dataset     = dataset.d
+  requests    = 12
+  min_samples = 10
+  closed_loop {
+    users    = 2
+    duration = "60s"
+  }
+  sla {
+    ttft_p50 = "10s"
+    itl_p50  = "10s"
+  }
+}
