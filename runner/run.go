@@ -352,6 +352,11 @@ func (r *Run) run(ctx context.Context) (Status, hcl.Diagnostics) {
 		ag.Sampled = lt.target.Samples()
 		outcome.Overall.Agreement = ag
 	}
+	// Answers paired with a baseline's, with deterministic sampling: the
+	// default agreement check judges them.
+	if ag := outcome.Overall.Agreement; ag != nil && !ag.Sampled && ag.Pairs > 0 {
+		scenario.AddAgreementCheck(s)
+	}
 	if abo != nil {
 		base = armsBaseline(s, abo)
 	}

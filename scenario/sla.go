@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/llmload/llmload/metrics"
 	"github.com/zclconf/go-cty/cty"
 )
@@ -57,6 +58,39 @@ func hasSLA(s *Scenario, metric string) bool {
 		}
 	}
 	return false
+}
+
+// DefaultPrefixAgreement is the least prefix_agreement a run whose answers
+// were paired with a baseline's (an A/B run, or a stored baseline that
+// kept its answers) must have by default, with deterministic sampling.
+// Engines are not batch-invariant, so two runs of one engine may diverge
+// late in an answer; another model, or a broken one, differs from the
+// first tokens. Measured: two llama-servers of one model agreed on 16 of
+// 16 answers (1.0), the simulator always does; a model of another seed
+// reached 0.004.
+const DefaultPrefixAgreement = 0.25
+
+// AgreementCheckName names the default agreement check.
+const AgreementCheckName = "answers agree (default)"
+
+// AddAgreementCheck adds the default agreement check to s, unless one of
+// its asserts reads an agreement figure already: the run paired its
+// answers with a baseline's, with deterministic sampling.
+func AddAgreementCheck(s *Scenario) {
+	for _, a := range s.Asserts {
+		for _, f := range []string{"exact_match", "prefix_agreement", "answer_similarity"} {
+			if strings.Contains(a.Source, f) || a.Name == AgreementCheckName {
+				return
+			}
+		}
+	}
+	src := fmt.Sprintf("metrics.prefix_agreement >= %g", DefaultPrefixAgreement)
+	expr, diags := hclsyntax.ParseExpression([]byte(src), "default", hcl.InitialPos)
+	if diags.HasErrors() {
+		panic(diags) // a constant expression
+	}
+	s.Asserts = append(s.Asserts, &Assert{Name: AgreementCheckName, Condition: expr, Source: src, DeclRange: s.DeclRange,
+		ErrorMessage: "The answers differ from the baseline's from their first words on, far beyond what batching changes in one engine: another model, or a broken one."})
 }
 
 // slaStats are the statistics an sla key may bound (min and stddev make

@@ -402,7 +402,7 @@ func TestAgreement(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			out := t.TempDir()
 			args := append([]string{"run", "-quiet", "-out", out}, tt.vars...)
-			code, stdout, stderr := call(t, context.Background(), append(args, "testdata/agreement.hcl")...)
+			code, stdout, stderr := call(t, context.Background(), append(args, "-scenario", "ab", "testdata/agreement.hcl")...)
 			if code != tt.code {
 				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.code, stdout, stderr)
 			}
@@ -430,6 +430,41 @@ func TestAgreement(t *testing.T) {
 				if ag["exact"] != tt.exact || checks["answers alike"] != want || !strings.Contains(stdout, fmt.Sprintf("%v of 24 prompts answered alike", tt.exact)) {
 					t.Errorf("agreement %v, check %q; want exact %v and %s\n%s", ag, checks["answers alike"], tt.exact, want, stdout)
 				}
+			}
+		})
+	}
+}
+
+// TestAgreementDefault: with no agreement check written, an A/B run whose
+// answers were paired gets the default one (prefix_agreement >= 0.25):
+// the same model passes it, another model_seed fails it (exit 1), and
+// sampled answers are not judged (no such check, exit 0).
+func TestAgreementDefault(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		vars    []string
+		code    int
+		verdict string // the default check's, "" for none
+	}{
+		{"same model", nil, exitOK, "pass"},
+		{"another model", []string{"-var", "candidate_seed=7"}, exitCheckFailed, "fail"},
+		{"sampled", []string{"-var", "temperature=0.8"}, exitOK, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			out := t.TempDir()
+			args := append([]string{"run", "-quiet", "-out", out, "-scenario", "ab_default"}, tt.vars...)
+			code, stdout, stderr := call(t, context.Background(), append(args, "testdata/agreement.hcl")...)
+			if code != tt.code {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.code, stdout, stderr)
+			}
+			verdict := ""
+			for _, c := range resultFile(t, filepath.Join(out, "ab_default.json"))["checks"].([]any) {
+				if c := c.(map[string]any); c["name"] == "answers agree (default)" {
+					verdict, _ = c["verdict"].(string)
+				}
+			}
+			if verdict != tt.verdict {
+				t.Errorf("the default agreement check: %q, want %q\n%s", verdict, tt.verdict, stdout)
 			}
 		})
 	}

@@ -214,6 +214,28 @@ func TestLlamaServer(t *testing.T) {
 			t.Errorf("another model's tokenizer: exit %d, validity %v; want 3, invalid by token_mismatch\nstdout:\n%s", wrong.code, v, wrong.stdout)
 		}
 	})
+	// Agreement: an A/B run of two llama-servers pairs their answers by
+	// prompt. Serving one model, greedy answers agree (up to what batching
+	// changes: llama.cpp is not batch-invariant); serving the model of
+	// another seed, they do not, at the same speed, and the default
+	// agreement check fails the run.
+	t.Run("agreement", func(t *testing.T) {
+		same := llamaServer(t, model(t))
+		r := run(t, base, name, "openai", "ab", "-var", "candidate_url="+same)
+		conforms(t, r, 16)
+		ag, _ := r.res["summary"].(map[string]any)["agreement"].(map[string]any)
+		t.Logf("one model: agreement %v", ag)
+		if ag == nil || ag["pairs"] != 16.0 {
+			t.Fatalf("summary.agreement = %v, want 16 pairs", ag)
+		}
+		other := llamaServer(t, otherModel(t))
+		r = run(t, base, name, "openai", "ab", "-var", "candidate_url="+other)
+		ag, _ = r.res["summary"].(map[string]any)["agreement"].(map[string]any)
+		t.Logf("another seed: exit %d, agreement %v", r.code, ag)
+		if r.code != 1 || ag == nil || ag["exact"] != 0.0 || !strings.Contains(r.stdout, "FAIL   answers agree (default)") {
+			t.Errorf("the model of another seed: exit %d, agreement %v; want 1, none alike, the default agreement check failed\nstdout:\n%s", r.code, ag, r.stdout)
+		}
+	})
 	// A warm prompt cache across runs: the second of two identical runs
 	// has its prompts served from the first one's cache, unless the
 	// requests turn the cache off (cache_prompt = false).

@@ -129,6 +129,16 @@ func stopModel(t *testing.T) string {
 	return writeModel(t, "tiny-stop.gguf", cfg)
 }
 
+// otherModel writes the tiny model of another seed once: the same
+// architecture, vocabulary and speed, other weights, so other greedy
+// answers.
+func otherModel(t *testing.T) string {
+	t.Helper()
+	cfg := tinymodel.Default()
+	cfg.Seed = 2
+	return writeModel(t, "tiny-seed2.gguf", cfg)
+}
+
 // piecesModel writes the pieces model once: the tiny model but that it
 // writes any whole piece of text (tinymodel's Pieces), so its answers
 // re-tokenize to other counts than it generated.

@@ -289,3 +289,39 @@ scenario "pieces" {
     duration = "600s"
   }
 }
+
+# An A/B run of two engines serving models from the same generator: the
+# test starts the candidate at var.candidate_url, serving the same model
+# (its answers agree with the baseline's) or one of another seed (they do
+# not, at the same speed).
+variable "candidate_url" {
+  type    = string
+  default = "http://127.0.0.1:1"
+}
+
+target "candidate" {
+  base_url      = var.candidate_url
+  model         = var.model
+  api           = var.api
+  timeout       = "120s"
+  stall_timeout = "60s"
+}
+
+dataset "ab_prompts" {
+  random {
+    input_len   = 24
+    output_len  = 32
+    num_prompts = 16
+    seed        = 13
+  }
+}
+
+scenario "ab" {
+  targets    = { baseline = target.engine, candidate = target.candidate }
+  interleave = 8
+  dataset    = dataset.ab_prompts
+  requests   = 16
+  open_loop {
+    rate = 8
+  }
+}

@@ -63,3 +63,21 @@ scenario "ab" {
     error_message = "The candidate answers the baseline's prompts differently."
   }
 }
+
+# The same A/B run with no agreement check written: the default one
+# (prefix_agreement >= 0.25) judges the paired answers, unless they sample.
+scenario "ab_default" {
+  targets    = { baseline = target.old, candidate = target.new }
+  interleave = 8
+  dataset    = dataset.prompts
+  requests   = 24
+  open_loop {
+    rate = 200
+  }
+
+  validity {
+    max_rate_shortfall = 0.5
+    max_lag_p99        = "1s"
+    max_client_cpu     = 1
+  }
+}
