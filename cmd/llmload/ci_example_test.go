@@ -25,6 +25,13 @@ func TestCIExamples(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The gate judges the answers too, and keeps what a baseline needs to
+	// pair them.
+	for _, want := range []string{"output_defect_rate = 0.05", "keep = 200"} {
+		if !strings.Contains(string(src), want) {
+			t.Errorf("the scenario lacks %q: its gate no longer checks the answers", want)
+		}
+	}
 	if !strings.Contains(string(src), `default     = "http://127.0.0.1:8000"`) {
 		t.Fatalf("the scenario no longer targets 127.0.0.1:8000, where the CI files start the server")
 	}
@@ -64,7 +71,7 @@ func TestCIExamples(t *testing.T) {
 		}
 	}
 	ghText := strings.Join(all, "\n")
-	for _, want := range []string{"llmload sim -listen 127.0.0.1:8000", "llmload run examples/ci/scenario.hcl -junit llmload-junit.xml", "actions/upload-artifact", "llmload-junit.xml", "llmload-results/latest/ci.json examples/ci/baselines/ci.json"} {
+	for _, want := range []string{"llmload sim -listen 127.0.0.1:8000", "llmload run examples/ci/scenario.hcl -junit llmload-junit.xml", "actions/upload-artifact", "llmload-junit.xml", "llmload-results/latest/ci.json llmload-results/latest/ci.requests.jsonl llmload-results/latest/ci.outputs.jsonl examples/ci/baselines/"} {
 		if !strings.Contains(ghText, want) {
 			t.Errorf("github-actions.yml lacks %q", want)
 		}
@@ -74,7 +81,7 @@ func TestCIExamples(t *testing.T) {
 		t.Fatal("gitlab-ci.yml has no llmload job")
 	}
 	glText := strings.Join(job.Script, "\n")
-	for _, want := range []string{"llmload sim -listen 127.0.0.1:8000", "llmload run examples/ci/scenario.hcl -junit llmload-junit.xml"} {
+	for _, want := range []string{"llmload sim -listen 127.0.0.1:8000", "llmload run examples/ci/scenario.hcl -junit llmload-junit.xml", "ci.requests.jsonl llmload-results/latest/ci.outputs.jsonl examples/ci/baselines/"} {
 		if !strings.Contains(glText, want) {
 			t.Errorf("gitlab-ci.yml's script lacks %q", want)
 		}
