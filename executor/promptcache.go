@@ -50,15 +50,22 @@ func setPromptCache(t *Target, body map[string]any) {
 }
 
 // Samples says whether t's requests sample their answers: a temperature
-// above 0 in ExtraBody (llmload sends 0, greedy) and no seed, so that the
+// above 0 in ExtraBody (llmload sends 0, greedy), or none at all
+// (temperature = null leaves the engine's default), and no seed, so that the
 // same prompt need not get the same answer twice and agreement with a
 // baseline is not expected.
 func (t *Target) Samples() bool {
-	if _, ok := t.ExtraBody["seed"]; ok {
+	if v, ok := t.ExtraBody["seed"]; ok && v != nil {
 		return false
 	}
+	raw, set := t.ExtraBody["temperature"]
+	if set && raw == nil {
+		// temperature = null removes the field: the engine's own default,
+		// which samples on most.
+		return true
+	}
 	var temp float64
-	switch v := t.ExtraBody["temperature"].(type) {
+	switch v := raw.(type) {
 	case float64:
 		temp = v
 	case int:

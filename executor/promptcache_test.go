@@ -70,3 +70,23 @@ func TestSessionPrefix(t *testing.T) {
 		}
 	}
 }
+
+func TestTargetSamples(t *testing.T) {
+	tests := []struct {
+		extra map[string]any
+		want  bool
+	}{
+		{nil, false}, // llmload's temperature 0
+		{map[string]any{"temperature": 0.0}, false},
+		{map[string]any{"temperature": 0.7}, true},
+		{map[string]any{"temperature": "0.7"}, true},
+		{map[string]any{"temperature": 0.7, "seed": 42.0}, false},
+		{map[string]any{"temperature": 0.7, "seed": nil}, true}, // seed removed
+		{map[string]any{"temperature": nil}, true},               // the engine's default
+	}
+	for _, tt := range tests {
+		if got := (&Target{ExtraBody: tt.extra}).Samples(); got != tt.want {
+			t.Errorf("extra_body %v: Samples() = %v, want %v", tt.extra, got, tt.want)
+		}
+	}
+}

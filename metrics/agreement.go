@@ -22,9 +22,9 @@ type Agreement struct {
 	// Exact is how many of the pairs were answered byte for byte alike
 	// (by the hash of the generated text).
 	Exact int `json:"exact"`
-	// Scored is how many pairs have a prefix and similarity score: both
-	// texts were kept (the first requests: outputs keep, or the A/B
-	// arms' first answers), or the answers were alike (scoring 1).
+	// Scored is how many pairs have a prefix and similarity score: those
+	// whose texts both sides kept (the first requests: outputs keep, or
+	// the A/B arms' first answers).
 	Scored int `json:"scored"`
 	// PrefixSum adds up, over Scored, the share of the longer answer's
 	// characters before the first divergence; SimilaritySum the answers'
@@ -184,16 +184,21 @@ func Agree(base, cand *AnswerBook, against string) *Agreement {
 			continue
 		}
 		a.Pairs++
-		switch {
-		case b.hash == c.hash:
+		if b.hash == c.hash {
 			a.Exact++
+		}
+		// Scored only where both texts were kept, alike or not: scoring
+		// the alike pairs without text would lift the mean above what
+		// the pairs with text show.
+		if b.hasText && c.hasText {
 			a.Scored++
-			a.PrefixSum++
-			a.SimilaritySum++
-		case b.hasText && c.hasText:
-			a.Scored++
-			a.PrefixSum += PrefixShare(b.text, c.text)
-			a.SimilaritySum += AnswerSimilarity(b.text, c.text)
+			if b.hash == c.hash {
+				a.PrefixSum++
+				a.SimilaritySum++
+			} else {
+				a.PrefixSum += PrefixShare(b.text, c.text)
+				a.SimilaritySum += AnswerSimilarity(b.text, c.text)
+			}
 		}
 	}
 	return a

@@ -70,9 +70,9 @@ func TestWilson(t *testing.T) {
 	}
 }
 
-// TestAgree pairs two books by prompt: alike answers score 1 everywhere,
-// different ones with both texts score their prefix and similarity, ones
-// without text count only in the exact match; unpaired prompts, failed
+// TestAgree pairs two books by prompt: pairs with both texts are scored
+// (1 when alike, their prefix and similarity when not), pairs without
+// text count only in the exact match, alike or not; unpaired prompts, failed
 // requests, warmups and second answers to a prompt do not count.
 func TestAgree(t *testing.T) {
 	base, cand := NewAnswerBook(), NewAnswerBook()
@@ -89,6 +89,8 @@ func TestAgree(t *testing.T) {
 	add(cand, 1, 0, 3, "a b x d", nil) // differ, both texts
 	add(base, 2, 0, 4, "", nil)
 	add(cand, 2, 0, 5, "", nil) // differ, no texts: exact match only
+	add(base, 7, 0, 10, "", nil)
+	add(cand, 7, 0, 10, "", nil) // alike, no texts: exact match only, not scored
 	add(base, 3, 1, 6, "x", nil)
 	add(cand, 3, 2, 6, "x", nil) // another turn: unpaired
 	add(cand, 4, 0, 7, "q", nil) // the baseline never answered it
@@ -97,17 +99,17 @@ func TestAgree(t *testing.T) {
 	add(cand, 6, 0, 9, "r", func(r *Request) { r.Warmup = true })
 	add(cand, 0, 0, 99, "other", nil) // a second answer to prompt 0: the first counts
 	a := Agree(base, cand, "the baseline arm")
-	want := Agreement{Against: "the baseline arm", Pairs: 3, Exact: 1, Scored: 2, PrefixSum: 1 + 4.0/7, SimilaritySum: 1 + 2.0/6}
+	want := Agreement{Against: "the baseline arm", Pairs: 4, Exact: 2, Scored: 2, PrefixSum: 1 + 4.0/7, SimilaritySum: 1 + 2.0/6}
 	if *a != want {
 		t.Fatalf("Agree = %+v, want %+v", *a, want)
 	}
-	if got := a.ExactMatch(); got != 1.0/3 {
-		t.Errorf("ExactMatch = %v, want 1/3", got)
+	if got := a.ExactMatch(); got != 0.5 {
+		t.Errorf("ExactMatch = %v, want 1/2", got)
 	}
 	if got := a.PrefixAgreement(); math.Abs(got-(1+4.0/7)/2) > 1e-12 {
 		t.Errorf("PrefixAgreement = %v", got)
 	}
-	if lo, hi := a.ExactMatchInterval(); !(lo < 1.0/3 && 1.0/3 < hi) {
+	if lo, hi := a.ExactMatchInterval(); !(lo < 0.5 && 0.5 < hi) {
 		t.Errorf("interval [%v, %v] does not hold the estimate", lo, hi)
 	}
 	a.Sampled = true
@@ -121,7 +123,7 @@ func TestAgree(t *testing.T) {
 	// Merged parts add up.
 	b := Agreement{Against: "the baseline arm", Pairs: 1, Exact: 1, Scored: 1, PrefixSum: 1, SimilaritySum: 1}
 	b.Add(&want)
-	if b.Pairs != 4 || b.Exact != 2 || b.Scored != 3 || b.Against != "the baseline arm" {
+	if b.Pairs != 5 || b.Exact != 3 || b.Scored != 3 || b.Against != "the baseline arm" {
 		t.Errorf("merged %+v", b)
 	}
 }

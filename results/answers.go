@@ -20,16 +20,16 @@ import (
 // when there is no requests file (a result copied alone).
 func AnswersBeside(path string) (*metrics.AnswerBook, error) {
 	stem := strings.TrimSuffix(path, ".json")
-	texts := map[metrics.AnswerKey]string{}
+	// The kept texts by request id: joined to the requests file's lines,
+	// so that a text is the very answer whose hash is paired (not a
+	// warmup's, a failed or abandoned one's under the same prompt).
+	texts := map[int64]string{}
 	err := eachLine(stem+".outputs.jsonl", func(line []byte) error {
 		var o OutputLine
 		if err := json.Unmarshal(line, &o); err != nil {
 			return err
 		}
-		k := metrics.AnswerKey{Index: o.DatasetIndex, Turn: o.Turn}
-		if _, ok := texts[k]; !ok {
-			texts[k] = o.Text
-		}
+		texts[o.ID] = o.Text
 		return nil
 	})
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -38,8 +38,10 @@ func AnswersBeside(path string) (*metrics.AnswerBook, error) {
 	book := metrics.NewAnswerBook()
 	err = eachLine(stem+".requests.jsonl", func(line []byte) error {
 		var l struct {
+			ID           int64             `json:"id"`
 			Warmup       bool              `json:"warmup"`
 			DatasetIndex int               `json:"dataset_index"`
+			Arm          string            `json:"arm"`
 			Turn         int               `json:"turn"`
 			Error        metrics.ErrorKind `json:"error"`
 			Abandoned    bool              `json:"abandoned"`
@@ -49,16 +51,16 @@ func AnswersBeside(path string) (*metrics.AnswerBook, error) {
 		if err := json.Unmarshal(line, &l); err != nil {
 			return err
 		}
-		if l.Warmup || l.Error != "" || l.Abandoned || l.OutputEvents == 0 || l.OutputHash == "" || l.DatasetIndex < 0 {
+		// An A/B result's answers are its candidate arm's, as its figures.
+		if l.Warmup || l.Error != "" || l.Abandoned || l.OutputEvents == 0 || l.OutputHash == "" || l.DatasetIndex < 0 || l.Arm == ArmBaseline {
 			return nil
 		}
 		h, err := strconv.ParseUint(l.OutputHash, 16, 64)
 		if err != nil {
 			return fmt.Errorf("output_hash %q: %v", l.OutputHash, err)
 		}
-		k := metrics.AnswerKey{Index: l.DatasetIndex, Turn: l.Turn}
-		text, ok := texts[k]
-		book.Put(k, h, text, ok)
+		text, ok := texts[l.ID]
+		book.Put(metrics.AnswerKey{Index: l.DatasetIndex, Turn: l.Turn}, h, text, ok)
 		return nil
 	})
 	if errors.Is(err, fs.ErrNotExist) {

@@ -54,15 +54,13 @@ func ABBlocks(arrivals []time.Duration, il scenario.Interleave) int {
 // replayed from 0 with the run's prompts in their places (warmup and the
 // preflight probe only with the arm's first block), and the map from the
 // block plan's places back to the dataset's.
-func blockPlan(base executor.Plan, offs []time.Duration, b abBlock, first bool) (executor.Plan, []int) {
+func blockPlan(base executor.Plan, offs []time.Duration, b abBlock, first bool) executor.Plan {
 	p := base
 	n := len(base.Requests)
 	var reqs []dataset.Request
-	var index []int
 	if first {
 		for i := range base.Warmup {
 			reqs = append(reqs, base.Requests[i%n])
-			index = append(index, i%n)
 		}
 	} else {
 		p.Warmup, p.Preflight = 0, false
@@ -72,7 +70,6 @@ func blockPlan(base executor.Plan, offs []time.Duration, b abBlock, first bool) 
 		r := base.Requests[place]
 		r.At = offs[k]
 		reqs = append(reqs, r)
-		index = append(index, place)
 	}
 	o := *base.Open
 	// A replay of the block's own arrival times; the configured rate stays
@@ -81,7 +78,7 @@ func blockPlan(base executor.Plan, offs []time.Duration, b abBlock, first bool) 
 	o.Arrival, o.Speed = executor.ArrivalReplay, 1
 	p.Open = &o
 	p.Requests, p.MaxRequests, p.Duration = reqs, b.end-b.first, 0
-	return p, index
+	return p
 }
 
 // abAnswerTexts is how many of each block's first answers keep their
@@ -147,7 +144,7 @@ run:
 		}
 		res.First = append(res.First, order[0].name)
 		for _, arm := range order {
-			p, index := blockPlan(plan, offs, b, !arm.started)
+			p := blockPlan(plan, offs, b, !arm.started)
 			p.Target = arm.lt.target
 			// The first answers' texts, for prefix agreement and
 			// similarity (the book keeps at most its own share of them).
@@ -161,7 +158,7 @@ run:
 			p.CacheSalt = arm.salt
 			block, name := k+1, arm.name
 			book := arm.book
-			po.next(index, func(r *metrics.Request) {
+			po.next(func(r *metrics.Request) {
 				r.Arm, r.Block = name, block
 				book.Add(r)
 			})

@@ -354,7 +354,7 @@ func (r *Run) run(ctx context.Context) (Status, hcl.Diagnostics) {
 	}
 	// Answers paired with a baseline's, with deterministic sampling: the
 	// default agreement check judges them.
-	if ag := outcome.Overall.Agreement; ag != nil && !ag.Sampled && ag.Pairs > 0 {
+	if ag := outcome.Overall.Agreement; ag != nil && !ag.Sampled && ag.Scored > 0 {
 		scenario.AddAgreementCheck(s)
 	}
 	if abo != nil {

@@ -100,7 +100,7 @@ func (rp *repeat) run(ctx context.Context, p executor.Plan) ([]repeatRun, bool, 
 		if rp.say != nil {
 			fmt.Fprintln(rp.log, "llmload: "+rp.say(run))
 		}
-		rp.po.next(nil, func(r *metrics.Request) { rp.mark(run, r) })
+		rp.po.next(func(r *metrics.Request) { rp.mark(run, r) })
 		started := time.Now()
 		out, err := rp.part.run(ctx, p)
 		if err != nil {
@@ -208,16 +208,15 @@ func outcomes(runs []repeatRun) []*executor.Outcome {
 
 // partObservers hands the results of several executor runs to the run's
 // observers as one run's: offsets count from the first part's time zero,
-// ids keep rising, dataset indexes are mapped back to the dataset's
-// (index, when set), and mark places each request (its repeat, arm and
-// block).
+// ids keep rising, and mark places each request (its repeat, arm and
+// block). Dataset indexes are the dataset's own already: each request
+// carries its entry's.
 type partObservers struct {
 	obs    []executor.Observer
 	zero   time.Time
 	shift  time.Duration
 	idBase int64
 	maxID  int64
-	index  []int
 	mark   func(*metrics.Request)
 }
 
@@ -252,9 +251,6 @@ func (po *partObservers) Result(r *metrics.Request) {
 	if c.Turn > 0 {
 		c.Session += po.idBase
 	}
-	if po.index != nil && c.DatasetIndex >= 0 && c.DatasetIndex < len(po.index) {
-		c.DatasetIndex = po.index[c.DatasetIndex]
-	}
 	if po.mark != nil {
 		po.mark(&c)
 	}
@@ -272,17 +268,17 @@ func (po *partObservers) Snapshot(s metrics.Snapshot) {
 }
 
 // next starts a part: its ids follow the previous part's.
-func (po *partObservers) next(index []int, mark func(*metrics.Request)) {
+func (po *partObservers) next(mark func(*metrics.Request)) {
 	if !po.zero.IsZero() {
 		po.idBase = po.maxID + 1
 	}
-	po.index, po.mark = index, mark
+	po.mark = mark
 }
 
 // again starts another executor run of the same part (a probe run
 // again, longer): its ids follow the previous run's, its requests are
 // marked alike.
-func (po *partObservers) again() { po.next(po.index, po.mark) }
+func (po *partObservers) again() { po.next(po.mark) }
 
 // pause waits d, or until ctx ends (false).
 func pause(ctx context.Context, d time.Duration) bool {

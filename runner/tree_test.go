@@ -156,7 +156,7 @@ func TestLengthenedProbeIDs(t *testing.T) {
 	leaf := &idLeaf{}
 	pr := &stepProbe{s: s, log: io.Discard, po: po, step: 1, value: 4, first: true, leaf: leaf,
 		len: stepLength{duration: time.Second, minRequests: 100}}
-	po.next(nil, func(r *metrics.Request) { r.Stage = 1 })
+	po.next(func(r *metrics.Request) { r.Stage = 1 })
 	if _, err := pr.run(context.Background(), base); err != nil {
 		t.Fatal(err)
 	}

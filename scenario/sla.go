@@ -75,7 +75,9 @@ const AgreementCheckName = "answers agree (default)"
 
 // AddAgreementCheck adds the default agreement check to s, unless one of
 // its asserts reads an agreement figure already: the run paired its
-// answers with a baseline's, with deterministic sampling.
+// answers with a baseline's, with deterministic sampling, and kept texts
+// of both to score. An A/B run of two different models on purpose opts
+// out by an assert of its own (metrics.prefix_agreement >= 0).
 func AddAgreementCheck(s *Scenario) {
 	for _, a := range s.Asserts {
 		for _, f := range []string{"exact_match", "prefix_agreement", "answer_similarity"} {
@@ -85,7 +87,8 @@ func AddAgreementCheck(s *Scenario) {
 		}
 	}
 	src := fmt.Sprintf("metrics.prefix_agreement >= %g", DefaultPrefixAgreement)
-	expr, diags := hclsyntax.ParseExpression([]byte(src), "default", hcl.InitialPos)
+	// Placed at the scenario's block, so that a failure points there.
+	expr, diags := hclsyntax.ParseExpression([]byte(src), s.DeclRange.Filename, s.DeclRange.Start)
 	if diags.HasErrors() {
 		panic(diags) // a constant expression
 	}

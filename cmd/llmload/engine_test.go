@@ -470,6 +470,39 @@ func TestAgreementDefault(t *testing.T) {
 	}
 }
 
+// TestAgreementWraps: an A/B run with fewer prompts than requests sends
+// some prompts twice on each arm; every request line names the prompt it
+// carried (the simulator's greedy answer to a prompt is one text, so one
+// dataset index has one output hash on both arms), and the agreement
+// pairs each prompt once.
+func TestAgreementWraps(t *testing.T) {
+	out := t.TempDir()
+	code, stdout, stderr := call(t, context.Background(), "run", "-quiet", "-out", out, "-scenario", "ab_wrap", "testdata/agreement.hcl")
+	if code != exitOK {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	hashes := map[float64]map[string]bool{}
+	for _, l := range requestMaps(t, filepath.Join(out, "ab_wrap.requests.jsonl")) {
+		i := l["dataset_index"].(float64)
+		if hashes[i] == nil {
+			hashes[i] = map[string]bool{}
+		}
+		hashes[i][l["output_hash"].(string)] = true
+	}
+	if len(hashes) != 10 {
+		t.Errorf("%d dataset indexes in the requests file, want the 10 prompts", len(hashes))
+	}
+	for i, hs := range hashes {
+		if len(hs) != 1 {
+			t.Errorf("dataset index %v carried %d different answers: requests were filed under another prompt", i, len(hs))
+		}
+	}
+	ag := resultFile(t, filepath.Join(out, "ab_wrap.json"))["summary"].(map[string]any)["agreement"].(map[string]any)
+	if ag["pairs"] != 10.0 || ag["exact"] != 10.0 {
+		t.Errorf("agreement %v, want 10 prompts paired, all alike", ag)
+	}
+}
+
 // TestAgreementBaseline: -save-baseline copies a run's requests and
 // outputs files beside the saved result, and a later run against that
 // baseline pairs its answers with them by prompt: the same model answers

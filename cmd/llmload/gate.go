@@ -2,8 +2,10 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -70,10 +72,8 @@ func (g *gateOptions) finishScenario(e env, r *runner.Run) int {
 		err := results.WriteResultFile(p, res)
 		// The files beside the result go along (as <scenario>.requests.jsonl
 		// and so on): a later run pairs its answers with the baseline's.
-		for _, f := range r.Files() {
-			if err == nil {
-				err = copyBeside(f, p)
-			}
+		if err == nil {
+			err = saveBeside(r.Files(), p)
 		}
 		if err != nil {
 			fmt.Fprintf(e.stderr, "llmload: -save-baseline: %v\n", err)
@@ -157,28 +157,71 @@ func writeFile(path string, data []byte) error {
 	return os.WriteFile(path, data, 0o644)
 }
 
-// copyBeside copies src, a file written beside a result (run.requests.jsonl
-// beside run.json), beside the result copy dst under dst's stem.
-func copyBeside(src, dst string) error {
-	name := filepath.Base(src)
-	suffix := name[strings.Index(name, "."):]
-	if i := strings.Index(name, ".requests.jsonl"); i >= 0 {
-		suffix = name[i:]
-	} else if i := strings.Index(name, ".outputs.jsonl"); i >= 0 {
-		suffix = name[i:]
+// besideSuffixes are the files written beside a result, which a baseline
+// copy takes along.
+var besideSuffixes = []string{".requests.jsonl", ".outputs.jsonl"}
+
+// saveBeside copies the files written beside a result (run.requests.jsonl
+// beside run.json) beside its baseline copy dst, under dst's stem. Files
+// of an earlier baseline there that this run did not write are removed,
+// so that stale answers never sit beside a fresh result; a file that is
+// already the one in place (the save directory is the output directory)
+// is left as it is.
+func saveBeside(files []string, dst string) error {
+	stem := strings.TrimSuffix(dst, ".json")
+	wrote := map[string]bool{}
+	for _, src := range files {
+		suffix := ""
+		for _, s := range besideSuffixes {
+			if strings.HasSuffix(src, s) {
+				suffix = s
+			}
+		}
+		if suffix == "" {
+			continue
+		}
+		to := stem + suffix
+		wrote[to] = true
+		if err := copyFile(src, to); err != nil {
+			return err
+		}
+	}
+	for _, s := range besideSuffixes {
+		if to := stem + s; !wrote[to] {
+			if err := os.Remove(to); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// copyFile copies src to dst through a temporary file renamed into
+// place; nothing when they are the same file.
+func copyFile(src, dst string) error {
+	si, err := os.Stat(src)
+	if err != nil {
+		return err
+	}
+	if di, err := os.Stat(dst); err == nil && os.SameFile(si, di) {
+		return nil
 	}
 	in, err := os.Open(src)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
-	out, err := os.Create(strings.TrimSuffix(dst, ".json") + suffix)
+	tmp, err := os.CreateTemp(filepath.Dir(dst), filepath.Base(dst)+".*.tmp")
 	if err != nil {
 		return err
 	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
+	defer os.Remove(tmp.Name())
+	if _, err := io.Copy(tmp, in); err != nil {
+		tmp.Close()
 		return err
 	}
-	return out.Close()
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), dst)
 }

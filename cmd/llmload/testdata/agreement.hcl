@@ -81,3 +81,29 @@ scenario "ab_default" {
     max_client_cpu     = 1
   }
 }
+
+# Fewer prompts than requests: the second block wraps around the dataset.
+dataset "few" {
+  random {
+    input_len   = 16
+    output_len  = 12
+    num_prompts = 10
+    seed        = 5
+  }
+}
+
+scenario "ab_wrap" {
+  targets    = { baseline = target.old, candidate = target.new }
+  interleave = 8
+  dataset    = dataset.few
+  requests   = 16
+  open_loop {
+    rate = 200
+  }
+
+  validity {
+    max_rate_shortfall = 0.5
+    max_lag_p99        = "1s"
+    max_client_cpu     = 1
+  }
+}
