@@ -82,7 +82,7 @@ func TestTargetSamples(t *testing.T) {
 		{map[string]any{"temperature": "0.7"}, true},
 		{map[string]any{"temperature": 0.7, "seed": 42.0}, false},
 		{map[string]any{"temperature": 0.7, "seed": nil}, true}, // seed removed
-		{map[string]any{"temperature": nil}, true},               // the engine's default
+		{map[string]any{"temperature": nil}, true},              // the engine's default
 	}
 	for _, tt := range tests {
 		if got := (&Target{ExtraBody: tt.extra}).Samples(); got != tt.want {
