@@ -42,6 +42,9 @@ type Request struct {
 	// the server's reported cached tokens are held against. 0 for
 	// sessions.
 	PrefixTokens int `json:"prefix_tokens,omitempty"`
+	// Expected is the prompt's expected answer, when the dataset gives one
+	// (JSONL "expected"): each answer is judged against it.
+	Expected *Expected `json:"expected,omitempty"`
 	// Turns, when set (multi_turn sources), makes the request a session:
 	// its turns are sent one after another, each with the history so far.
 	// Prompt, Messages, PromptLen and OutputLen are then the first turn's.

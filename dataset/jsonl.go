@@ -62,6 +62,7 @@ type jsonlEntry struct {
 	prompt    string
 	messages  []Message
 	outputLen int
+	expected  *Expected
 }
 
 func loadJSONL(cfg JSONL, tok tokenizer.Tokenizer) ([]Request, Stats, error) {
@@ -131,7 +132,7 @@ func readJSONL(cfg JSONL, r io.Reader, tok tokenizer.Tokenizer) ([]Request, Stat
 			stats.Examined++
 			continue
 		}
-		req := Request{Index: e.line - 1, Prompt: e.prompt, Messages: e.messages, OutputLen: e.outputLen}
+		req := Request{Index: e.line - 1, Prompt: e.prompt, Messages: e.messages, OutputLen: e.outputLen, Expected: e.expected}
 		ids, err := encode(tok, e.prompt, true)
 		if err != nil {
 			return nil, stats, err
@@ -193,6 +194,13 @@ func parseJSONLine(cfg JSONL, text []byte, line int) (jsonlEntry, error) {
 	}
 	if strings.TrimSpace(e.prompt) == "" && !cfg.AllowEmptyPrompts {
 		return e, lineError(cfg.Path, line, "the prompt is empty; remove the line, or set allow_empty_prompts = true to send it")
+	}
+	if x := field(obj, "expected"); x.Exists() {
+		exp, err := parseExpected(x)
+		if err != nil {
+			return e, lineError(cfg.Path, line, "%s", err)
+		}
+		e.expected = exp
 	}
 	if cfg.OutputLenField != "" {
 		if o := field(obj, cfg.OutputLenField); o.Exists() {

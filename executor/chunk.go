@@ -10,6 +10,8 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/llmload/llmload/dataset"
+
 	"github.com/llmload/llmload/metrics"
 
 	"github.com/llmload/llmload/internal/openaiwire"
@@ -18,6 +20,10 @@ import (
 
 // chunk is what one SSE data payload of a stream says, whatever the API.
 type chunk struct {
+	// expected is the request's expected answer, set before its stream is
+	// read (which takes it before the first event's parse resets the
+	// chunk): its text is kept to be judged.
+	expected  *dataset.Expected
 	output    bool   // it carries generated output (a token), reasoning or answer
 	reasoning bool   // the output is (or holds) reasoning
 	answer    bool   // the output is (or holds) answer: text, content, tool calls

@@ -50,6 +50,7 @@ type prepared struct {
 	prefix    int // the dataset's PrefixTokens
 	maxTokens int
 	ignoreEOS bool
+	expected  *dataset.Expected // the prompt's expected answer, or nil
 }
 
 // client sends prepared requests and reads their streams.
@@ -291,7 +292,7 @@ func prepare(t Target, reqs []dataset.Request) ([]prepared, error) {
 		if err != nil {
 			return nil, fmt.Errorf("request %d (dataset index %d): %w", i, r.Index, err)
 		}
-		out[i] = prepared{body: b, index: r.Index, promptLen: r.PromptLen, prefix: r.PrefixTokens, maxTokens: r.OutputLen, ignoreEOS: t.IgnoreEOS}
+		out[i] = prepared{body: b, index: r.Index, promptLen: r.PromptLen, prefix: r.PrefixTokens, maxTokens: r.OutputLen, ignoreEOS: t.IgnoreEOS, expected: r.Expected}
 	}
 	return out, nil
 }
@@ -436,6 +437,7 @@ func (c *client) do(ctx context.Context, start time.Time, p *prepared, res *metr
 	// stall_timeout is the silence allowed between two events: keep-alive
 	// comments do not reset it.
 	tr.eventsOnly = true
+	rd.ch.expected = p.expected
 	if c.read(ctx, newSSEReader(rd.br), tr, t0, &rd.ch, res) {
 		rest = resp.Body
 	}
@@ -537,7 +539,8 @@ func isSSE(contentType string, br *bufio.Reader) bool {
 // It returns true when the stream ended at [DONE] as it should: the body's
 // end is then the caller's to read (afterDone).
 func (c *client) read(ctx context.Context, sr *sseReader, tr *timedReader, t0 time.Time, ch *chunk, res *metrics.Request) (done bool) {
-	keepText := c.keepText || c.tok != nil || res.ID < c.keepOutputs
+	expected := ch.expected // each event's parse resets the chunk
+	keepText := c.keepText || c.tok != nil || res.ID < c.keepOutputs || expected != nil
 	ch.hash = fnvOffset
 	ab := abandonmentOf(ctx)
 	var (
@@ -681,6 +684,12 @@ func (c *client) read(ctx context.Context, sr *sseReader, tr *timedReader, t0 ti
 	}
 	if res.OK() && res.OutputEvents == 0 {
 		c.fail(res, metrics.ErrEmpty, errors.New("the stream ended without an output token"))
+	}
+	// The answer against the prompt's expected one (its whole text,
+	// reasoning streamed apart included).
+	if expected != nil && res.OK() {
+		pass := expected.Judge(string(text))
+		res.ExpectedPass = &pass
 	}
 	res.ShortOutput = shortOutput(res)
 	return done

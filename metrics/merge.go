@@ -64,6 +64,8 @@ func merge(parts []*Summary) (*Summary, error) {
 		s.Finish = addCounts(s.Finish, p.Finish)
 		s.OutputDefects = addCounts(s.OutputDefects, p.OutputDefects)
 		s.DefectiveOutputs += p.DefectiveOutputs
+		s.ExpectedJudged += p.ExpectedJudged
+		s.ExpectedPassed += p.ExpectedPassed
 		if p.Agreement != nil {
 			if s.Agreement == nil {
 				s.Agreement = &Agreement{Against: p.Agreement.Against}

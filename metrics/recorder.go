@@ -33,6 +33,7 @@ type Recorder struct {
 	finish                                        map[string]int
 	defects                                       map[string]int
 	defective                                     int // completed requests with any defect
+	expectedJudged, expectedPassed                int // completed requests judged against an expected answer, and those that met it
 	inputTokens, serverInputTokens                int
 	outputTokens                                  int
 	goodRequests, goodOutputTokens                int
@@ -172,6 +173,12 @@ func (r *Recorder) Add(req *Request) {
 		r.defective++
 		for _, d := range ds {
 			r.defects[d]++
+		}
+	}
+	if req.ExpectedPass != nil {
+		r.expectedJudged++
+		if *req.ExpectedPass {
+			r.expectedPassed++
 		}
 	}
 	r.inputTokens += req.DatasetPromptTokens
@@ -501,6 +508,7 @@ func (r *Recorder) SummaryOver(duration time.Duration) *Summary {
 		s.OutputDefects = maps.Clone(r.defects)
 	}
 	s.DefectiveOutputs = r.defective
+	s.ExpectedJudged, s.ExpectedPassed = r.expectedJudged, r.expectedPassed
 	for i, t := range r.turns {
 		s.Turns = append(s.Turns, TurnSummary{Turn: i + 1, Completed: t.completed, PromptTokens: t.promptTokens, TTFT: t.ttft.latency()})
 	}

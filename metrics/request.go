@@ -174,6 +174,10 @@ type Request struct {
 	// and answer in the order streamed; 0 when nothing was generated.
 	// Answers to the same prompt that hash alike are the same text.
 	OutputHash uint64 `json:"output_hash,omitempty"`
+	// ExpectedPass is whether the answer met the prompt's expected answer
+	// (the dataset's "expected"); nil when it had none or did not
+	// complete.
+	ExpectedPass *bool `json:"expected_pass,omitempty"`
 	// Output defects, seen as the text streamed: Blank, nothing but white
 	// space; Degenerate, a long answer of a few distinct strings repeated
 	// (a loop); BadText, invalid UTF-8 or a replacement character (byte

@@ -75,6 +75,11 @@ type Summary struct {
 	// DefectiveOutputs counts the completed requests with any output
 	// defect (one request may have several).
 	DefectiveOutputs int `json:"defective_outputs,omitempty"`
+	// ExpectedJudged counts the completed requests whose prompt had an
+	// expected answer (the dataset's "expected"), ExpectedPassed those
+	// whose answer met it.
+	ExpectedJudged int `json:"expected_judged,omitempty"`
+	ExpectedPassed int `json:"expected_passed,omitempty"`
 	// Agreement is how the answers agree with a baseline's, prompt by
 	// prompt (an A/B run's baseline arm, or a stored baseline that kept
 	// its answers); nil when there was nothing to compare with.
@@ -283,6 +288,15 @@ func (s *Summary) SpecAcceptance() float64 {
 func (s *Summary) PrefixReuse() float64 {
 	r, _ := s.prefixReuse()
 	return r
+}
+
+// PassRate is the share of the judged answers that met their prompt's
+// expected answer (NaN when none was judged).
+func (s *Summary) PassRate() float64 {
+	if s.ExpectedJudged == 0 {
+		return math.NaN()
+	}
+	return float64(s.ExpectedPassed) / float64(s.ExpectedJudged)
 }
 
 // OutputDefectRate is the share of completed requests whose answer had

@@ -239,6 +239,7 @@ func writeExtras(p *printer, r *results.Result, s *metrics.Summary) {
 	writeStreamNotes(p, s)
 	writeOutputNotes(p, s)
 	writeAgreement(p, s)
+	writeExpected(p, s)
 	writeEngineNotes(p, s)
 	if s.ShortOutputs > 0 {
 		p.printf("Short outputs: %s asked to ignore EOS but got fewer tokens than max_tokens (by the server's usage): the server did not honour ignore_eos.\n", count(s.ShortOutputs, "request", "requests"))
@@ -482,6 +483,15 @@ func writeOutputNotes(p *printer, s *metrics.Summary) {
 		p.printf("Outputs: %s of %d completed answers (blank: white space only; degenerate: a few strings repeated; bad text: invalid UTF-8 or replacement characters). Fast is not right: metrics.output_defects.<kind> gates them.\n",
 			strings.Join(parts, ", "), s.Completed)
 	}
+}
+
+// writeExpected says how many answers met their expected ones.
+func writeExpected(p *printer, s *metrics.Summary) {
+	if s.ExpectedJudged == 0 {
+		return
+	}
+	p.printf("Expected answers: %d of %d answers met their prompt's expected answer (pass_rate %.1f%%).\n",
+		s.ExpectedPassed, s.ExpectedJudged, 100*s.PassRate())
 }
 
 // writeAgreement says how the answers agree with the baseline's, prompt

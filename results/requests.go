@@ -114,6 +114,9 @@ type RequestLine struct {
 	// OutputHash is the generated text's FNV-1a (16 hex digits): answers
 	// to one prompt that hash alike are the same text.
 	OutputHash string `json:"output_hash,omitempty"`
+	// ExpectedPass is whether the answer met the prompt's expected answer
+	// (absent when the prompt had none).
+	ExpectedPass *bool `json:"expected_pass,omitempty"`
 	// Output defects (metrics.Request.Blank and the others).
 	Blank      bool `json:"blank,omitempty"`
 	Degenerate bool `json:"degenerate,omitempty"`
@@ -176,6 +179,7 @@ func NewRequestLine(r *metrics.Request, zero time.Time, stages bool) RequestLine
 	l.SystemFingerprint = r.SystemFingerprint
 	l.IdealCachedTokens = r.IdealCachedTokens
 	l.OutputHash = hashString(r.OutputHash)
+	l.ExpectedPass = r.ExpectedPass
 	l.Blank, l.Degenerate, l.BadText = r.Blank, r.Degenerate, r.BadText
 	l.DraftTokens, l.AcceptedDraftTokens = r.DraftTokens, r.AcceptedDraftTokens
 	if r.CacheReported {

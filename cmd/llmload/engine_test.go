@@ -553,3 +553,28 @@ func TestAgreementBaseline(t *testing.T) {
 		}
 	}
 }
+
+// TestExpectedAnswers: prompts that carry an expected answer are judged as
+// their answers stream: each request line says whether it met its own, the
+// summary counts them, the console says so, and min_pass_rate fails the
+// run when too few did.
+func TestExpectedAnswers(t *testing.T) {
+	out := t.TempDir()
+	code, stdout, stderr := call(t, context.Background(), "run", "-quiet", "-out", out, "testdata/expected.hcl")
+	if code != exitCheckFailed {
+		t.Fatalf("exit %d, want 1 (2 of 4 met, under 75%%)\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	sum := resultFile(t, filepath.Join(out, "expected.json"))["summary"].(map[string]any)
+	if sum["expected_judged"] != 4.0 || sum["expected_passed"] != 2.0 {
+		t.Errorf("expected_judged %v, expected_passed %v; want 4 and 2", sum["expected_judged"], sum["expected_passed"])
+	}
+	want := map[float64]any{0: true, 1: true, 2: false, 3: false, 4: nil, 5: nil}
+	for _, l := range requestMaps(t, filepath.Join(out, "expected.requests.jsonl")) {
+		if got, w := l["expected_pass"], want[l["dataset_index"].(float64)]; got != w {
+			t.Errorf("prompt %v: expected_pass %v, want %v", l["dataset_index"], got, w)
+		}
+	}
+	if !strings.Contains(stdout, "Expected answers: 2 of 4 answers met") || !strings.Contains(stdout, "FAIL   min_pass_rate") {
+		t.Errorf("the console does not report the expected answers:\n%s", stdout)
+	}
+}
