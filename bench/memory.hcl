@@ -1,6 +1,7 @@
 # The memory benchmark (make bench-memory): closed-loop users as fast as a
 # zero-delay local server answers, 256 output tokens each. Peak RSS must not
-# grow with the number of requests: results stream to disk.
+# grow with the number of requests: results stream to disk, and so do the
+# answers kept (outputs { keep }).
 variable "base_url" {
   description = "The fake server's URL (make bench-memory starts one)."
 }
@@ -34,4 +35,10 @@ scenario "memory" {
   }
 
   requests = var.requests
+
+  # The first 1,000 answers' texts, streamed to memory.outputs.jsonl: the
+  # rest are hashed as they stream and never kept.
+  outputs {
+    keep = 1000
+  }
 }
