@@ -396,6 +396,7 @@ func TestAgreement(t *testing.T) {
 	}{
 		{"same model", nil, exitOK, 24.0},
 		{"another model", []string{"-var", "candidate_seed=7"}, exitCheckFailed, 0.0},
+		{"swapped outputs", []string{"-var", "candidate_swaps=1"}, exitCheckFailed, 0.0},
 		{"sampled", []string{"-var", "temperature=0.8"}, exitNoResult, nil},
 	}
 	for _, tt := range tests {
@@ -437,8 +438,9 @@ func TestAgreement(t *testing.T) {
 
 // TestAgreementDefault: with no agreement check written, an A/B run whose
 // answers were paired gets the default one (prefix_agreement >= 0.25):
-// the same model passes it, another model_seed fails it (exit 1), and
-// sampled answers are not judged (no such check, exit 0).
+// the same model passes it, another model_seed fails it (exit 1), so does
+// the same model handing each request another's answer (swap_outputs),
+// and sampled answers are not judged (no such check, exit 0).
 func TestAgreementDefault(t *testing.T) {
 	for _, tt := range []struct {
 		name    string
@@ -448,6 +450,9 @@ func TestAgreementDefault(t *testing.T) {
 	}{
 		{"same model", nil, exitOK, "pass"},
 		{"another model", []string{"-var", "candidate_seed=7"}, exitCheckFailed, "fail"},
+		// The same model, but each answer is the one the request before it
+		// got (a cache or batching bug), at the healthy speed.
+		{"swapped outputs", []string{"-var", "candidate_swaps=1"}, exitCheckFailed, "fail"},
 		{"sampled", []string{"-var", "temperature=0.8"}, exitOK, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

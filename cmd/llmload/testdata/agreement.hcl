@@ -7,6 +7,11 @@ variable "candidate_seed" {
   default = 0
 }
 
+variable "candidate_swaps" {
+  type    = number
+  default = 0
+}
+
 variable "temperature" {
   type    = number
   default = 0
@@ -26,7 +31,8 @@ target "new" {
   model      = "tiny"
   extra_body = { temperature = var.temperature }
   sim {
-    model_seed = var.candidate_seed
+    model_seed         = var.candidate_seed
+    fault_swap_outputs = var.candidate_swaps
   }
 }
 
