@@ -1,4 +1,4 @@
-package main
+package results
 
 import (
 	"os"
@@ -27,7 +27,7 @@ func TestSaveBeside(t *testing.T) {
 	reqs := filepath.Join(out, "run-20261203.requests.jsonl")
 	write(reqs, "answers\n")
 	write(filepath.Join(saved, "ci.outputs.jsonl"), "stale texts\n") // an earlier baseline's
-	if err := saveBeside([]string{reqs}, filepath.Join(saved, "ci.json")); err != nil {
+	if err := SaveBeside([]string{reqs}, filepath.Join(saved, "ci.json")); err != nil {
 		t.Fatal(err)
 	}
 	if got := read(filepath.Join(saved, "ci.requests.jsonl")); got != "answers\n" {
@@ -39,7 +39,7 @@ func TestSaveBeside(t *testing.T) {
 	// Saved into the output directory itself.
 	same := filepath.Join(out, "ci.requests.jsonl")
 	write(same, "in place\n")
-	if err := saveBeside([]string{same}, filepath.Join(out, "ci.json")); err != nil {
+	if err := SaveBeside([]string{same}, filepath.Join(out, "ci.json")); err != nil {
 		t.Fatal(err)
 	}
 	if got := read(same); got != "in place\n" {
