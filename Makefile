@@ -72,11 +72,11 @@ race:
 	$(GO) test -count=1 -race ./executor/... ./metrics/... ./sim/... ./internal/e2e
 
 fuzz-short:
-	$(GO) test -run='^$$' -fuzz='^FuzzParse$$' -fuzztime=$(FUZZTIME) ./scenario
-	$(GO) test -run='^$$' -fuzz='^FuzzSSE$$' -fuzztime=$(FUZZTIME) ./executor
-	$(GO) test -run='^$$' -fuzz='^FuzzLoadShareGPT$$' -fuzztime=$(FUZZTIME) ./dataset
-	$(GO) test -run='^$$' -fuzz='^FuzzLoadJSONL$$' -fuzztime=$(FUZZTIME) ./dataset
-	$(GO) test -run='^$$' -fuzz='^FuzzLoadTrace$$' -fuzztime=$(FUZZTIME) ./dataset
+	bash tools/fuzz.sh $(GO) FuzzParse ./scenario $(FUZZTIME)
+	bash tools/fuzz.sh $(GO) FuzzSSE ./executor $(FUZZTIME)
+	bash tools/fuzz.sh $(GO) FuzzLoadShareGPT ./dataset $(FUZZTIME)
+	bash tools/fuzz.sh $(GO) FuzzLoadJSONL ./dataset $(FUZZTIME)
+	bash tools/fuzz.sh $(GO) FuzzLoadTrace ./dataset $(FUZZTIME)
 
 lint: vet fmt-check
 
