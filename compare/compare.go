@@ -30,7 +30,10 @@ const (
 	MethodWelch      = "welch"         // means
 	MethodWindows    = "windows"       // throughputs, from the time series
 	MethodProportion = "agresti-caffo" // the error rate
-	MethodNone       = "none"          // no interval (max, min, counts)
+	// MethodWilson: an agreement figure's Wilson interval over the
+	// prompts paired with the baseline's (the baseline's own value is 1).
+	MethodWilson = "wilson"
+	MethodNone   = "none" // no interval (max, min, counts)
 	// MethodRuns: from the spread of the figure over each side's repeated
 	// runs (both sides have repeats).
 	MethodRuns = "runs"

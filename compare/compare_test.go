@@ -164,3 +164,54 @@ func TestParseTolerances(t *testing.T) {
 		}
 	}
 }
+
+// TestJudgeAgreement: an agreement figure is the candidate's against its
+// baseline, so the baseline's value is 1 whatever its own summary holds,
+// the interval is Wilson's over the paired prompts, and a figure that was
+// not measured, or sampled, is inconclusive and says why.
+func TestJudgeAgreement(t *testing.T) {
+	tol := func(key, pct string) Tolerance {
+		t.Helper()
+		tl, err := ParseTolerance(key, pct)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tl
+	}
+	tests := []struct {
+		name    string
+		ag      *metrics.Agreement
+		tol     Tolerance
+		verdict string
+		message string
+	}{
+		{"all alike, decided", &metrics.Agreement{Pairs: 100, Exact: 100}, tol("exact_match", "10%"), Pass, ""},
+		{"all alike, too few to decide", &metrics.Agreement{Pairs: 24, Exact: 24}, tol("exact_match", "10%"), Inconclusive, "straddles"},
+		{"none alike", &metrics.Agreement{Pairs: 24}, tol("exact_match", "20%"), Fail, "whole 95% interval"},
+		{"late divergence tolerated", &metrics.Agreement{Pairs: 100, Exact: 40, Scored: 100, PrefixSum: 97, SimilaritySum: 96}, tol("prefix_agreement", "20%"), Pass, ""},
+		{"early divergence", &metrics.Agreement{Pairs: 100, Scored: 100, PrefixSum: 5, SimilaritySum: 8}, tol("answer_similarity", "20%"), Fail, ""},
+		{"not measured", nil, tol("exact_match", "10%"), Inconclusive, "no answers were paired"},
+		{"sampled", &metrics.Agreement{Pairs: 100, Exact: 3, Sampled: true}, tol("exact_match", "10%"), Inconclusive, "temperature above 0"},
+		{"no texts scored", &metrics.Agreement{Pairs: 100, Exact: 100}, tol("prefix_agreement", "10%"), Inconclusive, "texts kept"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			// The baseline's own summary has no agreement: it is not read.
+			base, cand := &metrics.Summary{}, &metrics.Summary{Agreement: tt.ag}
+			d := Judge(base, cand, tt.tol, Options{})
+			if d.Verdict != tt.verdict || !strings.Contains(d.Message, tt.message) {
+				t.Fatalf("verdict %q (%s), want %q with %q", d.Verdict, d.Message, tt.verdict, tt.message)
+			}
+			if d.Missing {
+				return
+			}
+			v, lo, hi, n, _ := tt.ag.Figure(tt.tol.Metric, metrics.DefaultConfidence)
+			if d.Base != 1 || d.New != v || d.Lower != lo-1 || d.Upper != hi-1 || d.NewSamples != int64(n) || d.Method != MethodWilson {
+				t.Errorf("delta %+v, want base 1, new %v, interval %v..%v over %d pairs by %s", d, v, lo-1, hi-1, n, MethodWilson)
+			}
+			if !(d.Lower <= d.Delta && d.Delta <= d.Upper) {
+				t.Errorf("interval [%v, %v] does not hold the delta %v", d.Lower, d.Upper, d.Delta)
+			}
+		})
+	}
+}

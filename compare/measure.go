@@ -20,6 +20,11 @@ func Measure(base, cand *metrics.Summary, metric, stat string, opts Options) Del
 	opts = opts.withDefaults()
 	m, _ := metrics.Lookup(metric)
 	d := Delta{Key: Key(metric, stat), Metric: metric, Stat: stat, Unit: m.Unit, Better: m.Better, Method: MethodNone}
+	if metrics.IsAgreement(metric) {
+		measureAgreement(&d, cand, opts)
+		d.Change = change(d)
+		return d
+	}
 	b, okB := base.Value(metric, stat)
 	n, okN := cand.Value(metric, stat)
 	if !okB || !okN {
@@ -394,4 +399,32 @@ func RunSpread(runs []*metrics.Summary, metric, stat string) (Spread, bool) {
 		return Spread{}, false
 	}
 	return SpreadOf(v), true
+}
+
+// measureAgreement: an agreement figure is the candidate's against its
+// baseline, prompt by prompt, so the baseline's own value is 1 (a run
+// agrees with itself) and the interval is the figure's Wilson interval
+// over the paired prompts (metrics.Agreement.Figure), whatever the
+// repeats: the pairs, not the runs, are the samples.
+func measureAgreement(d *Delta, cand *metrics.Summary, o Options) {
+	d.Percent = math.NaN()
+	a := cand.Agreement
+	v, lo, hi, n, ok := a.Figure(d.Metric, o.Confidence)
+	if !ok {
+		d.Missing = true
+		switch {
+		case a == nil:
+			d.Message = fmt.Sprintf("%s was not measured: no answers were paired with the baseline's (the baseline kept no requests file beside its result, or this is not an A/B run).", metrics.Title(d.Metric, ""))
+		case a.Sampled:
+			d.Message = fmt.Sprintf("%s is not judged: the requests sample (temperature above 0, no seed), so the same prompt need not get the same answer.", metrics.Title(d.Metric, ""))
+		default:
+			d.Message = fmt.Sprintf("%s was not measured: no prompt was answered on both sides with texts kept to score (outputs { keep }).", metrics.Title(d.Metric, ""))
+		}
+		return
+	}
+	d.Base, d.New, d.Delta = 1, v, v-1
+	d.Percent = 100 * d.Delta
+	d.BaseSamples, d.NewSamples = int64(n), int64(n)
+	d.Lower, d.Upper = lo-1, hi-1
+	d.HasInterval, d.Method = true, MethodWilson
 }

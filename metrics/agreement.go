@@ -55,6 +55,55 @@ func (a *Agreement) ExactMatchInterval() (lo, hi float64) {
 	return Wilson(a.Exact, a.Pairs, DefaultConfidence)
 }
 
+// AgreementFigures are the agreement figures of the catalogue.
+var AgreementFigures = []string{"exact_match", "prefix_agreement", "answer_similarity"}
+
+// IsAgreement reports whether metric is an agreement figure: a figure of
+// the candidate against its baseline, whose baseline value is 1 (a run
+// agrees with itself).
+func IsAgreement(metric string) bool {
+	for _, f := range AgreementFigures {
+		if f == metric {
+			return true
+		}
+	}
+	return false
+}
+
+// Figure returns an agreement figure (exact_match, prefix_agreement or
+// answer_similarity), its interval at confidence conf and the pairs it
+// rests on; ok is false when the figure is null (no pair scored, or the
+// requests sampled).
+//
+// exact_match's interval is the Wilson score interval of a proportion.
+// The other two are means of scores between 0 and 1; their interval is
+// the Wilson interval at the mean over the scored pairs, which is
+// conservative: a score between 0 and 1 with mean p has a variance of at
+// most p(1-p), the variance of a proportion.
+func (a *Agreement) Figure(metric string, conf float64) (v, lo, hi float64, n int, ok bool) {
+	switch metric {
+	case "exact_match":
+		v, n = a.ExactMatch(), 0
+		if a != nil {
+			n = a.Pairs
+		}
+	case "prefix_agreement":
+		v = a.PrefixAgreement()
+	case "answer_similarity":
+		v = a.Similarity()
+	default:
+		return math.NaN(), math.NaN(), math.NaN(), 0, false
+	}
+	if math.IsNaN(v) {
+		return v, math.NaN(), math.NaN(), 0, false
+	}
+	if metric != "exact_match" {
+		n = a.Scored
+	}
+	lo, hi = wilsonAt(v, n, conf)
+	return v, lo, hi, n, true
+}
+
 // PrefixAgreement is the mean share of an answer that agrees with the
 // baseline's before they first differ, over the scored pairs: it
 // tolerates the late divergence of an engine that is not batch-invariant
@@ -94,8 +143,16 @@ func Wilson(k, n int, conf float64) (lo, hi float64) {
 	if n <= 0 {
 		return 0, 1
 	}
+	return wilsonAt(float64(k)/float64(n), n, conf)
+}
+
+// wilsonAt is the Wilson score interval at the observed share p of n.
+func wilsonAt(p float64, n int, conf float64) (lo, hi float64) {
+	if n <= 0 {
+		return 0, 1
+	}
 	z := normalQuantile(1 - (1-conf)/2)
-	p, nf := float64(k)/float64(n), float64(n)
+	nf := float64(n)
 	den := 1 + z*z/nf
 	mid := (p + z*z/(2*nf)) / den
 	half := z * math.Sqrt(p*(1-p)/nf+z*z/(4*nf*nf)) / den

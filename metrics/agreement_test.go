@@ -127,3 +127,36 @@ func TestAgree(t *testing.T) {
 		t.Errorf("merged %+v", b)
 	}
 }
+
+// TestAgreementFigure: each figure with its interval and the pairs it
+// rests on; the scores' interval (a mean of values between 0 and 1) is at
+// least as wide as a proportion's of the same mean, and null figures say
+// so.
+func TestAgreementFigure(t *testing.T) {
+	a := &Agreement{Pairs: 50, Exact: 40, Scored: 20, PrefixSum: 18, SimilaritySum: 19}
+	for _, tt := range []struct {
+		metric string
+		v      float64
+		n      int
+	}{
+		{"exact_match", 0.8, 50},
+		{"prefix_agreement", 0.9, 20},
+		{"answer_similarity", 0.95, 20},
+	} {
+		v, lo, hi, n, ok := a.Figure(tt.metric, DefaultConfidence)
+		if !ok || math.Abs(v-tt.v) > 1e-12 || n != tt.n || !(0 <= lo && lo < v && v < hi && hi <= 1) {
+			t.Errorf("%s: %v [%v, %v] over %d (ok %v), want %v inside its interval over %d", tt.metric, v, lo, hi, n, ok, tt.v, tt.n)
+		}
+	}
+	if lo, hi := Wilson(40, 50, DefaultConfidence); func() bool { _, l, h, _, _ := a.Figure("exact_match", DefaultConfidence); return l != lo || h != hi }() {
+		t.Errorf("exact_match's interval is not Wilson's")
+	}
+	for _, b := range []*Agreement{nil, {Pairs: 5, Exact: 5, Sampled: true}, {Pairs: 5, Exact: 5}} {
+		if _, _, _, _, ok := b.Figure("prefix_agreement", DefaultConfidence); ok {
+			t.Errorf("%+v: prefix_agreement given, want null (none scored or sampled)", b)
+		}
+	}
+	if _, _, _, _, ok := a.Figure("ttft", DefaultConfidence); ok {
+		t.Error("Figure of a latency metric succeeded")
+	}
+}

@@ -99,6 +99,7 @@ func MergeResults(parts []*Result) (*Result, error) {
 			run.TimeZero = p.TimeZero
 		}
 		run.Interrupted = run.Interrupted || p.Interrupted
+		run.Sampled = run.Sampled || p.Sampled
 		if run.Aborted == "" {
 			run.Aborted = p.Aborted
 		}

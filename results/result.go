@@ -162,11 +162,14 @@ type Extras struct {
 	EndedAt     time.Time `json:"ended_at"`
 	// TimeZero is the wall-clock instant the run's monotonic offsets (the
 	// requests file's *_ms fields) count from.
-	TimeZero             time.Time        `json:"time_zero"`
-	TargetURL            string           `json:"target_url"`
-	API                  string           `json:"api"`
-	Interrupted          bool             `json:"interrupted"`
-	Aborted              string           `json:"aborted,omitempty"` // why abort_on stopped the run
+	TimeZero    time.Time `json:"time_zero"`
+	TargetURL   string    `json:"target_url"`
+	API         string    `json:"api"`
+	Interrupted bool      `json:"interrupted"`
+	Aborted     string    `json:"aborted,omitempty"` // why abort_on stopped the run
+	// Sampled: the requests sampled (temperature above 0, no seed), so
+	// their answers are not held against a baseline's.
+	Sampled              bool             `json:"sampled,omitempty"`
 	TokenizerApproximate bool             `json:"tokenizer_approximate"`
 	Goodput              *SLOms           `json:"goodput_slo"` // null without a goodput SLO
 	Summary              *metrics.Summary `json:"summary"`
@@ -379,6 +382,7 @@ func NewResult(r *Run) (*Result, error) {
 			API:                  r.API,
 			Interrupted:          r.Interrupted,
 			Aborted:              r.Aborted,
+			Sampled:              r.Sampled,
 			TokenizerApproximate: r.TokenizerApproximate,
 			Summary:              s,
 			Stages:               r.Stages,

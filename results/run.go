@@ -177,6 +177,10 @@ type Run struct {
 	Interrupted bool
 	// Aborted says why abort_on stopped the run early ("" when it did not).
 	Aborted string
+	// Sampled says the requests sampled (temperature above 0 and no
+	// seed): the same prompt need not get the same answer, so answers are
+	// not held against a baseline's (agreement is not judged).
+	Sampled bool
 
 	// Percentiles and PercentileMetrics choose the vLLM block's rows and
 	// the pNN_<metric>_ms keys added to the ones always written (nil:

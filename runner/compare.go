@@ -1,7 +1,9 @@
 package runner
 
 import (
+	"fmt"
 	"math"
+	"os"
 	"strings"
 
 	"github.com/llmload/llmload/compare"
@@ -16,10 +18,59 @@ func CompareResults(basePath string, base, cand *results.Result, tols []compare.
 	return compareWith(basePath, base, cand, tols, opts)
 }
 
+// CompareFiles is CompareResults of two result files (llmload compare):
+// when both kept their answers beside them (the requests files, and the
+// texts outputs { keep } wrote), the candidate's answers are paired with
+// the baseline's by prompt and the agreement figures join the table, as
+// they do in a run against a stored baseline.
+func CompareFiles(basePath, candPath string, base, cand *results.Result, tols []compare.Tolerance) (*results.Comparison, error) {
+	ag, err := filesAgreement(basePath, candPath, base, cand)
+	if err != nil {
+		return nil, err
+	}
+	if cand.Summary != nil {
+		own := *cand.Summary
+		own.Agreement = ag
+		c := *cand
+		c.Summary = &own
+		cand = &c
+	}
+	return CompareResults(basePath, base, cand, tols), nil
+}
+
+// filesAgreement pairs the answers beside two result files; without them,
+// the candidate's own agreement when it was held against this very
+// baseline file; else nil.
+func filesAgreement(basePath, candPath string, base, cand *results.Result) (*metrics.Agreement, error) {
+	bb, err := results.AnswersBeside(basePath)
+	if err != nil {
+		return nil, fmt.Errorf("%s: answers: %w", basePath, err)
+	}
+	cb, err := results.AnswersBeside(candPath)
+	if err != nil {
+		return nil, fmt.Errorf("%s: answers: %w", candPath, err)
+	}
+	if bb != nil && cb != nil && bb.Len() > 0 && cb.Len() > 0 {
+		ag := metrics.Agree(bb, cb, basePath)
+		ag.Sampled = base.Sampled || cand.Sampled
+		return ag, nil
+	}
+	if cand.Summary == nil || cand.Summary.Agreement == nil {
+		return nil, nil
+	}
+	a, errA := os.Stat(cand.Summary.Agreement.Against)
+	b, errB := os.Stat(basePath)
+	if errA == nil && errB == nil && os.SameFile(a, b) {
+		return cand.Summary.Agreement, nil
+	}
+	return nil, nil
+}
+
 // compareWith compares two results' summaries with the given options.
 func compareWith(basePath string, base, cand *results.Result, tols []compare.Tolerance, opts compare.Options) *results.Comparison {
 	rows := compareRows(base.Goodput != nil || cand.Goodput != nil)
 	rows = append(rows, engineRows(base.Summary, cand.Summary)...)
+	rows = append(rows, agreementRows(cand.Summary)...)
 	ds := compare.Compare(base.Summary, cand.Summary, rows, tols, opts)
 	return &results.Comparison{
 		Baseline:          basePath,
@@ -46,6 +97,20 @@ func engineRows(base, cand *metrics.Summary) []compare.Row {
 	}
 	if !math.IsNaN(base.SpecAcceptance()) && !math.IsNaN(cand.SpecAcceptance()) {
 		rows = append(rows, compare.Row{Metric: "spec_acceptance"})
+	}
+	return rows
+}
+
+// agreementRows are the agreement figures' rows, when the candidate's
+// answers were paired with the baseline's: exact_match, and the two
+// scores when texts were scored.
+func agreementRows(cand *metrics.Summary) []compare.Row {
+	if cand == nil || cand.Agreement == nil {
+		return nil
+	}
+	rows := []compare.Row{{Metric: "exact_match"}}
+	if a := cand.Agreement; a.Scored > 0 && !a.Sampled {
+		rows = append(rows, compare.Row{Metric: "prefix_agreement"}, compare.Row{Metric: "answer_similarity"})
 	}
 	return rows
 }

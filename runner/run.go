@@ -374,6 +374,9 @@ func (r *Run) run(ctx context.Context) (Status, hcl.Diagnostics) {
 	switch {
 	case abo != nil:
 		rep.AB = abo.ab
+		if a := abo.candidate.Agreement; a != nil && a.Sampled {
+			rep.Sampled = true // either arm sampled
+		}
 		rep.Comparison = abComparison(s, abo, rep)
 		// The load generator's validity covers both arms' blocks.
 		abo.all.ClientCPU = outcome.Overall.ClientCPU
@@ -603,6 +606,7 @@ func buildReport(s *scenario.Scenario, lt *liveTarget, ds *dataset.Dataset, tok 
 		Percentiles:          s.Percentiles,
 		PercentileMetrics:    s.PercentileMetrics,
 		Aborted:              o.Aborted,
+		Sampled:              lt.target.Samples(),
 	}
 	if o.Aborted != "" && s.AbortOn != nil {
 		r.Checks = append(r.Checks, abortCheck(s.AbortOn, o))

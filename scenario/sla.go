@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -79,6 +80,11 @@ const AgreementCheckName = "answers agree (default)"
 // of both to score. An A/B run of two different models on purpose opts
 // out by an assert of its own (metrics.prefix_agreement >= 0).
 func AddAgreementCheck(s *Scenario) {
+	for _, r := range s.Regression {
+		if slices.Contains(metrics.AgreementFigures, r.Metric) {
+			return
+		}
+	}
 	for _, a := range s.Asserts {
 		for _, f := range []string{"exact_match", "prefix_agreement", "answer_similarity"} {
 			if strings.Contains(a.Source, f) || a.Name == AgreementCheckName {

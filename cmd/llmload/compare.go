@@ -49,7 +49,11 @@ func cmdCompare(_ context.Context, e env, args []string) int {
 	if !ok {
 		return exitInvalid
 	}
-	c := runner.CompareResults(paths[0], base, cand, tols)
+	c, err := runner.CompareFiles(paths[0], paths[1], base, cand, tols)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "llmload compare: %v\n", err)
+		return exitInvalid
+	}
 	c.Forced = forced
 	if *format == "json" {
 		enc := json.NewEncoder(e.stdout)

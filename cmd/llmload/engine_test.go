@@ -426,10 +426,28 @@ func TestAgreement(t *testing.T) {
 				if ag["sampled"] != true || checks["answers alike"] != "inconclusive" || !strings.Contains(stdout, "not judged: the requests sample") {
 					t.Errorf("sampled: agreement %v, check %q; want sampled and inconclusive\n%s", ag, checks["answers alike"], stdout)
 				}
+				if checks["prefix_agreement"] != "inconclusive" {
+					t.Errorf("sampled: the regression rule on prefix_agreement: %q, want inconclusive", checks["prefix_agreement"])
+				}
 			default:
 				want := map[bool]string{true: "pass", false: "fail"}[tt.exact == 24.0]
 				if ag["exact"] != tt.exact || checks["answers alike"] != want || !strings.Contains(stdout, fmt.Sprintf("%v of 24 prompts answered alike", tt.exact)) {
 					t.Errorf("agreement %v, check %q; want exact %v and %s\n%s", ag, checks["answers alike"], tt.exact, want, stdout)
+				}
+				if checks["prefix_agreement"] != want {
+					t.Errorf("the regression rule on prefix_agreement: %q, want %s", checks["prefix_agreement"], want)
+				}
+				// The comparison's table carries the agreement rows, with
+				// the baseline arm at 1 and a Wilson interval.
+				rows := map[string]map[string]any{}
+				for _, r := range res["comparison"].(map[string]any)["rows"].([]any) {
+					r := r.(map[string]any)
+					rows[r["key"].(string)] = r
+				}
+				for _, k := range []string{"exact_match", "prefix_agreement", "answer_similarity"} {
+					if r := rows[k]; r == nil || r["base"] != 1.0 || r["method"] != "wilson" {
+						t.Errorf("comparison row %s = %v, want base 1 by the Wilson method", k, r)
+					}
 				}
 			}
 		})
@@ -553,9 +571,35 @@ func TestAgreementBaseline(t *testing.T) {
 			c := c.(map[string]any)
 			verdicts[c["name"].(string)], _ = c["verdict"].(string)
 		}
-		if verdicts["ttft_p50"] != "pass" || verdicts["answers alike"] != tt.verdict {
-			t.Errorf("model_seed %s: checks %v, want ttft_p50 pass and answers alike %s", tt.seed, verdicts, tt.verdict)
+		if verdicts["ttft_p50"] != "pass" || verdicts["answers alike"] != tt.verdict || verdicts["exact_match"] != tt.verdict {
+			t.Errorf("model_seed %s: checks %v, want ttft_p50 pass, answers alike and the exact_match regression %s", tt.seed, verdicts, tt.verdict)
 		}
+		// llmload compare pairs the two results' answers from the files
+		// beside them, and judges agreement as a regression.
+		code, stdout, stderr = call(t, context.Background(), "compare", "-max-regression", "exact_match=20%", baseline, filepath.Join(out, "gate.json"))
+		if code != tt.code || !strings.Contains(stdout, "answers alike  ") {
+			t.Errorf("model_seed %s: compare exit %d, want %d, with an exact_match (answers alike) row\nstdout:\n%s\nstderr:\n%s", tt.seed, code, tt.code, stdout, stderr)
+		}
+	}
+	// Result files copied alone: compare has no answers to pair, and the
+	// candidate's own agreement was held against another file, so the row
+	// is missing and the tolerance inconclusive (exit 3).
+	lone := filepath.Join(dir, "lone")
+	if err := os.MkdirAll(lone, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{baseline, filepath.Join(dir, "gate3", "gate.json")} {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(lone, filepath.Base(f)), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, stdout, stderr = call(t, context.Background(), "compare", "-max-regression", "exact_match=20%", filepath.Join(lone, "record.json"), filepath.Join(lone, "gate.json"))
+	if code != exitNoResult || !strings.Contains(stdout+stderr, "no answers were paired") {
+		t.Errorf("compare without answers beside: exit %d, want 3, saying no answers were paired\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 }
 

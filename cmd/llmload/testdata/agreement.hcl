@@ -68,6 +68,13 @@ scenario "ab" {
     condition     = metrics.exact_match >= 0.9
     error_message = "The candidate answers the baseline's prompts differently."
   }
+
+  # Agreement as a regression: the baseline arm agrees with itself (1), and
+  # the candidate may fall 20 points below it, judged on the interval over
+  # the 24 paired prompts.
+  regression {
+    prefix_agreement = "20%"
+  }
 }
 
 # The same A/B run with no agreement check written: the default one
