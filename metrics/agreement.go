@@ -1,7 +1,9 @@
 package metrics
 
 import (
+	"cmp"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -34,6 +36,57 @@ type Agreement struct {
 	// Sampled says the requests sampled (temperature above 0 and no
 	// seed): answers are not expected to agree and no figure is given.
 	Sampled bool `json:"sampled,omitempty"`
+	// Divergences are the first scored pairs that differ (by prompt, at
+	// most MaxDivergences), each cut around its first divergence, for
+	// the reports to show what changed.
+	Divergences []Divergence `json:"divergences,omitempty"`
+}
+
+// MaxDivergences is how many differing answers an agreement keeps to show.
+const MaxDivergences = 20
+
+// divergenceContext is how many characters a Divergence keeps on each side
+// of the first difference.
+const divergenceContext = 80
+
+// Divergence is one prompt answered differently: where the answers first
+// differ and a little of each around it.
+type Divergence struct {
+	Index int `json:"dataset_index"`
+	Turn  int `json:"turn,omitempty"`
+	// At is the first differing character (from 0), in the scrubbed texts.
+	At int `json:"at"`
+	// Before is up to divergenceContext characters both answers share
+	// just before At; Base and Candidate are up to divergenceContext
+	// characters of each from At on. Cut says Before does not reach the
+	// answers' start.
+	Before    string `json:"before"`
+	Base      string `json:"base"`
+	Candidate string `json:"candidate"`
+	Cut       bool   `json:"cut,omitempty"`
+}
+
+// NewDivergence cuts two differing answers around their first difference.
+func NewDivergence(key AnswerKey, base, cand string) Divergence {
+	b, c := []rune(base), []rune(cand)
+	at := 0
+	for at < len(b) && at < len(c) && b[at] == c[at] {
+		at++
+	}
+	from := max(0, at-divergenceContext)
+	return Divergence{Index: key.Index, Turn: key.Turn, At: at, Before: string(b[from:at]), Cut: from > 0,
+		Base: string(b[at:min(len(b), at+divergenceContext)]), Candidate: string(c[at:min(len(c), at+divergenceContext)])}
+}
+
+// addDivergences keeps the first MaxDivergences by prompt.
+func (a *Agreement) addDivergences(ds ...Divergence) {
+	a.Divergences = append(a.Divergences, ds...)
+	slices.SortFunc(a.Divergences, func(x, y Divergence) int {
+		return cmp.Or(cmp.Compare(x.Index, y.Index), cmp.Compare(x.Turn, y.Turn))
+	})
+	if len(a.Divergences) > MaxDivergences {
+		a.Divergences = slices.Clip(a.Divergences[:MaxDivergences])
+	}
 }
 
 // ExactMatch is the share of paired prompts answered alike (NaN with no
@@ -135,6 +188,7 @@ func (a *Agreement) Add(b *Agreement) {
 	a.PrefixSum += b.PrefixSum
 	a.SimilaritySum += b.SimilaritySum
 	a.Sampled = a.Sampled || b.Sampled
+	a.addDivergences(b.Divergences...)
 }
 
 // Wilson is the Wilson score interval of a proportion, k of n, at
@@ -228,13 +282,17 @@ func (b *AnswerBook) Len() int {
 }
 
 // Agree pairs the candidate's answers with the baseline's by prompt and
-// scores them. against names the baseline.
-func Agree(base, cand *AnswerBook, against string) *Agreement {
+// scores them. against names the baseline. scrub, when not nil, is applied
+// to both texts of a differing pair before it is kept as a Divergence
+// (the secrets rules: a secret cut in two would escape a scrub of the
+// pieces).
+func Agree(base, cand *AnswerBook, against string, scrub func(string) string) *Agreement {
 	base.mu.Lock()
 	defer base.mu.Unlock()
 	cand.mu.Lock()
 	defer cand.mu.Unlock()
 	a := &Agreement{Against: against}
+	var diverged []AnswerKey
 	for k, c := range cand.answers {
 		b, ok := base.answers[k]
 		if !ok {
@@ -255,8 +313,19 @@ func Agree(base, cand *AnswerBook, against string) *Agreement {
 			} else {
 				a.PrefixSum += PrefixShare(b.text, c.text)
 				a.SimilaritySum += AnswerSimilarity(b.text, c.text)
+				diverged = append(diverged, k)
 			}
 		}
+	}
+	// The first differing prompts, in order, so that a run shows the same
+	// ones each time.
+	slices.SortFunc(diverged, func(x, y AnswerKey) int { return cmp.Or(cmp.Compare(x.Index, y.Index), cmp.Compare(x.Turn, y.Turn)) })
+	for _, k := range diverged[:min(len(diverged), MaxDivergences)] {
+		bt, ct := base.answers[k].text, cand.answers[k].text
+		if scrub != nil {
+			bt, ct = scrub(bt), scrub(ct)
+		}
+		a.Divergences = append(a.Divergences, NewDivergence(k, bt, ct))
 	}
 	return a
 }

@@ -2,7 +2,10 @@ package metrics
 
 import (
 	"math"
+	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 func TestPrefixShare(t *testing.T) {
@@ -98,10 +101,12 @@ func TestAgree(t *testing.T) {
 	add(cand, 5, 0, 9, "r", func(r *Request) { r.Error = ErrorKinds[0] }) // failed
 	add(cand, 6, 0, 9, "r", func(r *Request) { r.Warmup = true })
 	add(cand, 0, 0, 99, "other", nil) // a second answer to prompt 0: the first counts
-	a := Agree(base, cand, "the baseline arm")
-	want := Agreement{Against: "the baseline arm", Pairs: 4, Exact: 2, Scored: 2, PrefixSum: 1 + 4.0/7, SimilaritySum: 1 + 2.0/6}
-	if *a != want {
-		t.Fatalf("Agree = %+v, want %+v", *a, want)
+	a := Agree(base, cand, "the baseline arm", nil)
+	want := Agreement{Against: "the baseline arm", Pairs: 4, Exact: 2, Scored: 2, PrefixSum: 1 + 4.0/7, SimilaritySum: 1 + 2.0/6,
+		// the one scored pair that differs, cut at its first difference
+		Divergences: []Divergence{{Index: 1, At: 4, Before: "a b ", Base: "c d", Candidate: "x d"}}}
+	if diff := cmp.Diff(want, *a); diff != "" {
+		t.Fatalf("Agree (-want +got):\n%s", diff)
 	}
 	if got := a.ExactMatch(); got != 0.5 {
 		t.Errorf("ExactMatch = %v, want 1/2", got)
@@ -121,10 +126,38 @@ func TestAgree(t *testing.T) {
 		t.Errorf("no agreement has an exact match")
 	}
 	// Merged parts add up.
-	b := Agreement{Against: "the baseline arm", Pairs: 1, Exact: 1, Scored: 1, PrefixSum: 1, SimilaritySum: 1}
+	b := Agreement{Against: "the baseline arm", Pairs: 1, Exact: 1, Scored: 1, PrefixSum: 1, SimilaritySum: 1,
+		Divergences: []Divergence{{Index: 0, Base: "y", Candidate: "z"}}}
 	b.Add(&want)
-	if b.Pairs != 5 || b.Exact != 3 || b.Scored != 3 || b.Against != "the baseline arm" {
+	if b.Pairs != 5 || b.Exact != 3 || b.Scored != 3 || b.Against != "the baseline arm" || len(b.Divergences) != 2 || b.Divergences[1].Index != 1 {
 		t.Errorf("merged %+v", b)
+	}
+}
+
+// TestDivergences: a differing answer is cut around its first difference
+// (by characters, not bytes), the first MaxDivergences prompts in order
+// are kept, and scrub runs on the whole texts before they are cut.
+func TestDivergences(t *testing.T) {
+	long := strings.Repeat("é", 100)
+	d := NewDivergence(AnswerKey{Index: 3, Turn: 1}, long+"abc", long+"abd")
+	if d.At != 102 || d.Before != strings.Repeat("é", 78)+"ab" || d.Base != "c" || d.Candidate != "d" || !d.Cut || d.Index != 3 || d.Turn != 1 {
+		t.Errorf("NewDivergence = %+v", d)
+	}
+	if d := NewDivergence(AnswerKey{}, "same start", "same start and more"); d.At != 10 || d.Base != "" || d.Candidate != " and more" || d.Cut {
+		t.Errorf("a prefix: %+v", d)
+	}
+	base, cand := NewAnswerBook(), NewAnswerBook()
+	for i := range 3 * MaxDivergences {
+		k := AnswerKey{Index: 3*MaxDivergences - i}
+		base.Put(k, 1, "the key sk-SECRET is here", true)
+		cand.Put(k, 2, "the key sk-SECRET was here", true)
+	}
+	a := Agree(base, cand, "b", func(s string) string { return strings.ReplaceAll(s, "sk-SECRET", "[redacted]") })
+	if len(a.Divergences) != MaxDivergences || a.Divergences[0].Index != 1 || a.Divergences[MaxDivergences-1].Index != MaxDivergences {
+		t.Fatalf("kept %d divergences from %d, want the first %d prompts", len(a.Divergences), a.Divergences[0].Index, MaxDivergences)
+	}
+	if d := a.Divergences[0]; d.Before != "the key [redacted] " || d.Base != "is here" || d.Candidate != "was here" {
+		t.Errorf("scrubbed divergence %+v", d)
 	}
 }
 

@@ -188,6 +188,12 @@ func mdCode(s string) string {
 	return "`` " + s + " ``"
 }
 
+// mdText escapes a line of plain text (which may name a user's path) so
+// that none of it takes effect as Markdown or HTML.
+func mdText(s string) string {
+	return strings.NewReplacer(`\`, `\\`, "*", `\*`, "_", `\_`, "[", `\[`, "]", `\]`, "<", `\<`, ">", `\>`, "`", "\\`", "|", `\|`, "\n", " ").Replace(s)
+}
+
 // mdCell escapes a Markdown table cell.
 func mdCell(s string) string {
 	s = strings.ReplaceAll(s, "|", `\|`)
@@ -235,6 +241,12 @@ func WriteMarkdown(w io.Writer, r *results.Result) error {
 	p.printf("%s", mdRow(strconv.Itoa(s.Completed+s.Failed), strconv.Itoa(s.Failed), strconv.FormatFloat(s.Duration, 'f', 1, 64),
 		strconv.FormatFloat(s.RequestThroughput, 'f', 2, 64), strconv.FormatFloat(s.OutputThroughput, 'f', 1, 64),
 		ms(s.TTFT, s.TTFT.P50), ms(s.TTFT, s.TTFT.P99), ms(s.ITL, s.ITL.P50), ms(s.ITL, s.ITL.P99)))
+	if lines := outputLines(r.Summary); len(lines) > 0 {
+		p.printf("\n**Outputs**\n\n")
+		for _, l := range lines {
+			p.printf("- %s\n", mdText(l))
+		}
+	}
 	if v := r.Validity; v != nil && !v.Valid {
 		p.printf("\n**Invalid run**: ")
 		var reasons []string

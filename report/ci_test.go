@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/llmload/llmload/compare"
+	"github.com/llmload/llmload/metrics"
 	"github.com/llmload/llmload/results"
 )
 
@@ -20,6 +21,9 @@ func gateRun() *results.Run {
 	r.Scenario = "gate"
 	r.ServerVersion = "0.6.3 (/version); Server: uvicorn"
 	r.Validity = &results.Validity{Valid: true}
+	s := *r.Overall
+	s.Agreement = &metrics.Agreement{Against: "baselines/gate_v1.json", Pairs: 40, Exact: 39, Scored: 10, PrefixSum: 9.5, SimilaritySum: 9.8}
+	r.Overall = &s
 	r.Checks = append(r.Checks[:2:2],
 		results.Check{Name: "ttft_p50", Kind: "regression", Description: "P50 TTFT <= 110 ms (baseline 100 ms +10%)", Metric: "ttft", Stat: "p50", Op: "<=",
 			Threshold: num(110), Unit: "ms", Value: num(130), Samples: 2000, Lower: num(126), Upper: num(134), Baseline: num(100), Tolerance: num(0.1), Verdict: results.Fail,
@@ -165,7 +169,7 @@ func TestWriteMarkdownGolden(t *testing.T) {
 			t.Errorf("row of %d cells in a table of %d: %s", n, cols, l)
 		}
 	}
-	for _, want := range []string{"## llmload: `gate` ❌ FAIL", "### Checks", "### Against the baseline ❌ FAIL", "| ❌ FAIL | `ttft_p50` | regression | <= 110 ms (baseline 100 ms +10%) | 130 ms | 126 ms to 134 ms | 100 ms |"} {
+	for _, want := range []string{"## llmload: `gate` ❌ FAIL", "### Checks", "- Agreement with baselines/gate\\_v1.json: 39 of 40 prompts answered alike", "### Against the baseline ❌ FAIL", "| ❌ FAIL | `ttft_p50` | regression | <= 110 ms (baseline 100 ms +10%) | 130 ms | 126 ms to 134 ms | 100 ms |"} {
 		if !strings.Contains(buf.String(), want) {
 			t.Errorf("the Markdown lacks %q", want)
 		}

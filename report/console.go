@@ -511,7 +511,7 @@ func writeAgreement(p *printer, s *metrics.Summary) {
 		p.printf("Agreement with %s: %d of %d prompts answered alike (exact_match %.1f%%, 95%% interval %.1f-%.1f%%)",
 			a.Against, a.Exact, a.Pairs, 100*a.ExactMatch(), 100*lo, 100*hi)
 		if a.Scored > 0 {
-			p.printf("; over %d with both texts or alike, prefix_agreement %.1f%%, answer_similarity %.1f%%", a.Scored, 100*a.PrefixAgreement(), 100*a.Similarity())
+			p.printf("; over the %d pairs with both texts kept, prefix_agreement %.1f%%, answer_similarity %.1f%%", a.Scored, 100*a.PrefixAgreement(), 100*a.Similarity())
 		}
 		p.printf(".\n")
 	}

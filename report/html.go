@@ -125,6 +125,11 @@ type htmlRun struct {
 	Stages        *htmlTable
 	Steps         *htmlTable
 	Findings      []string
+	// Outputs say what the answers said; Divergences show the first
+	// answers that differ from the baseline's, and Against names it.
+	Outputs     []string
+	Divergences []htmlDivergence
+	Against     string
 }
 
 type htmlCheck struct {
@@ -167,6 +172,10 @@ func runInfo(i int, l Labelled) htmlRun {
 			hc.Notes = c.Message
 		}
 		run.Checks = append(run.Checks, hc)
+	}
+	run.Outputs, run.Divergences = outputLines(r.Summary), divergences(r.Summary)
+	if len(run.Divergences) > 0 {
+		run.Against = r.Summary.Agreement.Against
 	}
 	if len(r.Stages) > 0 {
 		t := &htmlTable{Head: []string{"stage", "users", "mean users", "time (s)", "req/s", "out tok/s", "tok/s/user", "TTFT p50", "TTFT p99", "ITL p50", "ITL p99", "errors", "sla"}}
@@ -277,6 +286,10 @@ td:first-child, th:first-child { text-align: left; }
 .plots svg { display: block; width: 100%; height: auto; }
 .findings { margin: 0.3em 0 1em; padding-left: 1.2em; }
 .left td { text-align: left; }
+.text { font-family: "Liberation Mono", monospace; white-space: pre-wrap; word-break: break-word; max-width: 22em; }
+.base { background: #e8f5e9; }
+.cand { background: #ffebee; }
+.end { color: #777; font-style: italic; }
 </style>
 </head>
 <body>
@@ -315,6 +328,15 @@ td:first-child, th:first-child { text-align: left; }
 <div class="plots">{{range .Series}}{{.SVG}}
 {{end}}</div>
 {{end}}
+{{range .Runs}}{{if or .Outputs .Divergences}}<h2>Outputs: {{.Label}}</h2>
+<ul class="findings">{{range .Outputs}}<li>{{.}}</li>{{end}}</ul>
+{{if .Divergences}}<h3>Answers that differ from {{.Against}}</h3>
+<p class="facts">The first {{len .Divergences}} prompts (by dataset index) whose kept answers differ, cut at their first difference: the text both answers share just before it, then how each goes on.</p>
+<table class="left">
+<tr><th>prompt</th><th>first difference at (character)</th><th>shared text</th><th>baseline goes on</th><th>candidate goes on</th></tr>
+{{range .Divergences}}<tr><td>{{.Prompt}}</td><td>{{.At}}</td><td class="text">{{if .Cut}}&hellip;{{end}}{{.Before}}</td><td class="text base">{{if .BaseEnds}}<span class="end">(ends here)</span>{{else}}{{.Base}}{{end}}</td><td class="text cand">{{if .CandEnds}}<span class="end">(ends here)</span>{{else}}{{.Candidate}}{{end}}</td></tr>
+{{end}}</table>
+{{end}}{{end}}{{end}}
 {{range .Runs}}{{if .Stages}}<h2>Stages: {{.Label}}</h2>
 <table>
 <tr>{{range .Stages.Head}}<th>{{.}}</th>{{end}}</tr>

@@ -65,6 +65,12 @@ func TestWriteHTML(t *testing.T) {
 		{"capacity search", []Labelled{{"search", result(t, sweepRun(results.ModeCapacity))}}, cat(load, cdfs, series), []string{"Search: stopped at max_probes"}},
 		{"baseline vs candidate", []Labelled{{"baseline", result(t, openLoopRun())}, {"candidate", result(t, closedLoopRun())}}, cat(cdfs, series), []string{"baseline vs candidate"}},
 		{"server metrics", []Labelled{{"scraped", result(t, withServer(openLoopRun()))}}, cat(cdfs, series, []string{"Server KV-cache usage over time"}), []string{"Checks: scraped"}},
+		// What the answers said, and the ones that differ from the
+		// baseline's, their server text escaped (a <script> in it would
+		// fail the walk below).
+		{"answers", []Labelled{{"answers", result(t, withAnswers(openLoopRun()))}}, cat(cdfs, series), []string{"Outputs: answers",
+			"Agreement with the baseline arm: 2 of 4 prompts answered alike", "Expected answers: 3 of 4", "Answers that differ from the baseline arm",
+			"…" + strings.Repeat("x", 80), "<script>alert(1)</script>", "(ends here)", "7 (turn 2)"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -201,6 +207,40 @@ func TestWriteTextFormats(t *testing.T) {
 	for _, want := range []string{"result,table,row,column,value", "base,summary,output throughput (tok/s),value," + f2(out), "sweep,sweep,knee,users,4", "sweep,sweep,capacity,users,4", "sweep,steps,3,TTFT p99,90.00"} {
 		if !strings.Contains(csv.String(), want) {
 			t.Errorf("csv lacks %q:\n%s", want, csv.String())
+		}
+	}
+}
+
+// withAnswers adds what the answers said: defects, expected answers and
+// agreement with two differing answers, one with markup in its text.
+func withAnswers(r *results.Run) *results.Run {
+	s := *r.Overall
+	s.OutputDefects, s.DefectiveOutputs = map[string]int{"blank": 1}, 1
+	s.ExpectedJudged, s.ExpectedPassed = 4, 3
+	s.Agreement = &metrics.Agreement{Against: "the baseline arm", Pairs: 4, Exact: 2, Scored: 4, PrefixSum: 2.5, SimilaritySum: 2.6,
+		Divergences: []metrics.Divergence{
+			metrics.NewDivergence(metrics.AnswerKey{Index: 3}, strings.Repeat("x", 90)+"a fine answer", strings.Repeat("x", 90)+"<script>alert(1)</script>"),
+			metrics.NewDivergence(metrics.AnswerKey{Index: 7, Turn: 2}, "short", "short and long"),
+		}}
+	out := *r
+	out.Overall = &s
+	return &out
+}
+
+// TestMarkdownAnswers: report -format markdown lists what the answers
+// said and the differing answers, the server's text in code spans so that
+// its markup does nothing, one cell per column.
+func TestMarkdownAnswers(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteMarkdownTables(&buf, []Labelled{{"answers", result(t, withAnswers(openLoopRun()))}}); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, want := range []string{"## Outputs: answers", "- Agreement with the baseline arm: 2 of 4", "Answers that differ from the baseline arm:",
+		"| 3 | 90 | `` …" + strings.Repeat("x", 80) + " `` | `` a fine answer `` | `` <script>alert(1)</script> `` |",
+		"| 7 (turn 2) | 5 | `` short `` | (ends here) | ``  and long `` |"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the Markdown lacks %q:\n%s", want, out)
 		}
 	}
 }

@@ -42,6 +42,32 @@ func WriteMarkdownTables(w io.Writer, results []Labelled) error {
 			}
 			mdTable(p, t)
 		}
+		if len(run.Outputs) > 0 || len(run.Divergences) > 0 {
+			p.printf("## Outputs: %s\n\n", r.Label)
+			for _, l := range run.Outputs {
+				p.printf("- %s\n", mdText(l))
+			}
+			p.printf("\n")
+		}
+		if len(run.Divergences) > 0 {
+			// The server's text, as inline code: nothing in it takes effect.
+			t := htmlTable{Head: []string{"prompt", "first difference at", "shared text", "baseline goes on", "candidate goes on"}}
+			for _, d := range run.Divergences {
+				before := d.Before
+				if d.Cut {
+					before = "…" + before
+				}
+				code := func(s string) string {
+					if s == "" {
+						return "(ends here)"
+					}
+					return mdCode(s)
+				}
+				t.Rows = append(t.Rows, []string{d.Prompt, fmt.Sprint(d.At), code(before), code(d.Base), code(d.Candidate)})
+			}
+			p.printf("Answers that differ from %s:\n\n", mdText(run.Against))
+			mdTable(p, t)
+		}
 		if run.Steps != nil {
 			p.printf("## Steps: %s\n\n", r.Label)
 			mdTable(p, *run.Steps)

@@ -46,7 +46,7 @@ func TestAnswersBeside(t *testing.T) {
 	cand := metrics.NewAnswerBook()
 	cand.Put(metrics.AnswerKey{Index: 0}, 0xab, "a b d", true) // differs, both texts
 	cand.Put(metrics.AnswerKey{Index: 1}, 0xbb, "", false)     // alike
-	a := metrics.Agree(book, cand, "run.json")
+	a := metrics.Agree(book, cand, "run.json", nil)
 	// Prompt 0 is scored on the answer's text ("a b c"), not the
 	// warmup's; prompt 1, alike without text, only in the exact match.
 	if a.Pairs != 2 || a.Exact != 1 || a.Scored != 1 || a.PrefixSum != 0.8 {

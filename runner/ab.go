@@ -198,7 +198,8 @@ run:
 	o.baseline, o.candidate, o.all = base.Overall, cand.Overall, both.Overall
 	// The candidate's answers against the baseline's, prompt by prompt.
 	if arms[0].book != nil && arms[1].book != nil && cand.Overall != nil {
-		ag := metrics.Agree(arms[0].book, arms[1].book, "the baseline arm")
+		b, c := arms[0].lt.target.Scrubber(), arms[1].lt.target.Scrubber()
+		ag := metrics.Agree(arms[0].book, arms[1].book, "the baseline arm", func(t string) string { return c.Scrub(b.Scrub(t)) })
 		ag.Sampled = arms[0].lt.target.Samples() || arms[1].lt.target.Samples()
 		cand.Overall.Agreement = ag
 	}

@@ -51,7 +51,8 @@ func filesAgreement(basePath, candPath string, base, cand *results.Result) (*met
 		return nil, fmt.Errorf("%s: answers: %w", candPath, err)
 	}
 	if bb != nil && cb != nil && bb.Len() > 0 && cb.Len() > 0 {
-		ag := metrics.Agree(bb, cb, basePath)
+		// The texts beside a result were scrubbed as they were written.
+		ag := metrics.Agree(bb, cb, basePath, nil)
 		ag.Sampled = base.Sampled || cand.Sampled
 		return ag, nil
 	}

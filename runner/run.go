@@ -348,7 +348,7 @@ func (r *Run) run(ctx context.Context) (Status, hcl.Diagnostics) {
 	}
 
 	if ownAnswers != nil {
-		ag := metrics.Agree(baseAnswers, ownAnswers, s.Baseline)
+		ag := metrics.Agree(baseAnswers, ownAnswers, s.Baseline, lt.target.Scrubber().Scrub)
 		ag.Sampled = lt.target.Samples()
 		outcome.Overall.Agreement = ag
 	}

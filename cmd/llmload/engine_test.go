@@ -16,6 +16,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/llmload/llmload/metrics"
 	"github.com/llmload/llmload/sim"
 )
 
@@ -436,6 +437,23 @@ func TestAgreement(t *testing.T) {
 				}
 				if checks["prefix_agreement"] != want {
 					t.Errorf("the regression rule on prefix_agreement: %q, want %s", checks["prefix_agreement"], want)
+				}
+				// The differing answers are kept, cut at their first
+				// difference, and the HTML report shows them.
+				divs, _ := ag["divergences"].([]any)
+				if alike := tt.exact == 24.0; alike != (len(divs) == 0) || len(divs) > metrics.MaxDivergences {
+					t.Errorf("%d divergences kept, want none when all alike, else 1 to %d", len(divs), metrics.MaxDivergences)
+				}
+				page := filepath.Join(out, "ab.html")
+				if code, stdout, stderr := call(t, context.Background(), "report", "-html", page, filepath.Join(out, "ab.json")); code != exitOK {
+					t.Fatalf("report -html: exit %d\n%s%s", code, stdout, stderr)
+				}
+				html, err := os.ReadFile(page)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if shows := strings.Contains(string(html), "Answers that differ from the baseline arm"); shows != (len(divs) > 0) {
+					t.Errorf("the HTML report shows the differing answers: %v, want %v", shows, len(divs) > 0)
 				}
 				// The comparison's table carries the agreement rows, with
 				// the baseline arm at 1 and a Wilson interval.
