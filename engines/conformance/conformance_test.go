@@ -328,4 +328,24 @@ func TestOllama(t *testing.T) {
 		}
 		t.Logf("ignore_eos on: %v output tokens for %v requests of 32, %v short outputs", r.summary("total_output_tokens"), r.summary("completed"), r.summary("short_outputs"))
 	})
+	// Agreement, as on llama.cpp: an A/B run whose arms are the one model
+	// on this server agrees (Ollama batches nothing by default, so greedy
+	// answers are the same); the model of another seed, created beside it
+	// and as fast, does not, and the default agreement check fails.
+	t.Run("agreement", func(t *testing.T) {
+		r := run(t, base, "tiny", "openai", "ab", "-var", "candidate_url="+base)
+		conforms(t, r, 16)
+		ag, _ := r.res["summary"].(map[string]any)["agreement"].(map[string]any)
+		t.Logf("one model: %v of %v alike", ag["exact"], ag["pairs"])
+		if ag == nil || ag["pairs"] != 16.0 || ag["exact"] != 16.0 {
+			t.Fatalf("summary.agreement = %v, want 16 pairs, all alike", ag)
+		}
+		o.create(t, "tinyother", otherModel(t))
+		r = run(t, base, "tiny", "openai", "ab", "-var", "candidate_url="+base, "-var", "candidate_model=tinyother")
+		ag, _ = r.res["summary"].(map[string]any)["agreement"].(map[string]any)
+		t.Logf("another seed: exit %d, %v of %v alike, prefix_sum %v over %v scored", r.code, ag["exact"], ag["pairs"], ag["prefix_sum"], ag["scored"])
+		if r.code != 1 || ag == nil || ag["pairs"] != 16.0 || ag["exact"] != 0.0 || !strings.Contains(r.stdout, "FAIL   answers agree (default)") {
+			t.Errorf("the model of another seed: exit %d, agreement %v; want 1, none alike, the default agreement check failed\nstdout:\n%s", r.code, ag, r.stdout)
+		}
+	})
 }

@@ -299,9 +299,16 @@ variable "candidate_url" {
   default = "http://127.0.0.1:1"
 }
 
+# The candidate's model, when it differs from the baseline's by name (two
+# models on one Ollama server); empty: var.model.
+variable "candidate_model" {
+  type    = string
+  default = ""
+}
+
 target "candidate" {
   base_url      = var.candidate_url
-  model         = var.model
+  model         = var.candidate_model != "" ? var.candidate_model : var.model
   api           = var.api
   timeout       = "120s"
   stall_timeout = "60s"
