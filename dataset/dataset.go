@@ -45,6 +45,13 @@ type Request struct {
 	// Expected is the prompt's expected answer, when the dataset gives one
 	// (JSONL "expected"): each answer is judged against it.
 	Expected *Expected `json:"expected,omitempty"`
+	// ReferenceLen is the token count of the answer the dataset recorded
+	// for the prompt (a ShareGPT entry's reply, counted as vLLM counts it,
+	// special tokens included), whether or not the scenario fixes the
+	// output length; 0 when the source records no answer (random, JSONL,
+	// trace). Each answer's length is held against it
+	// (metrics.output_length_ratio).
+	ReferenceLen int `json:"reference_len,omitempty"`
 	// Turns, when set (multi_turn sources), makes the request a session:
 	// its turns are sent one after another, each with the history so far.
 	// Prompt, Messages, PromptLen and OutputLen are then the first turn's.
@@ -66,6 +73,9 @@ type Turn struct {
 	PromptLen int `json:"prompt_len"`
 	// OutputLen is the turn's max_tokens.
 	OutputLen int `json:"output_len"`
+	// ReferenceLen is the recorded reply's token count, for ShareGPT
+	// sessions (see Request.ReferenceLen); 0 otherwise.
+	ReferenceLen int `json:"reference_len,omitempty"`
 }
 
 // Spec says where one dataset's prompts come from: exactly one of ShareGPT,
@@ -272,19 +282,21 @@ type dumpRecord struct {
 	PromptLen int       `json:"prompt_len"`
 	OutputLen int       `json:"output_len"`
 	AtMs      float64   `json:"at_ms,omitempty"`
+	Reference int       `json:"reference_len,omitempty"`
 	Turns     []Turn    `json:"turns,omitempty"`
 }
 
 // WriteJSONL writes reqs in order, one JSON object per line with index,
 // prompt (or messages), prompt_len and output_len, and a trace's recorded
-// arrival (at_ms) and a session's turns when set.
+// arrival (at_ms), the recorded answer's length (reference_len) and a
+// session's turns when set.
 func WriteJSONL(w io.Writer, reqs []Request) error {
 	bw := bufio.NewWriter(w)
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)
 	for _, r := range reqs {
 		rec := dumpRecord{Index: r.Index, Messages: r.Messages, PromptLen: r.PromptLen, OutputLen: r.OutputLen,
-			AtMs: float64(r.At) / float64(time.Millisecond), Turns: r.Turns}
+			AtMs: float64(r.At) / float64(time.Millisecond), Reference: r.ReferenceLen, Turns: r.Turns}
 		if len(r.Messages) == 0 {
 			rec.Prompt = &r.Prompt
 		}

@@ -65,6 +65,9 @@ type sessionLimits struct {
 	// maxTotal, when > 0, ends the session before the first turn whose
 	// prompt (history included) and output lengths add up to more.
 	maxTotal int
+	// reference counts each recorded reply into its turn's ReferenceLen
+	// (ShareGPT, whose replies are the dataset's answers).
+	reference bool
 }
 
 // countTurns fills each turn's PromptLen (the whole recorded history up to
@@ -87,16 +90,21 @@ func countTurns(turns []Turn, lim sessionLimits, tok tokenizer.Tokenizer) ([]Tur
 		}
 		t.PromptLen = len(ids)
 		t.OutputLen = lim.outputLen
-		if t.OutputLen == 0 {
-			if t.Reply == "" {
-				return turns[:j], nil
-			}
+		if t.OutputLen == 0 && t.Reply == "" {
+			return turns[:j], nil
+		}
+		if t.Reply != "" && (t.OutputLen == 0 || lim.reference) {
 			// As vLLM counts a ShareGPT reply: special tokens included.
 			ids, err := encode(tok, t.Reply, true)
 			if err != nil {
 				return nil, err
 			}
-			t.OutputLen = len(ids)
+			if t.OutputLen == 0 {
+				t.OutputLen = len(ids)
+			}
+			if lim.reference {
+				t.ReferenceLen = len(ids)
+			}
 		}
 		if j > 0 && lim.maxTotal > 0 && t.PromptLen+t.OutputLen > lim.maxTotal {
 			return turns[:j], nil
@@ -116,6 +124,6 @@ func sessionRequest(index int, turns []Turn) Request {
 	}
 	return Request{
 		Index: index, Prompt: strings.Join(contents, "\n"), Messages: first.Messages,
-		PromptLen: first.PromptLen, OutputLen: first.OutputLen, Turns: turns,
+		PromptLen: first.PromptLen, OutputLen: first.OutputLen, ReferenceLen: first.ReferenceLen, Turns: turns,
 	}
 }

@@ -325,14 +325,17 @@ func examineShareGPT(cfg ShareGPT, raw string, index int, tok tokenizer.Tokenize
 		return Request{}, "", err
 	}
 	promptLen := len(ids)
+	// vLLM counts tokenizer(completion).input_ids: special tokens included.
+	// The reply is the entry's reference answer, counted even when the
+	// scenario fixes the output length.
+	ids, err = encode(tok, turns[1], true)
+	if err != nil {
+		return Request{}, "", err
+	}
+	referenceLen := len(ids)
 	outputLen := cfg.OutputLen
 	if outputLen == 0 {
-		// vLLM counts tokenizer(completion).input_ids: special tokens included.
-		ids, err := encode(tok, turns[1], true)
-		if err != nil {
-			return Request{}, "", err
-		}
-		outputLen = len(ids)
+		outputLen = referenceLen
 	}
 	// vLLM's is_valid_sequence tests all four at once; a dropped entry is
 	// counted under the first rule it breaks, in this order.
@@ -346,7 +349,7 @@ func examineShareGPT(cfg ShareGPT, raw string, index int, tok tokenizer.Tokenize
 	case promptLen+outputLen > cfg.MaxTotalTokens:
 		return Request{}, skipTotalLong, nil
 	}
-	return Request{Index: index, Prompt: turns[0], PromptLen: promptLen, OutputLen: outputLen}, "", nil
+	return Request{Index: index, Prompt: turns[0], PromptLen: promptLen, OutputLen: outputLen, ReferenceLen: referenceLen}, "", nil
 }
 
 // examineSession reads a whole conversation as a session and applies
@@ -366,7 +369,7 @@ func examineSession(cfg ShareGPT, raw string, index int, tok tokenizer.Tokenizer
 	if bad != nil {
 		return Request{}, "", bad
 	}
-	turns, err := countTurns(sessionTurns(msgs), sessionLimits{outputLen: cfg.OutputLen, maxTurns: cfg.MaxTurns, maxTotal: cfg.MaxTotalTokens}, tok)
+	turns, err := countTurns(sessionTurns(msgs), sessionLimits{outputLen: cfg.OutputLen, maxTurns: cfg.MaxTurns, maxTotal: cfg.MaxTotalTokens, reference: true}, tok)
 	if err != nil {
 		return Request{}, "", err
 	}
