@@ -49,6 +49,7 @@ type prepared struct {
 	promptLen int
 	prefix    int // the dataset's PrefixTokens
 	maxTokens int
+	reference int // the dataset's recorded answer's length (ReferenceLen)
 	ignoreEOS bool
 	expected  *dataset.Expected // the prompt's expected answer, or nil
 }
@@ -292,7 +293,7 @@ func prepare(t Target, reqs []dataset.Request) ([]prepared, error) {
 		if err != nil {
 			return nil, fmt.Errorf("request %d (dataset index %d): %w", i, r.Index, err)
 		}
-		out[i] = prepared{body: b, index: r.Index, promptLen: r.PromptLen, prefix: r.PrefixTokens, maxTokens: r.OutputLen, ignoreEOS: t.IgnoreEOS, expected: r.Expected}
+		out[i] = prepared{body: b, index: r.Index, promptLen: r.PromptLen, prefix: r.PrefixTokens, maxTokens: r.OutputLen, reference: r.ReferenceLen, ignoreEOS: t.IgnoreEOS, expected: r.Expected}
 	}
 	return out, nil
 }
@@ -300,7 +301,7 @@ func prepare(t Target, reqs []dataset.Request) ([]prepared, error) {
 // describe fills the fields of res that come from the request itself.
 func (p *prepared) describe(res *metrics.Request) {
 	res.DatasetIndex = p.index
-	res.MaxTokens = p.maxTokens
+	res.MaxTokens, res.ReferenceLen = p.maxTokens, p.reference
 	res.IgnoreEOS = p.ignoreEOS
 	res.DatasetPromptTokens = p.promptLen
 	res.IdealCachedTokens = p.prefix

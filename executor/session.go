@@ -104,7 +104,7 @@ func (r *run) session(ctx context.Context, first *metrics.Request, i int, turns 
 				return kind
 			}
 			preps, err := prepare(r.p.Target, []dataset.Request{{
-				Index: req.Index, Messages: msgs, PromptLen: turn.PromptLen, OutputLen: turn.OutputLen,
+				Index: req.Index, Messages: msgs, PromptLen: turn.PromptLen, OutputLen: turn.OutputLen, ReferenceLen: turn.ReferenceLen,
 			}})
 			if err != nil {
 				return kind // the first turn's body was built from the same target

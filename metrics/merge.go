@@ -66,6 +66,9 @@ func merge(parts []*Summary) (*Summary, error) {
 		s.DefectiveOutputs += p.DefectiveOutputs
 		s.ExpectedJudged += p.ExpectedJudged
 		s.ExpectedPassed += p.ExpectedPassed
+		s.ReferencedAnswers += p.ReferencedAnswers
+		s.ReferenceTokens += p.ReferenceTokens
+		s.ReferencedOutputTokens += p.ReferencedOutputTokens
 		if p.Agreement != nil {
 			if s.Agreement == nil {
 				s.Agreement = &Agreement{Against: p.Agreement.Against}

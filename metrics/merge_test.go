@@ -53,6 +53,9 @@ func TestMergeSummariesIsExact(t *testing.T) {
 		r.Turn, r.Session, r.LastTurn = i%4+1, int64(i-i%4), i%4 == 3
 		r.PromptTokens = 100 * r.Turn
 		r.Retried = i%7 == 0
+		if i%3 != 0 { // two in three prompts have a recorded answer
+			r.ReferenceLen = 40 + i%50
+		}
 		r.End = r.Sent + r.E2E
 		if !r.OK() {
 			r.End = r.Sent + 5*ms
@@ -88,7 +91,7 @@ func TestMergeSummariesIsExact(t *testing.T) {
 	if len(got.Turns) != 4 || got.TTFTLastTurn.Count == 0 || got.Turns[3].TTFT.Histogram != want.Turns[3].TTFT.Histogram {
 		t.Errorf("per-turn figures did not merge: %d turns, %d last-turn samples", len(got.Turns), got.TTFTLastTurn.Count)
 	}
-	if got.Completed+got.Failed < 2800 || got.RequestThroughput == 0 || got.StaleRetries == 0 {
+	if got.Completed+got.Failed < 2800 || got.RequestThroughput == 0 || got.StaleRetries == 0 || got.ReferenceTokens == 0 {
 		t.Fatalf("the fixture is too small to mean anything: %+v", got)
 	}
 }

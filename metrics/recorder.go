@@ -34,6 +34,7 @@ type Recorder struct {
 	defects                                       map[string]int
 	defective                                     int // completed requests with any defect
 	expectedJudged, expectedPassed                int // completed requests judged against an expected answer, and those that met it
+	referenced, referenceTokens, referencedOutput int // completed requests with a recorded answer, its tokens and theirs
 	inputTokens, serverInputTokens                int
 	outputTokens                                  int
 	goodRequests, goodOutputTokens                int
@@ -180,6 +181,11 @@ func (r *Recorder) Add(req *Request) {
 		if *req.ExpectedPass {
 			r.expectedPassed++
 		}
+	}
+	if req.ReferenceLen > 0 {
+		r.referenced++
+		r.referenceTokens += req.ReferenceLen
+		r.referencedOutput += req.OutputTokens
 	}
 	r.inputTokens += req.DatasetPromptTokens
 	if req.PromptTokensSource == SourceUsage {
@@ -509,6 +515,7 @@ func (r *Recorder) SummaryOver(duration time.Duration) *Summary {
 	}
 	s.DefectiveOutputs = r.defective
 	s.ExpectedJudged, s.ExpectedPassed = r.expectedJudged, r.expectedPassed
+	s.ReferencedAnswers, s.ReferenceTokens, s.ReferencedOutputTokens = r.referenced, r.referenceTokens, r.referencedOutput
 	for i, t := range r.turns {
 		s.Turns = append(s.Turns, TurnSummary{Turn: i + 1, Completed: t.completed, PromptTokens: t.promptTokens, TTFT: t.ttft.latency()})
 	}

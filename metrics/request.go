@@ -178,6 +178,11 @@ type Request struct {
 	// (the dataset's "expected"); nil when it had none or did not
 	// complete.
 	ExpectedPass *bool `json:"expected_pass,omitempty"`
+	// ReferenceLen is the token count of the answer the dataset recorded
+	// for the prompt (dataset.Request.ReferenceLen: a ShareGPT reply); 0
+	// when it recorded none. A completed answer's OutputTokens is held
+	// against it (Summary.OutputLengthRatio).
+	ReferenceLen int `json:"reference_len,omitempty"`
 	// Output defects, seen as the text streamed: Blank, nothing but white
 	// space; Degenerate, a long answer of a few distinct strings repeated
 	// (a loop); BadText, invalid UTF-8 or a replacement character (byte

@@ -80,6 +80,14 @@ type Summary struct {
 	// whose answer met it.
 	ExpectedJudged int `json:"expected_judged,omitempty"`
 	ExpectedPassed int `json:"expected_passed,omitempty"`
+	// ReferencedAnswers counts the completed requests whose prompt had an
+	// answer recorded in the dataset (Request.ReferenceLen: a ShareGPT
+	// reply); ReferenceTokens sums those answers' token counts, and
+	// ReferencedOutputTokens the requests' own output tokens (OutputTokens,
+	// as TotalOutputTokens counts them).
+	ReferencedAnswers      int `json:"referenced_answers,omitempty"`
+	ReferenceTokens        int `json:"reference_tokens,omitempty"`
+	ReferencedOutputTokens int `json:"referenced_output_tokens,omitempty"`
 	// Agreement is how the answers agree with a baseline's, prompt by
 	// prompt (an A/B run's baseline arm, or a stored baseline that kept
 	// its answers); nil when there was nothing to compare with.
@@ -297,6 +305,16 @@ func (s *Summary) PassRate() float64 {
 		return math.NaN()
 	}
 	return float64(s.ExpectedPassed) / float64(s.ExpectedJudged)
+}
+
+// OutputLengthRatio is the output tokens of the completed requests that
+// had a recorded answer over those answers' tokens (NaN when none had
+// one). Far below 1, the answers stop early.
+func (s *Summary) OutputLengthRatio() float64 {
+	if s.ReferenceTokens == 0 {
+		return math.NaN()
+	}
+	return float64(s.ReferencedOutputTokens) / float64(s.ReferenceTokens)
 }
 
 // OutputDefectRate is the share of completed requests whose answer had

@@ -117,6 +117,9 @@ type RequestLine struct {
 	// ExpectedPass is whether the answer met the prompt's expected answer
 	// (absent when the prompt had none).
 	ExpectedPass *bool `json:"expected_pass,omitempty"`
+	// ReferenceLen is the token count of the answer the dataset recorded
+	// for the prompt (a ShareGPT reply; absent when it recorded none).
+	ReferenceLen int `json:"reference_len,omitempty"`
 	// Output defects (metrics.Request.Blank and the others).
 	Blank      bool `json:"blank,omitempty"`
 	Degenerate bool `json:"degenerate,omitempty"`
@@ -179,7 +182,7 @@ func NewRequestLine(r *metrics.Request, zero time.Time, stages bool) RequestLine
 	l.SystemFingerprint = r.SystemFingerprint
 	l.IdealCachedTokens = r.IdealCachedTokens
 	l.OutputHash = hashString(r.OutputHash)
-	l.ExpectedPass = r.ExpectedPass
+	l.ExpectedPass, l.ReferenceLen = r.ExpectedPass, r.ReferenceLen
 	l.Blank, l.Degenerate, l.BadText = r.Blank, r.Degenerate, r.BadText
 	l.DraftTokens, l.AcceptedDraftTokens = r.DraftTokens, r.AcceptedDraftTokens
 	if r.CacheReported {
