@@ -238,6 +238,7 @@ func writeExtras(p *printer, r *results.Result, s *metrics.Summary) {
 	}
 	writeStreamNotes(p, s)
 	writeOutputNotes(p, s)
+	writeOutputLength(p, s)
 	writeAgreement(p, s)
 	writeExpected(p, s)
 	writeEngineNotes(p, s)
@@ -483,6 +484,16 @@ func writeOutputNotes(p *printer, s *metrics.Summary) {
 		p.printf("Outputs: %s of %d completed answers (blank: white space only; degenerate: a few strings repeated; bad text: invalid UTF-8 or replacement characters). Fast is not right: metrics.output_defects.<kind> gates them.\n",
 			strings.Join(parts, ", "), s.Completed)
 	}
+}
+
+// writeOutputLength holds the answers' length against the dataset's
+// recorded answers', when it recorded some.
+func writeOutputLength(p *printer, s *metrics.Summary) {
+	if s.ReferenceTokens == 0 {
+		return
+	}
+	p.printf("Output length: %s to prompts with an answer in the dataset gave %d tokens against its %d (output_length_ratio %.1f%%).\n",
+		count(s.ReferencedAnswers, "answer", "answers"), s.ReferencedOutputTokens, s.ReferenceTokens, 100*s.OutputLengthRatio())
 }
 
 // writeExpected says how many answers met their expected ones.
