@@ -327,6 +327,9 @@ func WriteComparisonMarkdown(w io.Writer, c *results.Comparison) error {
 	if len(notes) > 0 {
 		p.printf("\n%s\n", strings.Join(notes, "\n"))
 	}
+	for _, n := range c.Notes {
+		p.printf("\n%s\n", n)
+	}
 	return p.err
 }
 

@@ -98,7 +98,8 @@ func verdictCell(d compare.Delta) string {
 var ComparisonHeader = []string{"metric", "base", "new", "delta", "delta %", "95% interval of delta", "verdict"}
 
 // WriteComparison writes a comparison as an aligned table, followed by the
-// messages of the rows that did not pass.
+// messages of the rows that did not pass, the verdict and the notes (an
+// output figure that moved sharply).
 func WriteComparison(w io.Writer, c *results.Comparison) error {
 	p := &printer{w: w}
 	p.printf("Baseline: %s (run %s)\n", c.Baseline, c.BaseRunID)
@@ -143,6 +144,9 @@ func WriteComparison(w io.Writer, c *results.Comparison) error {
 		verdict = results.Pass
 	}
 	p.printf("Comparison: %s\n", verdict)
+	for _, n := range c.Notes {
+		p.printf("%s\n", n)
+	}
 	return p.err
 }
 

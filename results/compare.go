@@ -119,4 +119,8 @@ type Comparison struct {
 	// Rows are the figures compared: candidate minus baseline, the
 	// interval of that delta and, against a tolerance, the verdict.
 	Rows []compare.Delta `json:"rows"`
+	// Notes are plain sentences about the two runs that are not checks
+	// and change no verdict: the output figures that moved sharply
+	// (runner.OutputShift). They hold figures only, never server text.
+	Notes []string `json:"notes,omitempty"`
 }

@@ -75,6 +75,7 @@ func comparison(s *scenario.Scenario, baseRes *results.Result, rep *results.Run,
 		c.Verdict = ""
 	}
 	c.Forced = forced
+	c.Notes = OutputNotes(baseRes.Summary, rep.Overall)
 	return c
 }
 

@@ -378,6 +378,7 @@ func (r *Run) run(ctx context.Context) (Status, hcl.Diagnostics) {
 			rep.Sampled = true // either arm sampled
 		}
 		rep.Comparison = abComparison(s, abo, rep)
+		rep.Comparison.Notes = OutputNotes(abo.baseline, abo.candidate)
 		// The load generator's validity covers both arms' blocks.
 		abo.all.ClientCPU = outcome.Overall.ClientCPU
 		rep.Validity = ReportValidity(bounds, abo.all)

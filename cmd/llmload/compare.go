@@ -54,7 +54,7 @@ func cmdCompare(_ context.Context, e env, args []string) int {
 		fmt.Fprintf(e.stderr, "llmload compare: %v\n", err)
 		return exitInvalid
 	}
-	c.Forced = forced
+	c.Forced, c.Notes = forced, runner.OutputNotes(base.Summary, cand.Summary)
 	if *format == "json" {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
