@@ -178,8 +178,9 @@ func TestEvalContextShape(t *testing.T) {
 				got = append(got, c.Name)
 			}
 			// A run-level figure (capacity) is null until a sweep or
-			// search sets it; pass_rate with no expected answer judged.
-			if c.RunLevel || c.Name == "pass_rate" {
+			// search sets it; pass_rate with no expected answer judged,
+			// output_length_ratio with no answer recorded in the dataset.
+			if c.RunLevel || c.Name == "pass_rate" || c.Name == "output_length_ratio" {
 				want = append(want, c.Name)
 			}
 		case metrics.Counts:
