@@ -8,7 +8,8 @@ import (
 )
 
 // outputLines are the console's sentences on what the answers said
-// (defects, agreement with the baseline, expected answers), one each, for
+// (defects, length against the dataset's answers, agreement with the
+// baseline, expected answers), one each, for
 // the HTML report and the Markdown summary: one wording everywhere.
 func outputLines(s *metrics.Summary) []string {
 	if s == nil {
@@ -17,6 +18,7 @@ func outputLines(s *metrics.Summary) []string {
 	var b strings.Builder
 	p := &printer{w: &b}
 	writeOutputNotes(p, s)
+	writeOutputLength(p, s)
 	writeAgreement(p, s)
 	writeExpected(p, s)
 	var out []string
