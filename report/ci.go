@@ -211,11 +211,6 @@ func mdRow(cells ...string) string {
 	return "| " + strings.Join(cells, " | ") + " |\n"
 }
 
-var verdictBadge = map[string]string{
-	results.Pass: "✅ pass", results.Fail: "❌ FAIL", results.Inconclusive: "⚠️ inconclusive", results.Skipped: "⏭️ skipped",
-	results.VerdictInvalid: "⛔ invalid", results.VerdictNoResult: "⛔ no result", results.VerdictInterrupted: "⏹️ interrupted",
-}
-
 // WriteMarkdown writes a result as GitHub-flavoured Markdown: the verdict,
 // a summary row, the checks table and, with a baseline, its deltas. It fits
 // a job summary or a PR comment.
@@ -225,7 +220,7 @@ func WriteMarkdown(w io.Writer, r *results.Result) error {
 	if s == nil {
 		s = &metrics.Summary{}
 	}
-	p.printf("## llmload: `%s` %s\n\n", r.Scenario, verdictBadge[r.Verdict()])
+	p.printf("## llmload: `%s` %s\n\n", r.Scenario, lookOf(r.Verdict()).Badge)
 	if r.ServerVersion != "" {
 		p.printf("Server: %s. ", mdCode(r.ServerVersion))
 	}
@@ -272,7 +267,7 @@ func WriteMarkdown(w io.Writer, r *results.Result) error {
 			if c.Kind == "assert" {
 				thr = "`" + c.Description + "`"
 			}
-			p.printf("%s", mdRow(verdictBadge[c.Verdict], name, c.Kind, thr, c.MeasuredText(), interval, base))
+			p.printf("%s", mdRow(lookOf(checkVerdict(c)).Badge, name, c.Kind, thr, c.MeasuredText(), interval, base))
 		}
 		var notes []string
 		for _, c := range r.Checks {
@@ -296,7 +291,7 @@ func WriteMarkdown(w io.Writer, r *results.Result) error {
 // WriteComparisonMarkdown writes a comparison's table as Markdown.
 func WriteComparisonMarkdown(w io.Writer, c *results.Comparison) error {
 	p := &printer{w: w}
-	p.printf("### Against the baseline %s\n\n", verdictBadge[orPass(c.Verdict)])
+	p.printf("### Against the baseline %s\n\n", lookOf(orPass(c.Verdict)).Badge)
 	p.printf("Baseline `%s` (run `%s`)", c.Baseline, c.BaseRunID)
 	if c.BaseServerVersion != "" || c.ServerVersion != "" {
 		p.printf("; server %s → %s", mdCode(orNone(c.BaseServerVersion)), mdCode(orNone(c.ServerVersion)))
@@ -313,8 +308,8 @@ func WriteComparisonMarkdown(w io.Writer, c *results.Comparison) error {
 	for _, r := range c.Rows {
 		cells := rowCells(r)
 		if r.Verdict != "" {
-			cells[6] = strings.Replace(cells[6], r.Verdict, verdictBadge[r.Verdict], 1)
-			cells[6] = strings.Replace(cells[6], "FAIL", verdictBadge[results.Fail], 1)
+			cells[6] = strings.Replace(cells[6], r.Verdict, lookOf(r.Verdict).Badge, 1)
+			cells[6] = strings.Replace(cells[6], "FAIL", lookOf(results.Fail).Badge, 1)
 		}
 		p.printf("%s", mdRow(cells...))
 	}

@@ -77,6 +77,7 @@ func WriteConsole(w io.Writer, r *results.Result) error {
 	writeAB(p, r.AB, s)
 	writeValidity(p, r.Validity)
 	writeChecks(p, r.Checks, s)
+	writeRunVerdict(p, r)
 	return p.err
 }
 
@@ -346,19 +347,6 @@ func writeStages(p *printer, stages []results.Stage, capacity *results.Capacity)
 	}
 }
 
-// verdictLabel is a check's verdict as the table shows it.
-func verdictLabel(c results.Check) string {
-	switch {
-	case c.Verdict == results.Inconclusive:
-		return "INCONCLUSIVE"
-	case c.Verdict == results.Skipped:
-		return "SKIPPED"
-	case c.Passed:
-		return "PASS"
-	}
-	return "FAIL"
-}
-
 func writeChecks(p *printer, checks []results.Check, s *metrics.Summary) {
 	if len(checks) == 0 {
 		return
@@ -525,6 +513,23 @@ func writeAgreement(p *printer, s *metrics.Summary) {
 			p.printf("; over the %d pairs with both texts kept, prefix_agreement %.1f%%, answer_similarity %.1f%%", a.Scored, 100*a.PrefixAgreement(), 100*a.Similarity())
 		}
 		p.printf(".\n")
+	}
+}
+
+// runVerdictWhy says why a run's own verdict overrides its checks'.
+var runVerdictWhy = map[string]string{
+	results.VerdictInterrupted: "the run did not finish, so its checks prove nothing either way",
+	results.VerdictInvalid:     "the load was not what the scenario said, so its checks prove nothing",
+	results.VerdictNoResult:    "no request completed",
+}
+
+// writeRunVerdict closes the report with the run's verdict when it is not
+// its checks' (interrupted, invalid, no result), so that a run whose
+// checks all passed never reads as a pass when it proves nothing.
+func writeRunVerdict(p *printer, r *results.Result) {
+	v := r.Verdict()
+	if why, ok := runVerdictWhy[v]; ok {
+		p.printf("\nVerdict: %s: %s.\n", lookOf(v).Label, why)
 	}
 }
 

@@ -119,12 +119,14 @@ type htmlPage struct {
 
 type htmlRun struct {
 	Label, Colour string
-	Facts         []string
-	Warnings      []string
-	Checks        []htmlCheck
-	Stages        *htmlTable
-	Steps         *htmlTable
-	Findings      []string
+	// Verdict is the run's own, from the one judge (Result.Verdict).
+	Verdict  look
+	Facts    []string
+	Warnings []string
+	Checks   []htmlCheck
+	Stages   *htmlTable
+	Steps    *htmlTable
+	Findings []string
 	// Outputs say what the answers said; Divergences show the first
 	// answers that differ from the baseline's, and Against names it.
 	Outputs     []string
@@ -134,6 +136,8 @@ type htmlRun struct {
 
 type htmlCheck struct {
 	Passed                                 bool
+	Look                                   look
+	Verdict                                string
 	Name, Kind, Threshold, Measured, Notes string
 }
 
@@ -146,7 +150,7 @@ func cssColour(c color.RGBA) string { return fmt.Sprintf("#%02x%02x%02x", c.R, c
 
 func runInfo(i int, l Labelled) htmlRun {
 	r := l.Result
-	run := htmlRun{Label: l.Label, Colour: cssColour(colourOf(i))}
+	run := htmlRun{Label: l.Label, Colour: cssColour(colourOf(i)), Verdict: lookOf(r.Verdict())}
 	run.Facts = append(run.Facts,
 		"scenario "+r.Scenario,
 		"run "+r.RunID,
@@ -164,11 +168,11 @@ func runInfo(i int, l Labelled) htmlRun {
 		run.Warnings = append(run.Warnings, "The tokenizer is approximate for this model: token counts are estimates.")
 	}
 	for _, c := range r.Checks {
-		hc := htmlCheck{Passed: c.Passed, Name: c.Name, Kind: c.Kind, Threshold: c.ThresholdText(), Measured: c.MeasuredText()}
+		hc := htmlCheck{Passed: c.Passed, Look: lookOf(checkVerdict(c)), Verdict: checkVerdict(c), Name: c.Name, Kind: c.Kind, Threshold: c.ThresholdText(), Measured: c.MeasuredText()}
 		if c.Kind == "assert" {
 			hc.Threshold = c.Description
 		}
-		if !c.Passed {
+		if checkVerdict(c) != results.Pass {
 			hc.Notes = c.Message
 		}
 		run.Checks = append(run.Checks, hc)
@@ -279,6 +283,8 @@ th { background: #f3f3f3; }
 td:first-child, th:first-child { text-align: left; }
 .pass { color: #1a7f37; font-weight: bold; }
 .fail { color: #c62828; font-weight: bold; }
+.incl { color: #a15c00; font-weight: bold; }
+.skip { color: #666; font-weight: bold; }
 .warn { background: #fff4e5; border-left: 4px solid #f0a020; padding: 0.4em 0.8em; margin: 0.4em 0; }
 .swatch { display: inline-block; width: 0.9em; height: 0.9em; margin-right: 0.4em; vertical-align: middle; }
 .facts { color: #555; font-size: 0.9em; margin: 0.2em 0 0.6em; }
@@ -294,7 +300,7 @@ td:first-child, th:first-child { text-align: left; }
 </head>
 <body>
 <h1>{{.Title}}</h1>
-{{range .Runs}}<div class="facts"><span class="swatch" style="background: {{.Colour}}"></span><b>{{.Label}}</b>: {{range $i, $f := .Facts}}{{if $i}} &middot; {{end}}{{$f}}{{end}}</div>
+{{range .Runs}}<div class="facts"><span class="swatch" style="background: {{.Colour}}"></span><b>{{.Label}}</b> <span class="{{.Verdict.Class}}">{{.Verdict.Label}}</span>: {{range $i, $f := .Facts}}{{if $i}} &middot; {{end}}{{$f}}{{end}}</div>
 {{range .Warnings}}<div class="warn">{{.}}</div>
 {{end}}{{end}}
 <h2>Summary</h2>
@@ -306,7 +312,7 @@ td:first-child, th:first-child { text-align: left; }
 <h2>Checks: {{.Label}}</h2>
 <table class="left">
 <tr><th>result</th><th>check</th><th>kind</th><th>threshold</th><th>measured</th><th>why</th></tr>
-{{range .Checks}}<tr><td class="{{if .Passed}}pass{{else}}fail{{end}}">{{if .Passed}}PASS{{else}}FAIL{{end}}</td><td>{{.Name}}</td><td>{{.Kind}}</td><td>{{.Threshold}}</td><td>{{.Measured}}</td><td>{{.Notes}}</td></tr>
+{{range .Checks}}<tr><td class="{{.Look.Class}}">{{.Look.Label}}</td><td>{{.Name}}</td><td>{{.Kind}}</td><td>{{.Threshold}}</td><td>{{.Measured}}</td><td>{{.Notes}}</td></tr>
 {{end}}</table>
 {{end}}{{end}}
 {{if .Load}}<h2>Load</h2>

@@ -24,6 +24,7 @@ func WriteMarkdownTables(w io.Writer, results []Labelled) error {
 	mdTable(p, summaryTable(results))
 	for i, r := range results {
 		run := runInfo(i, r)
+		p.printf("**%s**: %s\n\n", md(r.Label), run.Verdict.Badge)
 		if len(run.Warnings) > 0 {
 			for _, wn := range run.Warnings {
 				p.printf("> **%s**: %s\n", r.Label, md(wn))
@@ -34,11 +35,7 @@ func WriteMarkdownTables(w io.Writer, results []Labelled) error {
 			p.printf("## Checks: %s\n\n", r.Label)
 			t := htmlTable{Head: []string{"result", "check", "kind", "threshold", "measured", "why"}}
 			for _, c := range run.Checks {
-				verdict := "FAIL"
-				if c.Passed {
-					verdict = "PASS"
-				}
-				t.Rows = append(t.Rows, []string{verdict, c.Name, c.Kind, c.Threshold, c.Measured, c.Notes})
+				t.Rows = append(t.Rows, []string{c.Look.Badge, c.Name, c.Kind, c.Threshold, c.Measured, c.Notes})
 			}
 			mdTable(p, t)
 		}
@@ -143,12 +140,9 @@ func WriteCSV(w io.Writer, results []Labelled) error {
 	}
 	for i, r := range results {
 		run := runInfo(i, r)
+		write(r.Label, "run", "verdict", "value", r.Result.Verdict())
 		for _, c := range run.Checks {
-			verdict := "fail"
-			if c.Passed {
-				verdict = "pass"
-			}
-			write(r.Label, "checks", c.Name, "verdict", verdict)
+			write(r.Label, "checks", c.Name, "verdict", c.Verdict)
 			write(r.Label, "checks", c.Name, "threshold", c.Threshold)
 			write(r.Label, "checks", c.Name, "measured", c.Measured)
 		}

@@ -607,7 +607,44 @@ func ParseResult(data []byte) (*Result, error) {
 	if res.Summary == nil {
 		return nil, errors.New("not an llmload result: no summary")
 	}
+	if err := res.validate(); err != nil {
+		return nil, fmt.Errorf("not a valid llmload result: %w", err)
+	}
 	return &res, nil
+}
+
+// validate checks every summary the result holds (metrics.Summary.
+// Validate): the one loader of merge, compare, report and baselines
+// refuses a result whose counts or histograms cannot be true.
+func (r *Result) validate() error {
+	type part struct {
+		where string
+		s     *metrics.Summary
+	}
+	parts := []part{{"summary", r.Summary}}
+	for _, st := range r.Stages {
+		parts = append(parts, part{fmt.Sprintf("stage %d", st.Stage), st.Summary})
+	}
+	if r.Sweep != nil {
+		for _, st := range r.Sweep.Steps {
+			parts = append(parts, part{fmt.Sprintf("sweep step %d", st.Step), st.Summary})
+		}
+	}
+	for i, s := range r.Repeat.Summaries() {
+		parts = append(parts, part{fmt.Sprintf("repeat run %d", i+1), s})
+	}
+	if r.AB != nil {
+		parts = append(parts, part{"baseline arm", r.AB.Baseline.Summary})
+	}
+	for _, p := range parts {
+		if p.s == nil {
+			continue
+		}
+		if err := p.s.Validate(); err != nil {
+			return fmt.Errorf("%s: %w", p.where, err)
+		}
+	}
+	return nil
 }
 
 // withLine adds the line number to JSON decoding errors that carry an

@@ -55,14 +55,24 @@ func TolerancesFor(spec, basePath string, base *results.Result) ([]compare.Toler
 // invalid, no result or interrupted: it proves nothing) or when the
 // evidence cannot decide, else the comparison's verdict. It says why on
 // log.
-func CompareStatus(log io.Writer, c *results.Comparison, base, cand *results.Result) Status {
+//
+// With force, an interrupted side is compared with a warning: its figures
+// are partial, but they are what was measured (an invalid side or one
+// with no result is never judged).
+func CompareStatus(log io.Writer, c *results.Comparison, base, cand *results.Result, force bool) Status {
 	for i, r := range []*results.Result{base, cand} {
 		switch v := r.Verdict(); v {
-		case results.VerdictInvalid, results.VerdictNoResult, results.VerdictInterrupted:
+		case results.VerdictInterrupted:
+			if force {
+				fmt.Fprintf(log, "llmload compare: WARNING: the %s run was interrupted (it did not finish); compared anyway (-force)\n", []string{"baseline", "candidate"}[i])
+				continue
+			}
+			fmt.Fprintf(log, "llmload compare: the %s run was interrupted (it did not finish): no verdict (-force compares it anyway)\n", []string{"baseline", "candidate"}[i])
+			return StatusNoResult
+		case results.VerdictInvalid, results.VerdictNoResult:
 			why := map[string]string{
-				results.VerdictInvalid:     "is invalid (the load generator did not do what its scenario said)",
-				results.VerdictNoResult:    "completed no request",
-				results.VerdictInterrupted: "was interrupted (it did not finish)",
+				results.VerdictInvalid:  "is invalid (the load generator did not do what its scenario said)",
+				results.VerdictNoResult: "completed no request",
 			}[v]
 			fmt.Fprintf(log, "llmload compare: the %s run %s: no verdict\n", []string{"baseline", "candidate"}[i], why)
 			return StatusNoResult

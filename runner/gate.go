@@ -24,7 +24,10 @@ import (
 // StatusOK) when the scenario has none and needs none. A missing file is
 // StatusInvalid unless baseline_optional, which skips the checks that need
 // it.
-func baselineFor(log io.Writer, s *scenario.Scenario, override string) (*assert.Baseline, *results.Result, Status) {
+//
+// A baseline that was interrupted proves nothing either, and is refused
+// unless force (-force), which uses it with a warning.
+func baselineFor(log io.Writer, s *scenario.Scenario, override string, force bool) (*assert.Baseline, *results.Result, Status) {
 	if override != "" {
 		s.Baseline = override
 	}
@@ -44,6 +47,12 @@ func baselineFor(log io.Writer, s *scenario.Scenario, override string) (*assert.
 	case err == nil && res.Verdict() == results.VerdictInvalid || err == nil && res.Verdict() == results.VerdictNoResult:
 		fmt.Fprintf(log, "llmload: scenario %q: baseline %s is a run with no valid result (%s): it cannot judge another; refresh it\n", s.Name, s.Baseline, res.Verdict())
 		return nil, nil, StatusInvalid
+	case err == nil && res.Verdict() == results.VerdictInterrupted && !force:
+		fmt.Fprintf(log, "llmload: scenario %q: baseline %s was interrupted (it did not finish): its figures are partial and cannot judge another; refresh it, or -force to use it anyway\n", s.Name, s.Baseline)
+		return nil, nil, StatusInvalid
+	case err == nil && res.Verdict() == results.VerdictInterrupted:
+		fmt.Fprintf(log, "llmload: WARNING: baseline %s was interrupted (it did not finish); used anyway (-force)\n", s.Baseline)
+		return &assert.Baseline{Path: s.Baseline, Summary: res.Summary, Runs: res.Repeat.Summaries()}, res, StatusOK
 	case err == nil:
 		fmt.Fprintf(log, "llmload: baseline %s (run %s, %s)\n", s.Baseline, res.RunID, res.StartedAt.Format(time.RFC3339))
 		// A baseline with repeats, against a run with repeats, is judged

@@ -26,7 +26,7 @@ func JudgeMerged(res *results.Result, path string, opts Options) (*scenario.Scen
 	outs := assert.Evaluate(sc, res.Summary)
 	if sc.UsesBaseline() || sc.Baseline != "" {
 		// The baseline the runs named, judged against the merged figures.
-		base, baseRes, st := baselineFor(opts.log(), sc, "")
+		base, baseRes, st := baselineFor(opts.log(), sc, "", opts.Force)
 		if st != StatusOK {
 			return nil, nil, st, nil
 		}

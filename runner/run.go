@@ -185,7 +185,7 @@ func (r *Run) run(ctx context.Context) (Status, hcl.Diagnostics) {
 		arms = [2]*abArm{b, {name: results.ArmCandidate, lt: lt, target: s.Target}}
 	} else {
 		var st Status
-		if base, baseRes, st = baselineFor(log, s, opts.Baseline); st != StatusOK {
+		if base, baseRes, st = baselineFor(log, s, opts.Baseline, opts.Force); st != StatusOK {
 			return st, nil
 		}
 	}

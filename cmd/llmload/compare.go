@@ -17,7 +17,7 @@ import (
 func cmdCompare(_ context.Context, e env, args []string) int {
 	fs := newFlags(e, "compare", "BASE.json NEW.json")
 	spec := fs.String("max-regression", "", "tolerances, `key=pct,...` such as ttft_p99=10%,itl_p99=10%,output_throughput=5% (default: the baseline scenario's regression block, else "+runner.DefaultTolerances()+")")
-	force := fs.Bool("force", false, "compare results whose workloads differ (printed loudly)")
+	force := fs.Bool("force", false, "compare results whose workloads differ, or a run that was interrupted (printed loudly)")
 	format := fs.String("format", "text", "output `format`: text (the table) or json (the comparison as data)")
 	markdown := fs.String("markdown", "", "also write the comparison as GitHub-flavoured Markdown to `file` (and append it to $GITHUB_STEP_SUMMARY when set)")
 	paths, code, ok := parseInterspersed(fs, args)
@@ -67,5 +67,5 @@ func cmdCompare(_ context.Context, e env, args []string) int {
 	if code := writeMarkdown(e, *markdown, func(w *strings.Builder) { report.WriteComparisonMarkdown(w, c) }); code != exitOK {
 		return code
 	}
-	return exitCode(runner.CompareStatus(e.stderr, c, base, cand))
+	return exitCode(runner.CompareStatus(e.stderr, c, base, cand, *force))
 }

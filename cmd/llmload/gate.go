@@ -35,7 +35,7 @@ type gateOptions struct {
 func (g *gateOptions) register(fs *flagSet) {
 	fs.StringVar(&g.baseline, "baseline", "", "compare with this baseline result `file` (overrides the scenario's baseline)")
 	fs.StringVar(&g.saveBaseline, "save-baseline", "", "also copy each result into `directory`, where a later run's baseline can point")
-	fs.BoolVar(&g.force, "force", false, "use a baseline whose workload differs from the run's (printed loudly)")
+	fs.BoolVar(&g.force, "force", false, "use a baseline whose workload differs from the run's, or that was interrupted (printed loudly)")
 	fs.StringVar(&g.junit, "junit", "", "write the checks as JUnit XML to `file` (one testsuite per scenario, one testcase per check)")
 	fs.StringVar(&g.markdown, "markdown", "", "write the report as GitHub-flavoured Markdown to `file` (also appended to $GITHUB_STEP_SUMMARY when set)")
 	fs.StringVar(&g.format, "format", "text", "stdout `format`: text (the report) or json (the summary and checks, one line per scenario; the report goes to stderr)")

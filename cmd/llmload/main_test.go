@@ -334,6 +334,33 @@ func TestRunInterrupted(t *testing.T) {
 	if res["failed"] != float64(0) {
 		t.Errorf("failed = %v, want 0: canceled requests must not count as failed", res["failed"])
 	}
+
+	// No output calls the interrupted run a pass, and it judges nothing:
+	// compare and a baseline refuse it unless forced.
+	cut := filepath.Join(out, "stages.json")
+	code, stdout, _ = call(t, context.Background(), "report", "-format", "markdown", cut)
+	if code != exitOK || !strings.Contains(stdout, "⏹️ interrupted") || strings.Contains(stdout, "✅ pass\n") {
+		t.Errorf("report -format markdown: exit %d, want the run marked interrupted:\n%s", code, stdout)
+	}
+	full := filepath.Join(t.TempDir(), "full.json")
+	if code, stdout, stderr := call(t, context.Background(), "run", "-quiet", "-out", full, "testdata/closed.hcl"); code != exitOK {
+		t.Fatalf("the full run: exit %d\n%s%s", code, stdout, stderr)
+	}
+	for _, tt := range []struct {
+		args []string
+		code int
+		says string
+	}{
+		{[]string{"compare", full, cut}, exitNoResult, "the candidate run was interrupted (it did not finish): no verdict (-force compares it anyway)"},
+		{[]string{"compare", "-force", full, cut}, -1, "the candidate run was interrupted (it did not finish); compared anyway (-force)"},
+		{[]string{"run", "-quiet", "-out", t.TempDir(), "-baseline", cut, "testdata/closed.hcl"}, exitInvalid, "was interrupted (it did not finish): its figures are partial and cannot judge another"},
+		{[]string{"run", "-quiet", "-out", t.TempDir(), "-force", "-baseline", cut, "testdata/closed.hcl"}, -1, "was interrupted (it did not finish); used anyway (-force)"},
+	} {
+		code, stdout, stderr := call(t, context.Background(), tt.args...)
+		if (tt.code >= 0 && code != tt.code) || (tt.code < 0 && (code == exitInvalid || code == exitInterrupted)) || !strings.Contains(stderr, tt.says) {
+			t.Errorf("%v: exit %d (want %d), stderr should say %q\nstdout:\n%s\nstderr:\n%s", tt.args, code, tt.code, tt.says, stdout, stderr)
+		}
+	}
 }
 
 // The language's reference fixture names a real simulator profile and
