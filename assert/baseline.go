@@ -117,10 +117,7 @@ func evalRegression(s *scenario.Scenario, r scenario.RegressionRule, sum *metric
 		op, sign = ">=", -1
 	}
 	o.Op = op
-	allowed := "+" + compare.Percent(r.Fraction)
-	if r.Absolute() {
-		allowed += " points"
-	}
+	allowed := compare.Allowed(r.Tolerance, d.Better)
 	o.Description = fmt.Sprintf("%s %s the baseline %s", metrics.Title(r.Metric, r.Stat), op, allowed)
 	if !d.Missing {
 		b, v := d.Base, d.New

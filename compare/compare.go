@@ -198,10 +198,7 @@ func Judge(base, cand *metrics.Summary, t Tolerance, opts Options) Delta {
 		d.Limit = t.Fraction
 	}
 	name := metrics.Title(t.Metric, t.Stat)
-	allowed := "+" + Percent(t.Fraction)
-	if t.Absolute() {
-		allowed = "+" + Percent(t.Fraction) + " points"
-	}
+	allowed := Allowed(t, d.Better)
 	switch {
 	case d.Missing:
 		d.Verdict = Inconclusive
@@ -250,6 +247,21 @@ func Judge(base, cand *metrics.Summary, t Tolerance, opts Options) Delta {
 		d.Message = fmt.Sprintf("%s %s; its %s interval straddles the %s tolerance: %s would decide.", name, change, confidence(opts), allowed, more)
 	}
 	return d
+}
+
+// Allowed renders how far a tolerance lets a figure move in its worse
+// direction: "+10%" for a latency, "-5%" for a throughput, "-20% points"
+// for a share that may fall 20 points.
+func Allowed(t Tolerance, better metrics.Direction) string {
+	s := "+"
+	if better == metrics.HigherIsBetter {
+		s = "-"
+	}
+	s += Percent(t.Fraction)
+	if t.Absolute() {
+		s += " points"
+	}
+	return s
 }
 
 func confidence(o Options) string {

@@ -187,6 +187,9 @@ func TestJudgeAgreement(t *testing.T) {
 	}{
 		{"all alike, decided", &metrics.Agreement{Pairs: 100, Exact: 100}, tol("exact_match", "10%"), Pass, ""},
 		{"all alike, too few to decide", &metrics.Agreement{Pairs: 24, Exact: 24}, tol("exact_match", "10%"), Inconclusive, "straddles"},
+		// A result against itself never fails, even with no tolerance (a
+		// rounding error once put the interval's top just below 1).
+		{"all alike, zero tolerance", &metrics.Agreement{Pairs: 40, Exact: 40, Scored: 40, PrefixSum: 40, SimilaritySum: 40}, tol("prefix_agreement", "0%"), Inconclusive, "interval -8.7622% to +0%"},
 		{"none alike", &metrics.Agreement{Pairs: 24}, tol("exact_match", "20%"), Fail, "whole 95% interval"},
 		{"late divergence tolerated", &metrics.Agreement{Pairs: 100, Exact: 40, Scored: 100, PrefixSum: 97, SimilaritySum: 96}, tol("prefix_agreement", "20%"), Pass, ""},
 		{"early divergence", &metrics.Agreement{Pairs: 100, Scored: 100, PrefixSum: 5, SimilaritySum: 8}, tol("answer_similarity", "20%"), Fail, ""},

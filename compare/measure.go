@@ -414,7 +414,7 @@ func measureAgreement(d *Delta, cand *metrics.Summary, o Options) {
 		d.Missing = true
 		switch {
 		case a == nil:
-			d.Message = fmt.Sprintf("%s was not measured: no answers were paired with the baseline's (the baseline kept no requests file beside its result, or this is not an A/B run).", metrics.Title(d.Metric, ""))
+			d.Message = fmt.Sprintf("%s was not measured: no answers were paired with the baseline's (a result without its requests file beside it, on either side, or a run that is neither an A/B run nor against a stored baseline).", metrics.Title(d.Metric, ""))
 		case a.Sampled:
 			d.Message = fmt.Sprintf("%s is not judged: the requests sample (temperature above 0, no seed), so the same prompt need not get the same answer.", metrics.Title(d.Metric, ""))
 		default:
@@ -425,6 +425,7 @@ func measureAgreement(d *Delta, cand *metrics.Summary, o Options) {
 	d.Base, d.New, d.Delta = 1, v, v-1
 	d.Percent = 100 * d.Delta
 	d.BaseSamples, d.NewSamples = int64(n), int64(n)
-	d.Lower, d.Upper = lo-1, hi-1
+	// The interval holds the figure itself, whatever the rounding.
+	d.Lower, d.Upper = min(lo, v)-1, max(hi, v)-1
 	d.HasInterval, d.Method = true, MethodWilson
 }

@@ -207,6 +207,16 @@ func wilsonAt(p float64, n int, conf float64) (lo, hi float64) {
 	}
 	z := normalQuantile(1 - (1-conf)/2)
 	nf := float64(n)
+	defer func() {
+		// All alike (or none) bounds the interval at 1 (or 0) exactly,
+		// not a rounding error away, which would read as a change.
+		if p >= 1 {
+			hi = 1
+		}
+		if p <= 0 {
+			lo = 0
+		}
+	}()
 	den := 1 + z*z/nf
 	mid := (p + z*z/(2*nf)) / den
 	half := z * math.Sqrt(p*(1-p)/nf+z*z/(4*nf*nf)) / den
@@ -320,10 +330,17 @@ func Agree(base, cand *AnswerBook, against string, scrub func(string) string) *A
 	// The first differing prompts, in order, so that a run shows the same
 	// ones each time.
 	slices.SortFunc(diverged, func(x, y AnswerKey) int { return cmp.Or(cmp.Compare(x.Index, y.Index), cmp.Compare(x.Turn, y.Turn)) })
-	for _, k := range diverged[:min(len(diverged), MaxDivergences)] {
+	for _, k := range diverged {
+		if len(a.Divergences) == MaxDivergences {
+			break
+		}
 		bt, ct := base.answers[k].text, cand.answers[k].text
 		if scrub != nil {
 			bt, ct = scrub(bt), scrub(ct)
+		}
+		if bt == ct {
+			// They differ only in a secret: nothing to show.
+			continue
 		}
 		a.Divergences = append(a.Divergences, NewDivergence(k, bt, ct))
 	}

@@ -159,6 +159,31 @@ func TestDivergences(t *testing.T) {
 	if d := a.Divergences[0]; d.Before != "the key [redacted] " || d.Base != "is here" || d.Candidate != "was here" {
 		t.Errorf("scrubbed divergence %+v", d)
 	}
+	// Answers that differ only in a secret show nothing: no row.
+	base, cand = NewAnswerBook(), NewAnswerBook()
+	base.Put(AnswerKey{}, 1, "key sk-OLD", true)
+	cand.Put(AnswerKey{}, 2, "key sk-NEW", true)
+	if a := Agree(base, cand, "b", func(s string) string { return strings.NewReplacer("sk-OLD", "[r]", "sk-NEW", "[r]").Replace(s) }); a.Exact != 0 || len(a.Divergences) != 0 {
+		t.Errorf("differing only in secrets: %+v, want not alike and no divergence shown", a)
+	}
+}
+
+// TestAgreementAllAlike: every answer alike bounds each figure's interval
+// at 1 exactly, at any number of pairs (a rounding error below 1 would
+// read as a change of a result compared with itself).
+func TestAgreementAllAlike(t *testing.T) {
+	for n := 1; n <= 2000; n++ {
+		a := &Agreement{Pairs: n, Exact: n, Scored: n, PrefixSum: float64(n), SimilaritySum: float64(n)}
+		for _, f := range AgreementFigures {
+			if v, _, hi, _, _ := a.Figure(f, DefaultConfidence); v != 1 || hi != 1 {
+				t.Fatalf("%d pairs all alike: %s = %v, upper %v; want 1 and 1", n, f, v, hi)
+			}
+		}
+		b := &Agreement{Pairs: n, Scored: n}
+		if _, lo, _, _, _ := b.Figure("exact_match", DefaultConfidence); lo != 0 {
+			t.Fatalf("%d pairs none alike: lower %v, want 0", n, lo)
+		}
+	}
 }
 
 // TestAgreementFigure: each figure with its interval and the pairs it

@@ -511,6 +511,8 @@ func writeAgreement(p *printer, s *metrics.Summary) {
 			a.Against, a.Exact, a.Pairs, 100*a.ExactMatch(), 100*lo, 100*hi)
 		if a.Scored > 0 {
 			p.printf("; over the %d pairs with both texts kept, prefix_agreement %.1f%%, answer_similarity %.1f%%", a.Scored, 100*a.PrefixAgreement(), 100*a.Similarity())
+		} else {
+			p.printf("; no pair kept both texts, so prefix_agreement and answer_similarity are not given and the default agreement check does not run (outputs { keep } on both runs)")
 		}
 		p.printf(".\n")
 	}

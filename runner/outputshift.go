@@ -85,5 +85,5 @@ func sharpShare(b, c float64) bool {
 
 // sharpLength: the smaller ratio is ShiftLength of the larger or less.
 func sharpLength(b, c float64) bool {
-	return min(b, c) <= ShiftLength*max(b, c)
+	return max(b, c) > 0 && min(b, c) <= ShiftLength*max(b, c)
 }

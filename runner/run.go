@@ -349,7 +349,8 @@ func (r *Run) run(ctx context.Context) (Status, hcl.Diagnostics) {
 
 	if ownAnswers != nil {
 		ag := metrics.Agree(baseAnswers, ownAnswers, s.Baseline, lt.target.Scrubber().Scrub)
-		ag.Sampled = lt.target.Samples()
+		// Either side sampling: answers need not agree.
+		ag.Sampled = lt.target.Samples() || baseRes.Sampled
 		outcome.Overall.Agreement = ag
 	}
 	// Answers paired with a baseline's, with deterministic sampling: the

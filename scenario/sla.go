@@ -99,7 +99,7 @@ func AddAgreementCheck(s *Scenario) {
 		panic(diags) // a constant expression
 	}
 	s.Asserts = append(s.Asserts, &Assert{Name: AgreementCheckName, Condition: expr, Source: src, DeclRange: s.DeclRange,
-		ErrorMessage: "The answers differ from the baseline's from their first words on, far beyond what batching changes in one engine: another model, or a broken one."})
+		ErrorMessage: "The answers differ from the baseline's early on, far beyond what batching changes in one engine: another model, or a broken one."})
 }
 
 // slaStats are the statistics an sla key may bound (min and stddev make
