@@ -599,6 +599,17 @@ func TestAgreementBaseline(t *testing.T) {
 			t.Errorf("model_seed %s: compare exit %d, want %d, with an exact_match (answers alike) row\nstdout:\n%s\nstderr:\n%s", tt.seed, code, tt.code, stdout, stderr)
 		}
 	}
+	// A baseline that sampled: its answers need not agree with anyone's,
+	// so agreement is not judged (inconclusive, exit 3), never failed.
+	sampled := filepath.Join(dir, "sampled")
+	if code, stdout, stderr := call(t, context.Background(), "run", "-quiet", "-out", sampled, "-scenario", "record", "-var", "temperature=0.8", "testdata/agreement-baseline.hcl"); code != exitOK {
+		t.Fatalf("sampled record: exit %d\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, stderr = call(t, context.Background(), "run", "-quiet", "-force", "-out", filepath.Join(dir, "vs-sampled"), "-scenario", "gate",
+		"-var", "baseline="+filepath.Join(sampled, "record.json"), "testdata/agreement-baseline.hcl")
+	if code != exitNoResult || !strings.Contains(stdout, "not judged: the requests sample") {
+		t.Errorf("against a sampled baseline: exit %d, want 3 with agreement not judged\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
 	// Result files copied alone: compare has no answers to pair, and the
 	// candidate's own agreement was held against another file, so the row
 	// is missing and the tolerance inconclusive (exit 3).

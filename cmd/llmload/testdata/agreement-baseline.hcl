@@ -7,14 +7,20 @@ variable "model_seed" {
   default = 0
 }
 
+variable "temperature" {
+  type    = number
+  default = 0
+}
+
 variable "baseline" {
   type    = string
   default = ""
 }
 
 target "sim" {
-  base_url = "sim://tiny"
-  model    = "tiny"
+  base_url   = "sim://tiny"
+  model      = "tiny"
+  extra_body = { temperature = var.temperature }
   sim {
     model_seed = var.model_seed
   }
