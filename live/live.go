@@ -40,7 +40,10 @@ const (
 // Buckets are the classic buckets of the latency histograms, in seconds,
 // exported next to the native (sparse) ones for Prometheus servers that do
 // not ingest native histograms.
-var Buckets = []float64{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.25, 0.5, 0.75, 1, 2.5, 5, 10, 20, 40, 80, 160}
+// Fine from 1 to 50 ms, where ITL and TPOT live (a gap over ~50 ms is a
+// stutter a reader sees), so that a P99 ITL read from them is not a guess
+// between 10 and 25 ms.
+var Buckets = []float64{0.001, 0.002, 0.003, 0.005, 0.0075, 0.01, 0.0125, 0.015, 0.02, 0.025, 0.03, 0.04, 0.05, 0.075, 0.1, 0.15, 0.25, 0.5, 0.75, 1, 2.5, 5, 10, 20, 40, 80, 160}
 
 // Exporter is the observer that keeps the metrics.
 type Exporter struct {
@@ -59,6 +62,8 @@ type Exporter struct {
 	prevAt  time.Duration
 	prevN   int
 	started bool
+	// seen: the stages whose outcome and error series exist (initSeries).
+	seen map[string]bool
 
 	srv *http.Server
 	ln  net.Listener
@@ -164,6 +169,35 @@ func stageLabel(o Options, idx int, at time.Duration) string {
 	return strconv.Itoa(idx + 1)
 }
 
+// initSeries sets every outcome and error kind of a label set to 0 the
+// first time the set is seen, so that a healthy run's error panel shows
+// zeros rather than no data, and a rate over the first failure counts it.
+func (e *Exporter) initSeries(l prometheus.Labels) {
+	key := l[LabelStage]
+	if e.seen[key] {
+		return
+	}
+	if e.seen == nil {
+		e.seen = map[string]bool{}
+	}
+	e.seen[key] = true
+	with := func(name, value string) prometheus.Labels {
+		m := prometheus.Labels{name: value}
+		for k, v := range l {
+			m[k] = v
+		}
+		return m
+	}
+	for _, o := range []string{"completed", "failed", "canceled", "abandoned"} {
+		e.requests.With(with("outcome", o))
+	}
+	for _, k := range metrics.ErrorKinds {
+		if k != metrics.ErrCanceled && k != metrics.ErrAbandoned {
+			e.errors.With(with("kind", string(k)))
+		}
+	}
+}
+
 // Result records one finished request (warmup requests are left out).
 func (e *Exporter) Result(r *metrics.Request) {
 	if r.Warmup {
@@ -171,6 +205,7 @@ func (e *Exporter) Result(r *metrics.Request) {
 	}
 	l := prometheus.Labels{LabelScenario: e.opts.Scenario, LabelStage: stageLabel(e.opts, r.Stage, 0), LabelShard: e.opts.Shard}
 	e.maxLag = max(e.maxLag, r.Lag())
+	e.initSeries(l)
 	e.queue.With(l).Observe(r.Queue().Seconds())
 	outcome := func(o string) prometheus.Labels {
 		m := prometheus.Labels{"outcome": o}
