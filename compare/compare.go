@@ -129,14 +129,16 @@ func (d Delta) PercentInterval() (lo, hi float64) {
 type Row struct{ Metric, Stat string }
 
 // DefaultRows are the figures `llmload compare` shows: the latency
-// percentiles, the throughputs, goodput and the error rate.
-var DefaultRows = []Row{
-	{"ttft", "p50"}, {"ttft", "p90"}, {"ttft", "p99"}, {"ttft", "mean"},
-	{"itl", "p50"}, {"itl", "p99"},
-	{"tpot", "p50"}, {"tpot", "p99"},
-	{"e2el", "p50"}, {"e2el", "p99"},
-	{"output_throughput", ""}, {"request_throughput", ""}, {"total_token_throughput", ""},
-	{"request_goodput", ""}, {"error_rate", ""},
+// percentiles, the throughputs, goodput and the error rate, as the
+// catalogue marks them (metrics.Metric.Compare).
+var DefaultRows = defaultRows()
+
+func defaultRows() []Row {
+	var rows []Row
+	for _, f := range metrics.CompareRows() {
+		rows = append(rows, Row{f.Metric, f.Stat})
+	}
+	return rows
 }
 
 // Key renders a row's key: "ttft_p99", "output_throughput".

@@ -71,11 +71,8 @@ func change(d Delta) string {
 }
 
 func isThroughput(metric string) bool {
-	switch metric {
-	case "output_throughput", "request_throughput", "total_token_throughput", "request_goodput", "token_goodput":
-		return true
-	}
-	return false
+	m, _ := metrics.Lookup(metric)
+	return m.Windowed
 }
 
 // z is the two-sided normal quantile of a confidence.

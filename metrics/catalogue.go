@@ -53,6 +53,18 @@ type Metric struct {
 	// checks also judge each stage and step, and asserts read it.
 	RunLevel bool
 
+	// VLLM is the metric's place among the latencies vLLM's benchmark
+	// prints percentiles of (--percentile-metrics: ttft, tpot, itl, e2el),
+	// from 1; 0 for the others. The vLLM block and its result keys follow
+	// it (VLLMPercentileMetrics).
+	VLLM int
+	// Compare are the statistics `llmload compare` shows by default (""
+	// for a scalar); none: not shown unless asked for (CompareRows).
+	Compare []string
+	// Windowed marks a rate whose interval comes from the per-window
+	// counts of the time series (throughputs and goodputs).
+	Windowed bool
+
 	// Series and Sources describe a Server figure: how its samples are
 	// read (SeriesGauge, SeriesCounter, SeriesRatio, SeriesHistogram) and
 	// the engine metrics it is read from, the first one the server exports
@@ -67,6 +79,39 @@ type Metric struct {
 	count func(s *Summary, key string) int
 }
 
+// VLLMPercentileMetrics are the latencies vLLM's benchmark prints
+// percentiles of, in its order: ttft, tpot, itl, e2el.
+func VLLMPercentileMetrics() []string {
+	var ms []Metric
+	for _, m := range Catalogue {
+		if m.VLLM > 0 {
+			ms = append(ms, m)
+		}
+	}
+	slices.SortFunc(ms, func(a, b Metric) int { return a.VLLM - b.VLLM })
+	out := make([]string, len(ms))
+	for i, m := range ms {
+		out[i] = m.Name
+	}
+	return out
+}
+
+// CompareFigure names one figure (a statistic of a distribution, or a
+// scalar with Stat "").
+type CompareFigure struct{ Metric, Stat string }
+
+// CompareRows are the figures `llmload compare` shows by default, in the
+// catalogue's order: each metric's Compare statistics.
+func CompareRows() []CompareFigure {
+	var out []CompareFigure
+	for _, m := range Catalogue {
+		for _, st := range m.Compare {
+			out = append(out, CompareFigure{m.Name, st})
+		}
+	}
+	return out
+}
+
 // CountKeys are the keys of a Counts metric (nil for another kind).
 func (m Metric) CountKeys() []string { return m.keys }
 
@@ -77,16 +122,16 @@ var Stats = []string{"mean", "p50", "p90", "p95", "p99", "p999", "max", "min", "
 
 // Catalogue is every metric, in report order.
 var Catalogue = []Metric{
-	{Name: "ttft", Kind: Distribution, Unit: "ms", Better: LowerIsBetter, Title: "TTFT",
+	{Name: "ttft", Kind: Distribution, Unit: "ms", Better: LowerIsBetter, Title: "TTFT", VLLM: 1, Compare: []string{"p50", "p90", "p99", "mean"},
 		Description: "Time to first token: from the request being sent (connection included, as vLLM measures it) to the first output-carrying event, reasoning or answer. Completed requests, and abandoned ones that got a first token; none for a non-streamed API (embeddings).",
 		dist:        func(s *Summary) *Latency { return &s.TTFT }},
-	{Name: "itl", Kind: Distribution, Unit: "ms", Better: LowerIsBetter, Title: "ITL",
+	{Name: "itl", Kind: Distribution, Unit: "ms", Better: LowerIsBetter, Title: "ITL", VLLM: 3, Compare: []string{"p50", "p99"},
 		Description: "Inter-token latency: every gap between consecutive output-carrying events of a successful request.",
 		dist:        func(s *Summary) *Latency { return &s.ITL }},
-	{Name: "tpot", Kind: Distribution, Unit: "ms", Better: LowerIsBetter, Title: "TPOT",
+	{Name: "tpot", Kind: Distribution, Unit: "ms", Better: LowerIsBetter, Title: "TPOT", VLLM: 2, Compare: []string{"p50", "p99"},
 		Description: "Time per output token after the first: (E2EL - TTFT) / (output tokens - 1), per successful request with at least two tokens.",
 		dist:        func(s *Summary) *Latency { return &s.TPOT }},
-	{Name: "e2el", Kind: Distribution, Unit: "ms", Better: LowerIsBetter, Title: "E2EL",
+	{Name: "e2el", Kind: Distribution, Unit: "ms", Better: LowerIsBetter, Title: "E2EL", VLLM: 4, Compare: []string{"p50", "p99"},
 		Description: "End-to-end latency: from the request being sent to its last output-carrying event.",
 		dist:        func(s *Summary) *Latency { return &s.E2EL }},
 	{Name: "queue", Kind: Distribution, Unit: "ms", Better: LowerIsBetter, Title: "queue time",
@@ -180,7 +225,7 @@ var Catalogue = []Metric{
 	{Name: "short_outputs", Kind: Scalar, Unit: "requests", Better: LowerIsBetter, Title: "short outputs",
 		Description: "Completed requests that asked to ignore EOS yet got fewer tokens than max_tokens (by the server's usage count) with finish_reason stop or length: suspicious, not failed.",
 		scalar:      func(s *Summary) float64 { return float64(s.ShortOutputs) }},
-	{Name: "error_rate", Kind: Scalar, Unit: "fraction", Better: LowerIsBetter, Title: "error rate",
+	{Name: "error_rate", Kind: Scalar, Unit: "fraction", Better: LowerIsBetter, Title: "error rate", Compare: []string{""},
 		Description: "failed / (completed + failed); 0 when nothing was sent.",
 		scalar:      func(s *Summary) float64 { return s.ErrorRate() }},
 	{Name: "output_defect_rate", Kind: Scalar, Unit: "fraction", Better: LowerIsBetter, Title: "defective outputs",
@@ -192,19 +237,19 @@ var Catalogue = []Metric{
 	{Name: "output_length_ratio", Kind: Scalar, Unit: "fraction", Better: Neither, Title: "output length against the reference",
 		Description: "The output tokens of the completed requests whose prompt had an answer recorded in the dataset (a ShareGPT entry's reply) over those answers' tokens; null when the dataset records none (random, JSONL, trace). ShareGPT asks for each reply's length as max_tokens, so the figure is at most 1 (with a fixed output_len, at most output_len over the replies' mean); how far below depends on the model, which answers in its own words. Far below a baseline's, the answers stop early: a chat template or tokenizer change that makes the model emit its end of sequence at once, an engine cutting streams short. Neither higher nor lower is better, so no sla key: the console names a sharp change against a baseline, and an assert bounds it (metrics.output_length_ratio >= 0.3).",
 		scalar:      func(s *Summary) float64 { return s.OutputLengthRatio() }},
-	{Name: "request_throughput", Kind: Scalar, Unit: "req/s", Better: HigherIsBetter, Title: "request throughput",
+	{Name: "request_throughput", Kind: Scalar, Unit: "req/s", Better: HigherIsBetter, Title: "request throughput", Compare: []string{""}, Windowed: true,
 		Description: "Completed requests per second of the measured span (first dispatch to last completion).",
 		scalar:      func(s *Summary) float64 { return s.RequestThroughput }},
-	{Name: "output_throughput", Kind: Scalar, Unit: "tok/s", Better: HigherIsBetter, Title: "output throughput",
+	{Name: "output_throughput", Kind: Scalar, Unit: "tok/s", Better: HigherIsBetter, Title: "output throughput", Compare: []string{""}, Windowed: true,
 		Description: "Output tokens of completed (and abandoned) requests per second of the measured span.",
 		scalar:      func(s *Summary) float64 { return s.OutputThroughput }},
-	{Name: "total_token_throughput", Kind: Scalar, Unit: "tok/s", Better: HigherIsBetter, Title: "total token throughput",
+	{Name: "total_token_throughput", Kind: Scalar, Unit: "tok/s", Better: HigherIsBetter, Title: "total token throughput", Compare: []string{""}, Windowed: true,
 		Description: "Input plus output tokens of completed (and abandoned) requests per second of the measured span.",
 		scalar:      func(s *Summary) float64 { return s.TotalTokenThroughput }},
-	{Name: "request_goodput", Kind: Scalar, Unit: "req/s", Better: HigherIsBetter, Title: "goodput",
+	{Name: "request_goodput", Kind: Scalar, Unit: "req/s", Better: HigherIsBetter, Title: "goodput", Compare: []string{""}, Windowed: true,
 		Description: "Requests per second that completed, were not truncated and met every goodput objective.",
 		scalar:      func(s *Summary) float64 { return s.RequestGoodput }},
-	{Name: "token_goodput", Kind: Scalar, Unit: "tok/s", Better: HigherIsBetter, Title: "token goodput",
+	{Name: "token_goodput", Kind: Scalar, Unit: "tok/s", Better: HigherIsBetter, Title: "token goodput", Windowed: true,
 		Description: "Output tokens per second of the good requests (see request_goodput).",
 		scalar:      func(s *Summary) float64 { return s.TokenGoodput }},
 	{Name: "peak_output_throughput", Kind: Scalar, Unit: "tok/s", Better: HigherIsBetter, Title: "peak output throughput",

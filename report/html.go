@@ -81,7 +81,7 @@ func WriteHTML(w io.Writer, results []Labelled) error {
 		}
 		return nil
 	}
-	for _, name := range []string{"ttft", "itl", "tpot", "e2el"} {
+	for _, name := range mainLatencies() {
 		if err := add(cdfPlot(results, name)); err != nil {
 			return err
 		}
@@ -212,6 +212,18 @@ func runInfo(i int, l Labelled) htmlRun {
 	return run
 }
 
+// mainLatencies are the latencies the report plots and tabulates, in the
+// catalogue's order: those vLLM prints percentiles of.
+func mainLatencies() []string {
+	var out []string
+	for _, m := range metrics.Catalogue {
+		if m.VLLM > 0 {
+			out = append(out, m.Name)
+		}
+	}
+	return out
+}
+
 func f1(v float64) string { return fmt.Sprintf("%.1f", v) }
 func f2(v float64) string { return fmt.Sprintf("%.2f", v) }
 
@@ -241,7 +253,7 @@ func summaryTable(results []Labelled) htmlTable {
 			return formatLoad(*s.Capacity)
 		}},
 	}
-	for _, name := range []string{"ttft", "itl", "tpot", "e2el"} {
+	for _, name := range mainLatencies() {
 		for _, stat := range []string{"p50", "p90", "p99"} {
 			figs = append(figs, fig{metrics.Title(name, stat) + " (ms)", func(s *metrics.Summary) string {
 				v, ok := s.Value(name, stat)

@@ -220,7 +220,7 @@ type Run struct {
 // ITL and E2EL.
 var (
 	DefaultPercentiles       = []float64{99}
-	DefaultPercentileMetrics = []string{"ttft", "tpot", "itl", "e2el"}
+	DefaultPercentileMetrics = metrics.VLLMPercentileMetrics()
 )
 
 // Part is one result file of a merged result: for shards, what shows a

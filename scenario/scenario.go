@@ -7,6 +7,7 @@ import (
 
 	"github.com/llmload/llmload/compare"
 	"github.com/llmload/llmload/internal/secret"
+	"github.com/llmload/llmload/metrics"
 )
 
 // Target API kinds.
@@ -369,7 +370,7 @@ type JSONLSource struct {
 // prints (vLLM's own --percentile-metrics default leaves out e2el).
 var (
 	DefaultPercentiles       = []float64{99}
-	DefaultPercentileMetrics = []string{"ttft", "tpot", "itl", "e2el"}
+	DefaultPercentileMetrics = metrics.VLLMPercentileMetrics()
 )
 
 // Dataset defaults.
