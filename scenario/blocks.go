@@ -157,15 +157,19 @@ func (l *loader) decodeTarget(d dec, b *hcl.Block) {
 		})
 	}
 	if sim := atMostOne(&l.diags, content.Blocks.OfType("sim"), "a target"); sim != nil {
+		l.decodeSim(d, t, sim)
 		if t.BaseURL != "" && !t.IsSim() {
+			// The overrides of a simulator this target does not use: an
+			// example written for the simulator, pointed at a real server
+			// with -var base_url=..., runs as it is, and says so.
 			l.diags = append(l.diags, &hcl.Diagnostic{
-				Severity: hcl.DiagError,
-				Summary:  "Unexpected sim block",
-				Detail:   "A sim block sets simulator overrides; it needs a base_url of the form sim://<profile>.",
+				Severity: hcl.DiagWarning,
+				Summary:  "Simulator overrides ignored",
+				Detail:   fmt.Sprintf("Target %q points at %s, not the built-in simulator: its sim block applies only to a base_url of the form sim://<profile>, and is ignored.", t.Name, secret.MaskURLPasswords(t.BaseURL)),
 				Subject:  sim.DefRange.Ptr(),
 			})
+			t.Sim, t.SimRanges = nil, nil
 		}
-		l.decodeSim(d, t, sim)
 	}
 }
 

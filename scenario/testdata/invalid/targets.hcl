@@ -22,14 +22,6 @@ target "no_model" { # ERROR: Missing required argument
   base_url = "http://127.0.0.1:8000"
 }
 
-target "sim_on_http" {
-  base_url = "http://127.0.0.1:8000"
-  model    = "m"
-  sim { # ERROR: Unexpected sim block
-    rate = 1
-  }
-}
-
 target "sim_values" {
   base_url = "sim://tiny"
   sim {
