@@ -13,8 +13,32 @@
 #
 #   go run ./cmd/llmload run -var candidate_step_overhead=500us examples/ab.hcl
 #
+# Against real servers, the old and the new (the candidate's sim block,
+# for the simulator only, is then ignored with a warning):
+#
+#   go run ./cmd/llmload run examples/ab.hcl -var model=<served name> \
+#     -var base_url=http://old:8000 -var candidate_url=http://new:8000
+#
+# With base_url alone both arms are that server: an A/A run, which shows
+# the noise the tolerance must stand above.
+#
 # docs/scenarios.md (targets, interleave), docs/compare.md (the per-block
 # interval), docs/ci.md (when to prefer A/B to a stored baseline).
+
+variable "base_url" {
+  description = "The baseline arm's server: http(s)://host:port, or sim://<profile> for the built-in simulator."
+  default     = "sim://a100-llama3-8b"
+}
+
+variable "candidate_url" {
+  description = "The candidate arm's server; empty: base_url's (an A/A run)."
+  default     = ""
+}
+
+variable "model" {
+  description = "The model name sent in every request, to both arms (the simulator serves any name)."
+  default     = "meta-llama/Meta-Llama-3-8B-Instruct"
+}
 
 variable "candidate_step_overhead" {
   description = "the candidate simulator's fixed cost per decode step (the baseline's is the profile's 500us)"
@@ -22,16 +46,16 @@ variable "candidate_step_overhead" {
 }
 
 target "baseline" {
-  base_url   = "sim://a100-llama3-8b"
+  base_url   = var.base_url
   api        = "openai-chat"
-  model      = "meta-llama/Meta-Llama-3-8B-Instruct"
+  model      = var.model
   ignore_eos = true
 }
 
 target "candidate" {
-  base_url   = "sim://a100-llama3-8b"
+  base_url   = var.candidate_url != "" ? var.candidate_url : var.base_url
   api        = "openai-chat"
-  model      = "meta-llama/Meta-Llama-3-8B-Instruct"
+  model      = var.model
   ignore_eos = true
   sim {
     step_overhead = var.candidate_step_overhead

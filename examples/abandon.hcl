@@ -6,11 +6,22 @@
 #
 #   go run ./cmd/llmload run examples/abandon.hcl
 #   go run ./cmd/llmload run -var leak=true examples/abandon.hcl
+#   go run ./cmd/llmload run -var base_url=http://127.0.0.1:8000 -var model=<served name> examples/abandon.hcl
 #
 # Takes about 10 seconds. The first run passes; the second turns on the
 # simulator's leak_on_disconnect fault (a request whose client left stays
 # in the engine for good, holding its KV cache, as in an engine that misses
 # aborts) and the cleanup check fails (exit 1).
+variable "base_url" {
+  description = "Where the server listens: http(s)://host:port, or sim://<profile> for the built-in simulator."
+  default     = "sim://tiny"
+}
+
+variable "model" {
+  description = "The model name sent in every request (the simulator serves any name)."
+  default     = "sim-tiny"
+}
+
 variable "leak" {
   type    = bool
   default = false
@@ -20,9 +31,10 @@ variable "requests" {
   default = 60
 }
 
-target "sim" {
-  base_url   = "sim://tiny"
+target "server" {
+  base_url   = var.base_url
   api        = "openai-chat"
+  model      = var.model
   ignore_eos = true
 
   scrape_interval = "250ms"
@@ -49,7 +61,7 @@ dataset "random" {
 }
 
 scenario "abandon" {
-  target   = target.sim
+  target   = target.server
   dataset  = dataset.random
   requests = var.requests
 

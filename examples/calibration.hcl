@@ -7,13 +7,19 @@
 # Takes about 4 minutes.
 
 variable "base_url" {
-  default = "sim://a100-llama3-8b"
+  description = "Where the server listens: http(s)://host:port, or sim://<profile> for the built-in simulator."
+  default     = "sim://a100-llama3-8b"
+}
+
+variable "model" {
+  description = "The model name sent in every request (the simulator serves any name)."
+  default     = "meta-llama/Meta-Llama-3-8B-Instruct"
 }
 
 target "a100" {
   base_url   = var.base_url
   api        = "openai"
-  model      = "meta-llama/Meta-Llama-3-8B-Instruct"
+  model      = var.model
   ignore_eos = true # replies are as long as the dataset's, as in the reference
 }
 

@@ -3,13 +3,24 @@
 # Shows a realistic interactive load rather than a stress test.
 #
 #   llmload run examples/locust-style.hcl
+#   llmload run examples/locust-style.hcl -var base_url=http://127.0.0.1:8000 -var model=<served name>
 #
 # Takes about 1 minute.
 
+variable "base_url" {
+  description = "Where the server listens: http(s)://host:port, or sim://<profile> for the built-in simulator."
+  default     = "sim://a100-llama3-8b"
+}
+
+variable "model" {
+  description = "The model name sent in every request (the simulator serves any name)."
+  default     = "meta-llama/Meta-Llama-3-8B-Instruct"
+}
+
 target "chat" {
-  base_url = "sim://a100-llama3-8b"
+  base_url = var.base_url
   api      = "openai-chat"
-  model    = "meta-llama/Meta-Llama-3-8B-Instruct"
+  model    = var.model
   timeout  = "60s"
 
   # Replies of exactly output_len tokens, as vLLM asks of its random dataset.

@@ -3,6 +3,7 @@
 # engine meets. Needs nothing but Go: the dataset is random prompts.
 #
 #   go run ./cmd/llmload run examples/quickstart.hcl
+#   go run ./cmd/llmload run examples/quickstart.hcl -var base_url=http://127.0.0.1:8000 -var model=<served name>
 #
 # Takes about 30 seconds. Exits 0 when every check passes on a valid run
 # (docs/reliability.md): 240 requests are enough for a P95 TTFT gate (a
@@ -10,10 +11,20 @@
 # fewer make it inconclusive, exit 3). ITL has thousands of gaps, so its
 # P99 is gated.
 
-target "sim" {
-  base_url = "sim://a100-llama3-8b"
+variable "base_url" {
+  description = "Where the server listens: http(s)://host:port, or sim://<profile> for the built-in simulator."
+  default     = "sim://a100-llama3-8b"
+}
+
+variable "model" {
+  description = "The model name sent in every request (the simulator serves any name)."
+  default     = "meta-llama/Meta-Llama-3-8B-Instruct"
+}
+
+target "server" {
+  base_url = var.base_url
   api      = "openai-chat"
-  model    = "meta-llama/Meta-Llama-3-8B-Instruct"
+  model    = var.model
 
   # Replies of exactly output_len tokens, as vLLM asks of its random dataset.
   ignore_eos = true
@@ -30,7 +41,7 @@ dataset "random" {
 }
 
 scenario "quickstart" {
-  target  = target.sim
+  target  = target.server
   dataset = dataset.random
 
   open_loop {

@@ -3,8 +3,10 @@
 #
 #   llmload plan examples/reference.hcl       # what it would do, sending nothing
 #   llmload run  examples/reference.hcl       # about 1 minute, four scenarios
-#   llmload run  examples/reference.hcl -var base_url=http://127.0.0.1:8000 -scenario poisson
+#   llmload run  examples/reference.hcl -var base_url=http://127.0.0.1:8000 -var model=<served name> -scenario poisson
 #
+# base_url and model point the target "server" (scenarios poisson, users
+# and ramp); "burst" runs on a simulator with faults, whatever they say.
 # The "poisson" scenario's asserts are set for the simulator; on a real
 # server, tune them to your engine.
 
@@ -30,17 +32,24 @@ variable "sharegpt" {
   description = "A ShareGPT-format JSON file. The default is the synthetic sample in examples/data; the real one is ShareGPT_V3_unfiltered_cleaned_split.json from the Hugging Face dataset anon8231489123/ShareGPT_Vicuna_unfiltered (pass its absolute path)."
 }
 
-variable "models" {
-  type    = map(string)
-  default = { small = "meta-llama/Meta-Llama-3-8B-Instruct" }
+variable "model" {
+  type        = string
+  default     = "meta-llama/Meta-Llama-3-8B-Instruct"
+  description = "The model name sent in every request (the simulator serves any name)."
+}
+
+variable "headers" {
+  type        = map(string)
+  default     = { "X-Team" = "serving" }
+  description = "Headers sent with every request."
 }
 
 target "server" {
   base_url      = var.base_url
   api           = "openai-chat" # "openai" (/v1/completions) or "openai-chat" (/v1/chat/completions)
-  model         = lookup(var.models, "small", "unknown")
+  model         = var.model
   api_key       = env("OPENAI_API_KEY", "") # sent as a Bearer token, never printed or saved
-  headers       = { "X-Team" = "serving" }
+  headers       = merge(var.headers, { "X-Run" = "reference" })
   timeout       = "120s" # whole request
   stall_timeout = "30s"  # longest silence allowed inside a stream
   ignore_eos    = false

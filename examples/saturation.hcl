@@ -5,18 +5,25 @@
 # The last stage with every SLA met is the most users this engine serves.
 #
 #   llmload run examples/saturation.hcl
+#   llmload run examples/saturation.hcl -var base_url=http://127.0.0.1:8000 -var model=<served name>
 #
 # Takes about 4 minutes. It is meant to FAIL its SLAs (exit 1): the overall
 # P99 includes the overloaded stages; read the stage table for the knee.
 
 variable "base_url" {
-  default = "sim://a100-llama3-8b"
+  description = "Where the server listens: http(s)://host:port, or sim://<profile> for the built-in simulator."
+  default     = "sim://a100-llama3-8b"
+}
+
+variable "model" {
+  description = "The model name sent in every request (the simulator serves any name)."
+  default     = "meta-llama/Meta-Llama-3-8B-Instruct"
 }
 
 target "server" {
   base_url   = var.base_url
   api        = "openai"
-  model      = "meta-llama/Meta-Llama-3-8B-Instruct"
+  model      = var.model
   ignore_eos = true # every reply as long as the dataset's, as in the reference
 }
 

@@ -6,18 +6,25 @@
 # SLA, with the step that shows it).
 #
 #   llmload run examples/sweep.hcl -html sweep.html
+#   llmload run examples/sweep.hcl -var base_url=http://127.0.0.1:8000 -var model=<served name>
 #
 # Takes about 95 s on the simulated A100 (measured 2026-12-01 on a shared
 # 2-core machine: 6 steps of 12 s, capacity 25 users, knee 50 users).
 
 variable "base_url" {
-  default = "sim://a100-llama3-8b"
+  description = "Where the server listens: http(s)://host:port, or sim://<profile> for the built-in simulator."
+  default     = "sim://a100-llama3-8b"
+}
+
+variable "model" {
+  description = "The model name sent in every request (the simulator serves any name)."
+  default     = "meta-llama/Meta-Llama-3-8B-Instruct"
 }
 
 target "server" {
   base_url   = var.base_url
   api        = "openai"
-  model      = "meta-llama/Meta-Llama-3-8B-Instruct"
+  model      = var.model
   ignore_eos = true
 }
 

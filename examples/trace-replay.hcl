@@ -7,6 +7,7 @@
 #
 #   go run ./cmd/llmload plan examples/trace-replay.hcl   # the arrival-rate profile
 #   go run ./cmd/llmload run examples/trace-replay.hcl
+#   go run ./cmd/llmload run examples/trace-replay.hcl -var base_url=http://127.0.0.1:8000 -var model=<served name>
 #
 # Replayed at twice the recorded speed, it takes about 25 seconds on the
 # built-in simulator. For a real trace, point path at Mooncake's
@@ -14,10 +15,20 @@
 # trace CSV (format = "azure") or BurstGPT's CSV (format = "burstgpt"), and
 # cut a slice with start and window (docs/datasets.md, docs/scenarios.md).
 
-target "sim" {
-  base_url = "sim://a100-llama3-8b"
+variable "base_url" {
+  description = "Where the server listens: http(s)://host:port, or sim://<profile> for the built-in simulator."
+  default     = "sim://a100-llama3-8b"
+}
+
+variable "model" {
+  description = "The model name sent in every request (the simulator serves any name)."
+  default     = "meta-llama/Meta-Llama-3-8B-Instruct"
+}
+
+target "server" {
+  base_url = var.base_url
   api      = "openai-chat"
-  model    = "meta-llama/Meta-Llama-3-8B-Instruct"
+  model    = var.model
 
   # Replies of exactly the recorded output length.
   ignore_eos = true
@@ -36,7 +47,7 @@ dataset "mooncake" {
 }
 
 scenario "trace-replay" {
-  target  = target.sim
+  target  = target.server
   dataset = dataset.mooncake
 
   replay {

@@ -88,7 +88,9 @@ func TestParseInterspersed(t *testing.T) {
 
 func TestValidateExamples(t *testing.T) {
 	files, err := filepath.Glob("../../examples/*.hcl")
-	if err != nil || len(files) == 0 {
+	ci, _ := filepath.Glob("../../examples/ci/*.hcl")
+	files = append(files, ci...)
+	if err != nil || len(files) == 0 || len(ci) == 0 {
 		t.Fatalf("no examples found: %v", err)
 	}
 	for _, f := range files {
@@ -108,6 +110,18 @@ func TestValidateExamples(t *testing.T) {
 			}
 			if code, out, _ := call(t, context.Background(), "fmt", "-check", f); code != exitOK {
 				t.Errorf("%s is not formatted: llmload fmt would change it (%s)", f, out)
+			}
+			// Every example points at any server without an edit: its
+			// target takes -var base_url and -var model.
+			const url, model = "http://127.0.0.1:9", "example-probe-model"
+			code, out, errOut = call(t, context.Background(), "plan", "-var", "base_url="+url, "-var", "model="+model, f)
+			if code != exitOK {
+				t.Fatalf("plan -var base_url=%s -var model=%s: exit %d\n%s", url, model, code, errOut)
+			}
+			for _, want := range []string{" at " + url + ",", `model "` + model + `"`} {
+				if !strings.Contains(out, want) {
+					t.Errorf("plan with -var base_url and -var model does not show %q:\n%s", want, out)
+				}
 			}
 		})
 	}

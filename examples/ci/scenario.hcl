@@ -7,10 +7,15 @@ variable "base_url" {
   default     = "http://127.0.0.1:8000"
 }
 
+variable "model" {
+  description = "The model name sent in every request: the tiny simulator's by default."
+  default     = "sim-tiny"
+}
+
 target "server" {
   base_url   = var.base_url
   api        = "openai-chat"
-  model      = "sim-tiny"
+  model      = var.model
   ignore_eos = true
   timeout    = "30s"
 }
