@@ -278,7 +278,7 @@ func TestImportCommand(t *testing.T) {
 			t.Errorf("scenario lacks %q:\n%s", want, out)
 		}
 	}
-	if !strings.Contains(errOut, "not translated: --metadata tp=1: ") {
+	if !strings.Contains(errOut, "not translated (the benchmark is the same): --metadata tp=1: ") {
 		t.Errorf("stderr does not list the untranslated argument:\n%s", errOut)
 	}
 	// The scenario validates as written (its dataset file aside).
@@ -323,5 +323,70 @@ func TestImportOutAfterTool(t *testing.T) {
 	}
 	if code, out, _ := call(t, context.Background(), "import", "vllm", "-h"); code != exitOK || !strings.Contains(out, "Usage: llmload import") {
 		t.Errorf("import vllm -h: exit %d, stdout %q", code, out)
+	}
+}
+
+// TestImportExitCodes: import exits 1 when an argument changed the
+// benchmark (the scenario written all the same), unless -lenient; 2 when
+// no scenario can be written; argparse's abbreviations are read as vLLM
+// reads them; llmload's one-dash flags work after "--" too. The repros of
+// issue 34.
+func TestImportExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name     string
+		args     []string
+		wantCode int
+		wantFile string // the -o file that must hold the scenario; "" for stdout
+		wantLine string // a line of the scenario ("" for none written)
+		wantErr  string // a part of stderr
+	}{
+		{"hf becomes random", []string{"vllm", "--", "--model", "m", "--dataset-name", "hf", "--dataset-path", "x/y"},
+			exitCheckFailed, "", `random {`, "not translated (the benchmark CHANGES): --dataset-name hf: "},
+		{"sonnet becomes random", []string{"vllm", "--", "--model", "m", "--dataset-name", "sonnet", "--dataset-path", "s.txt"},
+			exitCheckFailed, "", `random {`, "exit 1 (-lenient accepts it)"},
+		{"-lenient accepts it", []string{"-lenient", "vllm", "--", "--model", "m", "--dataset-name", "hf"},
+			exitOK, "", `random {`, "accepted by -lenient"},
+		{"-lenient after --", []string{"vllm", "--", "--model", "m", "--dataset-name", "hf", "-lenient"},
+			exitOK, "", `random {`, "accepted by -lenient"},
+		{"an unparsable rate", []string{"vllm", "--", "--model", "m", "--request-rate", "abc"},
+			exitCheckFailed, "", `rate    = "inf"`, "--request-rate abc: want a number"},
+		{"an unknown option", []string{"vllm", "--", "--model", "m", "--no-such", "1"},
+			exitCheckFailed, "", `target "server"`, "--no-such 1: unknown option"},
+		{"an abbreviation", []string{"vllm", "--", "--model", "m", "--num-prompt", "10"},
+			exitOK, "", `requests = 10`, ""},
+		{"an ambiguous abbreviation", []string{"vllm", "--", "--model", "m", "--num", "10"},
+			exitInvalid, "", "", "ambiguous option: --num could match --num-prompts, --num-warmups"},
+		{"output options only", []string{"vllm", "--", "--model", "m", "--save-result", "--result-dir", "out"},
+			exitOK, "", `target "server"`, "not translated (the benchmark is the same): --save-result"},
+		{"-o after --", []string{"vllm", "--", "--model", "m", "-o", filepath.Join(dir, "after.hcl")},
+			exitOK, filepath.Join(dir, "after.hcl"), `default     = "m"`, "wrote "},
+		{"-o= after --, no --", []string{"vllm", "--model", "m", "-o=" + filepath.Join(dir, "eq.hcl")},
+			exitOK, filepath.Join(dir, "eq.hcl"), `default     = "m"`, "wrote "},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errOut := call(t, context.Background(), append([]string{"import"}, tt.args...)...)
+			if code != tt.wantCode {
+				t.Errorf("exit %d, want %d\n%s", code, tt.wantCode, errOut)
+			}
+			if !strings.Contains(errOut, tt.wantErr) {
+				t.Errorf("stderr lacks %q:\n%s", tt.wantErr, errOut)
+			}
+			written := out
+			if tt.wantFile != "" {
+				b, err := os.ReadFile(tt.wantFile)
+				if err != nil || out != "" {
+					t.Fatalf("-o %s: %v, stdout %q", tt.wantFile, err, out)
+				}
+				written = string(b)
+			}
+			if tt.wantLine == "" && written != "" || !strings.Contains(written, tt.wantLine) {
+				t.Errorf("scenario, want one holding %q:\n%s", tt.wantLine, written)
+			}
+			if strings.Contains(written, "-o ") || strings.Contains(written, "lenient") && !strings.Contains(written, "exits 1 unless -lenient") {
+				t.Errorf("the scenario holds llmload's own flag:\n%s", written)
+			}
+		})
 	}
 }

@@ -17,6 +17,13 @@ import (
 type Untranslated struct {
 	Arg    string // as written, with its values: "--percentile-metrics ttft,tpot"
 	Reason string
+	// Same is set when the benchmark is the same without the argument: an
+	// option about where vLLM writes its output, which llmload spells
+	// otherwise (--save-result, --result-dir), or one vLLM itself ignores
+	// with the command's dataset. Otherwise the scenario is not the
+	// command's benchmark: it sends or measures something else (a dataset
+	// llmload does not read, a value it could not read, an unknown option).
+	Same bool
 }
 
 func (u Untranslated) String() string { return u.Arg + ": " + u.Reason }
@@ -29,6 +36,19 @@ type Result struct {
 	// Untranslated lists, in command-line order, the arguments the
 	// scenario does not carry.
 	Untranslated []Untranslated
+}
+
+// Changed lists the untranslated arguments that make the scenario another
+// benchmark than the command's (those without Same). llmload import exits
+// 1 when there are any, unless -lenient.
+func (r *Result) Changed() []Untranslated {
+	var out []Untranslated
+	for _, u := range r.Untranslated {
+		if !u.Same {
+			out = append(out, u)
+		}
+	}
+	return out
 }
 
 // Names of the blocks the scenario declares.
@@ -63,6 +83,8 @@ type settings struct {
 	randomRangeRatio    string
 	randomPrefixLen     int64
 	customOutputLen     int64
+	inputLen, outputLen int64 // --input-len and --output-len, which override the dataset's own
+	insecure            bool
 	noOversample        bool
 	disableShuffle      bool
 	skipChatTemplate    bool
@@ -75,8 +97,14 @@ type settings struct {
 	out         []Untranslated
 }
 
+// skip lists an argument the scenario does not carry, which changes the
+// benchmark; note lists one without which the benchmark is the same.
 func (s *settings) skip(o option, reason string) {
-	s.out = append(s.out, Untranslated{o.text(), reason})
+	s.out = append(s.out, Untranslated{Arg: o.text(), Reason: reason})
+}
+
+func (s *settings) note(o option, reason string) {
+	s.out = append(s.out, Untranslated{Arg: o.text(), Reason: reason, Same: true})
 }
 
 // Translate turns a benchmark command line into a scenario. The program
@@ -86,9 +114,13 @@ func (s *settings) skip(o option, reason string) {
 //
 // An argument Translate cannot express is listed in the result, never
 // dropped. It returns an error only when no scenario can be written: the
-// model is missing, as vLLM's benchmark_serving.py requires it.
+// model is missing, as vLLM's benchmark_serving.py requires it, or an
+// option is an ambiguous abbreviation, which vLLM refuses too.
 func Translate(args []string) (*Result, error) {
-	program, opts, stray := parse(args)
+	program, opts, stray, err := parse(args)
+	if err != nil {
+		return nil, err
+	}
 	s := &settings{
 		backend: "vllm", host: "127.0.0.1", port: "8000",
 		datasetName: "random", numPrompts: 1000, rate: "inf", burstiness: 1,
@@ -103,7 +135,7 @@ func Translate(args []string) (*Result, error) {
 		s.apply(o)
 	}
 	for _, w := range stray {
-		s.out = append(s.out, Untranslated{w, "unexpected argument: vLLM's benchmark takes no positional arguments"})
+		s.out = append(s.out, Untranslated{Arg: w, Reason: "unexpected argument: vLLM's benchmark takes no positional arguments"})
 	}
 	if s.servedName == "" && s.model == "" {
 		return nil, errors.New("the command has no --model: llmload sends the model name in every request, so give --model NAME")
@@ -171,6 +203,14 @@ func (s *settings) apply(o option) {
 		}
 	case "num-prompts":
 		integer(1, &s.numPrompts)
+	case "input-len":
+		integer(1, &s.inputLen)
+	case "output-len":
+		integer(1, &s.outputLen)
+	case "insecure":
+		if switch0() {
+			s.insecure = true
+		}
 	case "request-rate":
 		if v, ok := one(); ok {
 			if f, err := strconv.ParseFloat(v, 64); err == nil && f > 0 && !isInf(v) {
@@ -231,8 +271,8 @@ func (s *settings) apply(o option) {
 			}
 			s.headers = append(s.headers, [2]string{k, v})
 			if credential(k) {
-				s.out = append(s.out, Untranslated{"--header " + k + "=<redacted>",
-					fmt.Sprintf("a credential is not written into the file: the scenario reads it from $%s", envName(k))})
+				s.out = append(s.out, Untranslated{Arg: "--header " + k + "=<redacted>", Same: true,
+					Reason: fmt.Sprintf("a credential is not written into the file: the scenario reads it from $%s", envName(k))})
 			}
 		}
 	case "num-warmups":
@@ -257,7 +297,7 @@ func (s *settings) apply(o option) {
 				case "ttft", "tpot", "itl", "e2el":
 					s.percentileMetrics = append(s.percentileMetrics, m)
 				default:
-					s.out = append(s.out, Untranslated{"--percentile-metrics " + m, "llmload's percentile_metrics are ttft, tpot, itl and e2el"})
+					s.out = append(s.out, Untranslated{Arg: "--percentile-metrics " + m, Reason: "llmload's percentile_metrics are ttft, tpot, itl and e2el"})
 				}
 			}
 		}
@@ -267,7 +307,7 @@ func (s *settings) apply(o option) {
 			for _, p := range strings.Split(v, ",") {
 				p = strings.TrimSpace(p)
 				if f, err := strconv.ParseFloat(p, 64); err != nil || f < 0 || f > 100 {
-					s.out = append(s.out, Untranslated{"--metric-percentiles " + p, "a percentile is a number from 0 to 100"})
+					s.out = append(s.out, Untranslated{Arg: "--metric-percentiles " + p, Reason: "a percentile is a number from 0 to 100"})
 					continue
 				}
 				s.percentiles = append(s.percentiles, p)
@@ -276,7 +316,7 @@ func (s *settings) apply(o option) {
 	case "result-filename":
 		if v, ok := one(); ok {
 			if v == "" || strings.ContainsAny(v, `/\`) {
-				s.skip(o, "llmload's result_filename is a file name; the directory is llmload run -out DIR")
+				s.note(o, "llmload's result_filename is a file name; the directory is llmload run -out DIR")
 				return
 			}
 			s.resultFilename = v
@@ -290,6 +330,14 @@ func (s *settings) apply(o option) {
 			s.skipChatTemplate = true
 		}
 	default:
+		if dataset := familyDataset(o.name); dataset != "" {
+			s.datasetOpts = append(s.datasetOpts, o) // judged once the dataset is known
+			return
+		}
+		if _, same := sameReasons[o.name]; same {
+			s.note(o, sameReasons[o.name])
+			return
+		}
 		s.skip(o, reasonFor(o.name))
 	}
 }
@@ -299,35 +347,68 @@ func isInf(v string) bool {
 	return v == "inf" || v == "+inf" || v == "infinity"
 }
 
-// reasons explains the options llmload knows but does not translate.
-var reasons = map[string]string{
+// sameReasons explains the options llmload does not translate without
+// which the benchmark is the same: where and how vLLM writes its output,
+// and what only vLLM's own client needs.
+var sameReasons = map[string]string{
 	"save-result":             "llmload always writes the result JSON: llmload run -out DIR writes DIR/<scenario>.json (default llmload-results/)",
 	"result-dir":              "a run flag in llmload: llmload run -out DIR",
 	"append-result":           "llmload has no equivalent: each run writes its own result file",
 	"metadata":                "llmload has no equivalent yet: the result JSON records the resolved scenario instead",
 	"label":                   "llmload has no equivalent: results are named after the scenario",
 	"disable-tqdm":            "a run flag in llmload: llmload run -quiet",
-	"profile":                 "llmload does not drive vLLM's profiler",
+	"plot-timeline":           "llmload's plots are llmload run -html FILE",
+	"plot-dataset-stats":      "llmload's plots are llmload run -html FILE; llmload plan prints the dataset's lengths",
+	"timeline-itl-thresholds": "llmload's plots are llmload run -html FILE",
+	"request-id-prefix":       "llmload names requests itself; the requests file holds each one",
 	"trust-remote-code":       "llmload runs no model code; nothing to trust",
 	"tokenizer-mode":          "llmload reads a tokenizer.json (or asks the server); it has no tokenizer modes",
-	"use-beam-search":         "llmload has no equivalent: add the server's beam-search fields to extra_body",
 	"ready-check-timeout-sec": "llmload does not wait for the server to come up: start the run once it answers",
-	"ramp-up-strategy":        "llmload has no request-rate ramp for open loops yet (closed_loop stages ramp users)",
-	"ramp-up-start-rps":       "llmload has no request-rate ramp for open loops yet (closed_loop stages ramp users)",
-	"ramp-up-end-rps":         "llmload has no request-rate ramp for open loops yet (closed_loop stages ramp users)",
 	"no-stream":               "llmload reads dataset files whole; there is no streaming mode to turn off",
+}
+
+// reasons explains the options llmload knows but does not translate, which
+// change the benchmark.
+var reasons = map[string]string{
+	"profile":             "llmload does not drive vLLM's profiler",
+	"use-beam-search":     "llmload has no equivalent: add the server's beam-search fields to extra_body",
+	"best-of":             "llmload has no equivalent: add best_of to extra_body",
+	"ramp-up-strategy":    "llmload has no request-rate ramp for open loops yet (closed_loop stages ramp users)",
+	"ramp-up-start-rps":   "llmload has no request-rate ramp for open loops yet (closed_loop stages ramp users)",
+	"ramp-up-end-rps":     "llmload has no request-rate ramp for open loops yet (closed_loop stages ramp users)",
+	"extra-body":          "not translated yet: copy its fields into the target's extra_body",
+	"help":                "prints vLLM's help and runs no benchmark",
+	"probe-request-rate":  "llmload sends no probe requests beside the load",
+	"self-timed":          "applies to vLLM's timed_trace dataset: llmload replays traces with a replay block",
+	"no-self-timed":       "applies to vLLM's timed_trace dataset: llmload replays traces with a replay block",
+	"skip-tokenizer-init": "llmload counts tokens as the dataset's tokenizer says; it has no switch to skip it",
 }
 
 func reasonFor(name string) string {
 	if r, ok := reasons[name]; ok {
 		return r
 	}
-	for _, p := range []string{"hf-", "sonnet-", "burstgpt-", "random-mm-", "prefix-repetition-", "spec-bench-", "lora-"} {
-		if strings.HasPrefix(name, p) {
-			return "belongs to a dataset or feature llmload does not have"
-		}
+	if strings.HasPrefix(name, "-") && !strings.HasPrefix(name, "--") {
+		return "one dash: vLLM's benchmark options take two (--model), and it has none of that name"
+	}
+	if strings.HasPrefix(name, "lora-") || name == "chat-template-kwargs" {
+		return "belongs to a feature llmload does not have"
 	}
 	return "unknown option: not one of vLLM's benchmark options that llmload knows"
+}
+
+// familyDataset is the dataset (vLLM's --dataset-name) whose options start
+// as name does ("hf" for --hf-split), or "" for an option of no dataset
+// llmload lacks.
+func familyDataset(name string) string {
+	for _, f := range [][2]string{{"hf-", "hf"}, {"blazedit-", "hf"}, {"sonnet-", "sonnet"}, {"burstgpt-", "burstgpt"},
+		{"random-mm-", "random-mm"}, {"prefix-repetition-", "prefix_repetition"}, {"spec-bench-", "spec_bench"},
+		{"random-batch-size", "random-rerank"}, {"no-reranker", "random-rerank"}} {
+		if strings.HasPrefix(name, f[0]) {
+			return f[1]
+		}
+	}
+	return ""
 }
 
 // goodputs reads --goodput ttft:500 tpot:50 (milliseconds).
@@ -341,9 +422,9 @@ func (s *settings) goodputs(o option) {
 		f, err := strconv.ParseFloat(v, 64)
 		switch {
 		case !ok || err != nil || f < 0:
-			s.out = append(s.out, Untranslated{"--goodput " + kv, "want KEY:MILLISECONDS, as ttft:500"})
+			s.out = append(s.out, Untranslated{Arg: "--goodput " + kv, Reason: "want KEY:MILLISECONDS, as ttft:500"})
 		case k != "ttft" && k != "tpot" && k != "e2el":
-			s.out = append(s.out, Untranslated{"--goodput " + kv, fmt.Sprintf("vLLM's goodput keys are ttft, tpot and e2el, not %q", k)})
+			s.out = append(s.out, Untranslated{Arg: "--goodput " + kv, Reason: fmt.Sprintf("vLLM's goodput keys are ttft, tpot and e2el, not %q", k)})
 		default:
 			s.goodput = append(s.goodput, [2]string{k, v + "ms"})
 		}
@@ -358,8 +439,20 @@ func (s *settings) checkDataset() {
 		"random-range-ratio": "random", "random-prefix-len": "random", "custom-output-len": "custom",
 	}
 	for _, o := range s.datasetOpts {
+		if d := familyDataset(o.name); d != "" {
+			// An option of a dataset llmload does not read: vLLM ignores
+			// it with another dataset; with its own, the dataset change is
+			// listed already, and this goes with it.
+			reason := "belongs to a dataset llmload does not read"
+			if d != s.datasetName {
+				s.note(o, fmt.Sprintf("applies to --dataset-name %s, and the command uses %s (vLLM ignores it too)", d, s.datasetName))
+			} else {
+				s.skip(o, reason)
+			}
+			continue
+		}
 		if fits[o.name] != s.datasetName {
-			s.skip(o, fmt.Sprintf("applies to --dataset-name %s, and the command uses %s", fits[o.name], s.datasetName))
+			s.note(o, fmt.Sprintf("applies to --dataset-name %s, and the command uses %s (vLLM ignores it too)", fits[o.name], s.datasetName))
 			continue
 		}
 		if len(o.vals) != 1 {
@@ -397,6 +490,14 @@ func (s *settings) checkDataset() {
 			s.customOutputLen = n
 		}
 	}
+	// vllm bench serve's --input-len and --output-len override the
+	// dataset's own lengths, wherever they stand.
+	if s.inputLen > 0 {
+		s.randomInputLen = s.inputLen
+	}
+	if s.outputLen > 0 {
+		s.randomOutputLen, s.sharegptOutputLen, s.customOutputLen = s.outputLen, s.outputLen, s.outputLen
+	}
 }
 
 // api returns llmload's api for the backend and endpoint, and the base
@@ -410,7 +511,7 @@ func (s *settings) api() (api, base string) {
 		// These use vLLM's OpenAI completions client.
 		api = "openai"
 	default:
-		s.out = append(s.out, Untranslated{s.backendArg, "llmload speaks the OpenAI completions (\"openai\") and chat (\"openai-chat\") APIs only; the scenario uses \"openai\""})
+		s.out = append(s.out, Untranslated{Arg: s.backendArg, Reason: "llmload speaks the OpenAI completions (\"openai\") and chat (\"openai-chat\") APIs only; the scenario uses \"openai\""})
 		api = "openai"
 	}
 	endpoint := s.endpoint
@@ -429,20 +530,20 @@ func (s *settings) api() (api, base string) {
 	case strings.HasSuffix(full, "/v1/chat/completions"):
 		base = strings.TrimSuffix(full, "/v1/chat/completions")
 		if api != "openai-chat" {
-			s.out = append(s.out, Untranslated{"--endpoint " + endpoint, "the chat endpoint needs the chat API: the scenario uses api = \"openai-chat\" (vLLM would send a completions body there)"})
+			s.out = append(s.out, Untranslated{Arg: "--endpoint " + endpoint, Reason: "the chat endpoint needs the chat API: the scenario uses api = \"openai-chat\" (vLLM would send a completions body there)"})
 			api = "openai-chat"
 		}
 	case strings.HasSuffix(full, "/v1/completions"):
 		base = strings.TrimSuffix(full, "/v1/completions")
 		if api == "openai-chat" {
-			s.out = append(s.out, Untranslated{"--endpoint " + endpoint, "openai-chat needs /v1/chat/completions: the scenario uses api = \"openai-chat\" on that path"})
+			s.out = append(s.out, Untranslated{Arg: "--endpoint " + endpoint, Reason: "openai-chat needs /v1/chat/completions: the scenario uses api = \"openai-chat\" on that path"})
 		}
 	default:
 		base = strings.TrimSuffix(root, "/")
-		s.out = append(s.out, Untranslated{"--endpoint " + endpoint, fmt.Sprintf("llmload posts to <base_url>/v1/completions or /v1/chat/completions; the scenario uses %s", base)})
+		s.out = append(s.out, Untranslated{Arg: "--endpoint " + endpoint, Reason: fmt.Sprintf("llmload posts to <base_url>/v1/completions or /v1/chat/completions; the scenario uses %s", base)})
 	}
 	if u, err := url.Parse(base); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		s.out = append(s.out, Untranslated{"--base-url " + root, fmt.Sprintf("not an http(s) URL; the scenario uses it as written (%q) and llmload validate will say what is wrong", base)})
+		s.out = append(s.out, Untranslated{Arg: "--base-url " + root, Same: true, Reason: fmt.Sprintf("not an http(s) URL; the scenario uses it as written (%q) and llmload validate will say what is wrong", base)})
 	}
 	return api, base
 }
@@ -452,16 +553,32 @@ func (s *settings) file(args []string) ([]byte, error) {
 	api, base := s.api()
 	f := hclwrite.NewEmptyFile()
 	root := f.Body()
-
-	// target
-	t := root.AppendNewBlock("target", []string{TargetName}).Body()
-	t.SetAttributeValue("base_url", cty.StringVal(base))
-	t.SetAttributeValue("api", cty.StringVal(api))
 	model := s.model
 	if s.servedName != "" {
 		model = s.servedName // what vLLM puts in the request's model field
 	}
-	t.SetAttributeValue("model", cty.StringVal(model))
+
+	// The server and the model are variables, so that the scenario runs
+	// against another server with -var base_url=... -var model=...
+	for _, v := range [][3]string{
+		{"base_url", "The server: http(s)://host:port (the command's), or sim://<profile> for the built-in simulator.", base},
+		{"model", "The model name sent in every request (the command's).", model},
+	} {
+		b := root.AppendNewBlock("variable", []string{v[0]}).Body()
+		b.SetAttributeValue("description", cty.StringVal(v[1]))
+		b.SetAttributeValue("default", cty.StringVal(v[2]))
+		root.AppendNewline()
+	}
+
+	// target
+	t := root.AppendNewBlock("target", []string{TargetName}).Body()
+	t.SetAttributeTraversal("base_url", hcl.Traversal{hcl.TraverseRoot{Name: "var"}, hcl.TraverseAttr{Name: "base_url"}})
+	t.SetAttributeValue("api", cty.StringVal(api))
+	t.SetAttributeTraversal("model", hcl.Traversal{hcl.TraverseRoot{Name: "var"}, hcl.TraverseAttr{Name: "model"}})
+	if s.insecure {
+		comment(t, "vLLM's --insecure: the server's TLS certificate is not verified.")
+		t.SetAttributeValue("insecure_skip_verify", cty.True)
+	}
 	comment(t, "vLLM's client sends $OPENAI_API_KEY as a Bearer token when it is set.")
 	t.SetAttributeRaw("api_key", hclwrite.TokensForFunctionCall("env",
 		hclwrite.TokensForValue(cty.StringVal("OPENAI_API_KEY")), hclwrite.TokensForValue(cty.StringVal(""))))
@@ -591,10 +708,19 @@ func (s *settings) file(args []string) ([]byte, error) {
 	for _, line := range commandLines(args) {
 		b.WriteString("#   " + line + "\n")
 	}
-	if len(s.out) > 0 {
-		b.WriteString("#\n# Not translated:\n#\n")
+	for _, part := range []struct {
+		same  bool
+		title string
+	}{
+		{false, "Not translated, so this scenario is NOT the command's benchmark (llmload import exits 1 unless -lenient)"},
+		{true, "Not translated, without effect on the benchmark"},
+	} {
+		title := "#\n# " + part.title + ":\n#\n"
 		for _, u := range s.out {
-			b.WriteString("#   " + u.String() + "\n")
+			if u.Same == part.same {
+				b.WriteString(title + "#   " + u.String() + "\n")
+				title = ""
+			}
 		}
 	}
 	b.WriteString("\n")
@@ -617,8 +743,8 @@ func (s *settings) datasetSource(d *hclwrite.Body) {
 	case "sharegpt", "custom":
 	case "random":
 	default:
-		s.out = append(s.out, Untranslated{"--dataset-name " + name,
-			"llmload reads sharegpt, random and custom (JSONL) datasets; the scenario uses a random dataset in its place"})
+		s.out = append(s.out, Untranslated{Arg: "--dataset-name " + name,
+			Reason: "llmload reads sharegpt, random and custom (JSONL) datasets; the scenario uses a random dataset in its place"})
 		name = "random"
 	}
 	path := s.datasetPath
@@ -627,20 +753,22 @@ func (s *settings) datasetSource(d *hclwrite.Body) {
 		if name == "custom" {
 			path = "data.jsonl"
 		}
-		s.out = append(s.out, Untranslated{"--dataset-name " + name, fmt.Sprintf("the command names no --dataset-path; the scenario reads %q", path)})
+		s.out = append(s.out, Untranslated{Arg: "--dataset-name " + name, Reason: fmt.Sprintf("the command names no --dataset-path; the scenario reads %q", path)})
 	}
 	if name == "random" && s.datasetPath != "" {
 		reason := "a random dataset reads no file"
 		if s.datasetName != "random" {
 			reason = "the file of the " + s.datasetName + " dataset, which llmload does not read"
 		}
-		s.out = append(s.out, Untranslated{"--dataset-path " + s.datasetPath, reason})
+		// With random, vLLM reads no file either; with another dataset,
+		// the dataset's change is listed already.
+		s.out = append(s.out, Untranslated{Arg: "--dataset-path " + s.datasetPath, Reason: reason, Same: true})
 	}
 	if s.disableShuffle && name != "custom" {
-		s.out = append(s.out, Untranslated{"--disable-shuffle", "llmload samples " + name + " datasets in vLLM's shuffled order; only custom (JSONL) datasets can keep the file's order"})
+		s.out = append(s.out, Untranslated{Arg: "--disable-shuffle", Reason: "llmload samples " + name + " datasets in vLLM's shuffled order; only custom (JSONL) datasets can keep the file's order"})
 	}
 	if s.noOversample && name != "sharegpt" {
-		s.out = append(s.out, Untranslated{"--no-oversample", "applies to sharegpt datasets only"})
+		s.out = append(s.out, Untranslated{Arg: "--no-oversample", Reason: "applies to sharegpt datasets only (vLLM ignores it too)", Same: true})
 	}
 	switch name {
 	case "sharegpt":
@@ -677,7 +805,7 @@ func (s *settings) datasetSource(d *hclwrite.Body) {
 			b.SetAttributeValue("shuffle", cty.False)
 		}
 		if !s.skipChatTemplate && s.backend != "openai-chat" {
-			s.out = append(s.out, Untranslated{"--dataset-name custom", "vLLM applies the model's chat template to each prompt unless --custom-skip-chat-template is given; llmload sends prompts as written"})
+			s.out = append(s.out, Untranslated{Arg: "--dataset-name custom", Reason: "vLLM applies the model's chat template to each prompt unless --custom-skip-chat-template is given; llmload sends prompts as written"})
 		}
 	}
 }
@@ -712,7 +840,7 @@ func dedupe(kvs [][2]string) [][2]string {
 // commandLines renders the command one option per line, as a shell
 // continuation, with header values that look like credentials redacted.
 func commandLines(args []string) []string {
-	program, opts, stray := parse(args)
+	program, opts, stray, _ := parse(args)
 	var lines []string
 	head := strings.Join(quoteAll(program), " ")
 	for _, o := range opts {

@@ -245,10 +245,10 @@ func TestTranslateValues(t *testing.T) {
 	}{
 		{"--model m --request-rate=inf", `rate    = "inf"`},
 		{"--model m --request-rate 2.5", `rate    = 2.5`},
-		{"--model m --backend openai-chat", `base_url = "http://127.0.0.1:8000"`},
+		{"--model m --backend openai-chat", `default     = "http://127.0.0.1:8000"`},
 		{"--model m --backend openai-chat", `api      = "openai-chat"`},
-		{"--model m --base-url http://h:1/v1 --endpoint /completions", `base_url = "http://h:1"`},
-		{"--model m --host 10.0.0.1 --port 9000", `base_url = "http://10.0.0.1:9000"`},
+		{"--model m --base-url http://h:1/v1 --endpoint /completions", `default     = "http://h:1"`},
+		{"--model m --host 10.0.0.1 --port 9000", `default     = "http://10.0.0.1:9000"`},
 		{"--model m --tokenizer /models/x/tokenizer.json", `tokenizer = "/models/x/tokenizer.json"`},
 		{"--model m --dataset-name sharegpt --dataset-path s.json --sharegpt-output-len 64 --no-oversample", `output_len  = 64`},
 		{"--model m --dataset-name sharegpt --dataset-path s.json --no-oversample", `oversample  = false`},
@@ -318,4 +318,129 @@ func shellWords(t *testing.T, s string) []string {
 		words = append(words, cur.String())
 	}
 	return words
+}
+
+// TestTranslateChanged: which arguments make the scenario another
+// benchmark than the command's (llmload import exits 1 for them unless
+// -lenient), which leave it the same, and how vLLM's argparse reads
+// abbreviations. The repros of issue 34 come first.
+func TestTranslateChanged(t *testing.T) {
+	tests := []struct {
+		name        string
+		args        string
+		wantChanged []string // Arg of each changed argument, in order
+		wantSame    []string // Arg of each argument without effect
+		wantLine    string   // a line the scenario holds
+		wantErr     string   // part of the error, when no scenario is written
+	}{
+		{"hf becomes random", "--model m --dataset-name hf --dataset-path lmarena-ai/VisionArena-Chat",
+			[]string{"--dataset-name hf"}, []string{"--dataset-path lmarena-ai/VisionArena-Chat"}, `random {`, ""},
+		{"sonnet becomes random", "--model m --dataset-name sonnet --dataset-path sonnet.txt --sonnet-input-len 550",
+			[]string{"--sonnet-input-len 550", "--dataset-name sonnet"}, []string{"--dataset-path sonnet.txt"}, `random {`, ""},
+		{"an unparsable rate is dropped", "--model m --request-rate abc",
+			[]string{"--request-rate abc"}, nil, `rate    = "inf"`, ""},
+		{"an abbreviation, as argparse reads it", "--model m --num-prompt 10",
+			nil, nil, `requests = 10`, ""},
+		{"an abbreviation with underscores and =", "--model m --num_prom=12",
+			nil, nil, `requests = 12`, ""},
+		{"an abbreviation of a dataset option", "--model m --dataset-name random --random-in 64",
+			nil, nil, `input_len   = 64`, ""},
+		{"an ambiguous abbreviation", "--model m --num 10",
+			nil, nil, "", "ambiguous option: --num could match --num-prompts, --num-warmups"},
+		{"an ambiguous abbreviation with =", "--model m --top=5",
+			nil, nil, "", "ambiguous option: --top could match --top-k, --top-p"},
+		{"an unknown option", "--model m --no-such-flag 3",
+			[]string{"--no-such-flag 3"}, nil, "", ""},
+		{"a one-dash option", "--model m -o x.hcl",
+			[]string{"-o x.hcl"}, nil, "", ""},
+		{"a stray word", "--model m stray",
+			[]string{"stray"}, nil, "", ""},
+		{"output options only", "--model m --save-result --result-dir ./out --disable-tqdm --metadata tp=1 --label x",
+			nil, []string{"--save-result", "--result-dir ./out", "--disable-tqdm", "--metadata tp=1", "--label x"}, "", ""},
+		{"a credential header is read from the environment", "--model m --header X-Api-Key=s3cret",
+			nil, []string{"--header X-Api-Key=<redacted>"}, `"X-Api-Key" = env("X_API_KEY", "")`, ""},
+		{"another dataset's option, which vLLM ignores too", "--model m --dataset-name random --hf-split train --sharegpt-output-len 5",
+			nil, []string{"--hf-split train", "--sharegpt-output-len 5"}, "", ""},
+		{"a ramp changes the load", "--model m --ramp-up-strategy linear --ramp-up-start-rps 1 --ramp-up-end-rps 5",
+			[]string{"--ramp-up-strategy linear", "--ramp-up-start-rps 1", "--ramp-up-end-rps 5"}, nil, "", ""},
+		{"--output-len overrides the dataset's, wherever it stands", "--model m --output-len 32 --random-output-len 64",
+			nil, nil, `output_len  = 32`, ""},
+		{"--out abbreviates --output-len", "--model m --out 16",
+			nil, nil, `output_len  = 16`, ""},
+		{"--input-len", "--model m --input-len 300",
+			nil, nil, `input_len   = 300`, ""},
+		{"--insecure", "--model m --base-url https://h:8443 --insecure",
+			nil, nil, `insecure_skip_verify = true`, ""},
+		{"the server and model are variables", "--model m --served-model-name served --port 9001",
+			nil, nil, `default     = "served"`, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := Translate(strings.Fields(tt.args))
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err %v, want one with %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var changed, same []string
+			for _, u := range res.Untranslated {
+				if u.Same {
+					same = append(same, u.Arg)
+				} else {
+					changed = append(changed, u.Arg)
+				}
+			}
+			if diff := cmp.Diff(tt.wantChanged, changed); diff != "" {
+				t.Errorf("changed (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.wantSame, same); diff != "" {
+				t.Errorf("without effect (-want +got):\n%s", diff)
+			}
+			if got := len(res.Changed()); got != len(tt.wantChanged) {
+				t.Errorf("Changed() holds %d, want %d", got, len(tt.wantChanged))
+			}
+			if !strings.Contains(string(res.HCL), tt.wantLine) {
+				t.Errorf("scenario lacks %q:\n%s", tt.wantLine, res.HCL)
+			}
+			loads(t, res.HCL)
+		})
+	}
+}
+
+// TestOptionsResolve: every option Translate reads is one of vLLM's, so an
+// abbreviation of it resolves, and no name is listed twice.
+func TestOptionsResolve(t *testing.T) {
+	seen := map[string]bool{}
+	for _, o := range vllmOptions {
+		if seen[o] {
+			t.Errorf("%s is listed twice", o)
+		}
+		seen[o] = true
+	}
+	for _, o := range []string{"base-url", "host", "port", "endpoint", "model", "served-model-name", "tokenizer",
+		"dataset-name", "dataset-path", "backend", "endpoint-type", "dataset", "num-prompts", "request-rate",
+		"burstiness", "max-concurrency", "seed", "ignore-eos", "goodput", "temperature", "top-p", "min-p",
+		"repetition-penalty", "frequency-penalty", "presence-penalty", "top-k", "logprobs", "header",
+		"num-warmups", "sharegpt-output-len", "random-input-len", "random-output-len", "random-range-ratio",
+		"random-prefix-len", "custom-output-len", "no-oversample", "disable-shuffle", "percentile-metrics",
+		"metric-percentiles", "result-filename", "save-detailed", "custom-skip-chat-template",
+		"skip-chat-template", "input-len", "output-len", "insecure"} {
+		if !seen[o] {
+			t.Errorf("Translate reads --%s, which vllmOptions lacks: its abbreviations would not resolve", o)
+		}
+	}
+	for k := range sameReasons {
+		if !seen[k] {
+			t.Errorf("sameReasons explains --%s, which vllmOptions lacks", k)
+		}
+	}
+	for k := range reasons {
+		if !seen[k] {
+			t.Errorf("reasons explains --%s, which vllmOptions lacks", k)
+		}
+	}
 }
