@@ -24,12 +24,25 @@ type Workload struct {
 	// rules, the sampled requests' hash and their length statistics.
 	Dataset json.RawMessage `json:"dataset"`
 	// Tokenizer names what counted tokens.
-	Tokenizer   string `json:"tokenizer"`
+	Tokenizer string `json:"tokenizer"`
+	// ToolVersion is the llmload that sent it. It is no difference of the
+	// workload (Differences leaves it out; VersionDifference says it):
+	// results of two versions compare, with a warning.
 	ToolVersion string `json:"tool_version"`
 }
 
+// VersionDifference says how the llmload versions of two workloads differ
+// ("dev vs v1.2.0"), or "" when they are the same (or one is unknown).
+func (w *Workload) VersionDifference(o *Workload) string {
+	if w == nil || o == nil || w.ToolVersion == o.ToolVersion {
+		return ""
+	}
+	return w.ToolVersion + " vs " + o.ToolVersion
+}
+
 // Differences lists what differs between two workloads, one line each
-// ("dataset.seed: 1 vs 2"); nil when they are the same workload.
+// ("dataset.seed: 1 vs 2"); nil when they are the same workload. The
+// llmload version is not a difference of the workload (VersionDifference).
 func (w *Workload) Differences(o *Workload) []string {
 	if w == nil || o == nil {
 		if w == o {
@@ -47,7 +60,7 @@ func (w *Workload) Differences(o *Workload) []string {
 	}
 	var out []string
 	for _, k := range sortedKeys(keys) {
-		if k == "fingerprint" || a[k] == b[k] {
+		if k == "fingerprint" || k == "tool_version" || a[k] == b[k] {
 			continue
 		}
 		va, vb := a[k], b[k]
@@ -59,7 +72,9 @@ func (w *Workload) Differences(o *Workload) []string {
 		}
 		out = append(out, fmt.Sprintf("%s: %s vs %s", k, va, vb))
 	}
-	if len(out) == 0 && w.Fingerprint != o.Fingerprint {
+	// The fingerprint covers the version too: it tells only when the
+	// versions are the same.
+	if len(out) == 0 && w.Fingerprint != o.Fingerprint && w.ToolVersion == o.ToolVersion {
 		out = append(out, fmt.Sprintf("fingerprint: %s vs %s", w.Fingerprint, o.Fingerprint))
 	}
 	return out

@@ -68,7 +68,7 @@ func MergeResults(parts []*Result) (*Result, error) {
 
 	var sums []*metrics.Summary
 	run := &Run{
-		Scenario: first.Scenario, ToolVersion: first.ToolVersion,
+		Scenario: first.Scenario, ToolVersion: first.ToolVersion, ToolCommit: first.ToolCommit,
 		RunID: first.RunID, Fingerprint: first.Fingerprint,
 		StartedAt: first.StartedAt, EndedAt: first.EndedAt, TimeZero: first.TimeZero,
 		TargetURL: first.TargetURL, API: first.API, Model: first.ModelID,

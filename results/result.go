@@ -154,7 +154,12 @@ type Detailed struct {
 type Extras struct {
 	Scenario    string `json:"scenario"`
 	ToolVersion string `json:"tool_version"`
-	RunID       string `json:"run_id"`
+	// ToolCommit is llmload's VCS revision, when the build knew it.
+	ToolCommit string `json:"tool_commit,omitempty"`
+	// ResultFormat is the version of this file's format (FormatVersion);
+	// files written before it was recorded lack it, and are format 1.
+	ResultFormat int    `json:"result_format,omitempty"`
+	RunID        string `json:"run_id"`
 	// Fingerprint identifies the configuration (resolved scenario, sampled
 	// dataset, tool version): only results with equal fingerprints merge.
 	Fingerprint string    `json:"fingerprint"`
@@ -373,6 +378,8 @@ func NewResult(r *Run) (*Result, error) {
 		Extras: Extras{
 			Scenario:             r.Scenario,
 			ToolVersion:          r.ToolVersion,
+			ToolCommit:           r.ToolCommit,
+			ResultFormat:         FormatVersion,
 			RunID:                r.RunID,
 			Fingerprint:          r.Fingerprint,
 			StartedAt:            r.StartedAt,
@@ -584,6 +591,23 @@ func writeAtomic(path string, data []byte) error {
 	return os.Rename(tmp.Name(), path)
 }
 
+// FormatVersion is the version of the result file's format, written as
+// result_format. It is raised when a key changes its meaning or a figure is
+// computed otherwise, so that a reader of one format would misread a file
+// of another; adding a key does not raise it. compare and a run's baseline
+// refuse results of different formats (runner.CheckFormats), while results
+// of different llmload versions in one format compare with a warning.
+const FormatVersion = 1
+
+// Format is the result's format version: its result_format, or 1 for a
+// file written before the format was recorded.
+func (res *Result) Format() int {
+	if res.ResultFormat == 0 {
+		return 1
+	}
+	return res.ResultFormat
+}
+
 // ReadResult reads a <scenario>.json written by WriteFiles.
 func ReadResult(path string) (*Result, error) {
 	data, err := os.ReadFile(path)
@@ -606,6 +630,9 @@ func ParseResult(data []byte) (*Result, error) {
 	}
 	if res.Summary == nil {
 		return nil, errors.New("not an llmload result: no summary")
+	}
+	if f := res.Format(); f > FormatVersion {
+		return nil, fmt.Errorf("result format %d, written by llmload %s; this llmload (format %d) would misread it: read it with that version or a later one", f, res.ToolVersion, FormatVersion)
 	}
 	if err := res.validate(); err != nil {
 		return nil, fmt.Errorf("not a valid llmload result: %w", err)

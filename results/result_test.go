@@ -341,6 +341,7 @@ func TestParseResultErrors(t *testing.T) {
 		{"type", "{\n\"completed\": \"five\"\n}", "line 2"},
 		{"not ours", `{"date": "20250101-000000", "completed": 3}`, "no summary"},
 		{"rate", `{"request_rate": "fast", "summary": {}}`, "request rate"},
+		{"a newer format", `{"summary": {}, "tool_version": "v9", "result_format": 2}`, "result format 2, written by llmload v9; this llmload (format 1) would misread it"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -132,6 +132,7 @@ func ScheduleOf(configuredRate float64, s *metrics.Summary) Schedule {
 type Run struct {
 	Scenario    string
 	ToolVersion string
+	ToolCommit  string
 	// RunID identifies this run (shards and repeats of one run will share
 	// it); Fingerprint identifies its configuration: the resolved
 	// scenario, the sampled dataset and the tool version.

@@ -56,8 +56,10 @@ type Options struct {
 	// Secrets are more values to scrub from what the run records.
 	Secrets []string
 	// ToolVersion is llmload's version, recorded in results and
-	// fingerprints.
+	// fingerprints; ToolCommit its VCS revision ("" when unknown),
+	// recorded in results.
 	ToolVersion string
+	ToolCommit  string
 	// ValidityBounds, when set, gives the bounds a run is judged valid by
 	// from its scenario's (tests lift the ones that measure the machine).
 	ValidityBounds func(scenario.Validity) scenario.Validity
@@ -206,6 +208,9 @@ func (r *Run) run(ctx context.Context) (Status, hcl.Diagnostics) {
 	var forced []string
 	if baseRes != nil {
 		var ok bool
+		if !CheckFormats(log, "baseline "+s.Baseline, baseRes.Format(), results.FormatVersion) {
+			return StatusInvalid, nil
+		}
 		if forced, ok = CheckWorkloads(log, "baseline "+s.Baseline, baseRes.Workload, workload, opts.Force); !ok {
 			return StatusInvalid, nil
 		}
@@ -366,6 +371,7 @@ func (r *Run) run(ctx context.Context) (Status, hcl.Diagnostics) {
 	}
 	outs := evaluateRun(s, outcome.Overall, sweep, base)
 	rep := buildReport(s, lt, ds, tok, outcome, outs, started, ended, opts.ToolVersion)
+	rep.ToolCommit = opts.ToolCommit
 	rep.Workload, rep.ServerVersion = workload, serverVersion
 	rep.Repeat = reps
 	rep.Comparison = comparison(s, baseRes, rep, forced)

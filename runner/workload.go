@@ -262,9 +262,14 @@ func modelAliases(asked string, cards []modelCard) []string {
 }
 
 // CheckWorkloads refuses results of different workloads unless forced; a
-// forced comparison prints every difference loudly. It returns the
-// differences (nil when the workloads are equal) and false when refused.
+// forced comparison prints every difference loudly. Results of different
+// llmload versions are no different workloads: they compare, with a
+// warning. It returns the differences (nil when the workloads are equal)
+// and false when refused.
 func CheckWorkloads(log io.Writer, what string, base, cand *results.Workload, force bool) ([]string, bool) {
+	if v := base.VersionDifference(cand); v != "" {
+		fmt.Fprintf(log, "llmload: warning: %s: the two runs were made by different llmload versions (%s); compared all the same, in one result format, but a change in how llmload measures would show as a change of the server\n", what, v)
+	}
 	diffs := base.Differences(cand)
 	if len(diffs) == 0 {
 		return nil, true
@@ -282,4 +287,15 @@ func CheckWorkloads(log io.Writer, what string, base, cand *results.Workload, fo
 		fmt.Fprintf(log, "  WARNING: %s\n", d)
 	}
 	return diffs, true
+}
+
+// CheckFormats refuses to compare results of two result formats
+// (results.FormatVersion), which -force does not override: a key would be
+// read in two meanings. It returns false when refused.
+func CheckFormats(log io.Writer, what string, base, cand int) bool {
+	if base == cand {
+		return true
+	}
+	fmt.Fprintf(log, "llmload: %s: the results are of two result formats (%d and %d), whose figures do not compare; refusing: make both with one llmload\n", what, base, cand)
+	return false
 }

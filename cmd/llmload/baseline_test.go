@@ -53,6 +53,34 @@ func TestBaselineEndToEnd(t *testing.T) {
 		t.Fatalf("same configuration: exit %d, want 0\n%s%s", code, stdout, stderr)
 	}
 
+	// 2b. A baseline made by another llmload version (a make build binary
+	// against a go build one): compared, with a warning; a result format
+	// this llmload does not read is refused.
+	otherVersion := filepath.Join(dir, "other-version.json")
+	rewrite(t, basePath, otherVersion, func(m map[string]any) {
+		m["tool_version"], m["fingerprint"] = "v0.9.0-other", "another"
+		w := m["workload"].(map[string]any)
+		w["tool_version"], w["fingerprint"] = "v0.9.0-other", "another"
+	})
+	code, stdout, stderr = call(t, ctx, "run", "-quiet", "-out", filepath.Join(dir, "vs-other"), "-baseline", otherVersion, "testdata/baseline.hcl")
+	if code != exitOK || !strings.Contains(stderr, "different llmload versions (v0.9.0-other vs ") {
+		t.Fatalf("a baseline of another llmload version: exit %d, want 0 with a warning\n%s%s", code, stdout, stderr)
+	}
+	code, _, stderr = call(t, ctx, "compare", otherVersion, filepath.Join(dir, "same", "upgrade.json"))
+	if code == exitInvalid || !strings.Contains(stderr, "warning: compare: the two runs were made by different llmload versions") {
+		t.Errorf("compare across llmload versions: exit %d, want a comparison with a warning\n%s", code, stderr)
+	}
+	newer := filepath.Join(dir, "newer-format.json")
+	rewrite(t, basePath, newer, func(m map[string]any) { m["result_format"] = results.FormatVersion + 1 })
+	for _, args := range [][]string{
+		{"compare", newer, filepath.Join(dir, "same", "upgrade.json")},
+		{"run", "-quiet", "-out", filepath.Join(dir, "vs-newer"), "-baseline", newer, "testdata/baseline.hcl"},
+	} {
+		if code, _, stderr := call(t, ctx, args...); code != exitInvalid || !strings.Contains(stderr, "result format 2") {
+			t.Errorf("%s with a result of a newer format: exit %d, want %d naming the format\n%s", args[0], code, exitInvalid, stderr)
+		}
+	}
+
 	// 3. The slower candidate, in GitHub Actions.
 	summary := filepath.Join(dir, "step-summary.md")
 	t.Setenv("GITHUB_ACTIONS", "true")
@@ -219,5 +247,25 @@ func TestMergeKeepsBaseline(t *testing.T) {
 	}
 	if !found || res.Comparison == nil {
 		t.Errorf("the merged result lost its regression checks or comparison: %+v", res.Checks)
+	}
+}
+
+// rewrite copies a result file from src to dst, changed by edit.
+func rewrite(t *testing.T, src, dst string, edit func(map[string]any)) {
+	t.Helper()
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	edit(m)
+	if b, err = json.Marshal(m); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dst, b, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -2,27 +2,29 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"runtime"
-	"runtime/debug"
 	"strings"
 
 	"github.com/agext/levenshtein"
 
+	"github.com/llmload/llmload/internal/buildinfo"
 	"github.com/llmload/llmload/internal/secret"
 )
 
 // version and commit identify the build. Release builds set them with
-// -ldflags "-X main.version=... -X main.commit=..."; otherwise version
-// comes from the module (go install ...@v1.2.3) and commit from the VCS
-// stamp Go records when it builds inside a checkout.
+// -ldflags "-X main.version=... -X main.commit=..."; otherwise both come
+// from Go's build information (buildinfo.Read): the module version of go
+// install ...@v1.2.3, the pseudo-version and VCS revision of a go build in
+// a checkout. Results record the same (tool_version, tool_commit).
 var (
-	version = "dev"
-	commit  = "none"
+	version = buildinfo.UnstampedVersion
+	commit  = buildinfo.UnstampedCommit
 )
 
 // env is what a command sees of the process.
@@ -171,36 +173,13 @@ func cmdVersion(_ context.Context, e env, args []string) int {
 	} else if len(rest) > 0 {
 		return fs.usageError(fmt.Sprintf("unexpected argument %q", rest[0]))
 	}
-	v, c, dirty := buildVersion()
-	if dirty {
+	b := buildinfo.Read(version, commit)
+	c := cmp.Or(b.Commit, buildinfo.UnstampedCommit)
+	if b.Modified {
 		c += " (modified)"
 	}
-	fmt.Fprintf(e.stdout, "llmload %s\ncommit  %s\ngo      %s %s/%s\n", v, c, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	fmt.Fprintf(e.stdout, "llmload %s\ncommit  %s\ngo      %s %s/%s\n", b.Version, c, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	return exitOK
-}
-
-// buildVersion returns the version and commit: the ldflags values when
-// set, else what the Go toolchain recorded in the binary.
-func buildVersion() (v, c string, dirty bool) {
-	v, c = version, commit
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return v, c, false
-	}
-	if v == "dev" && info.Main.Version != "" && info.Main.Version != "(devel)" {
-		v = info.Main.Version
-	}
-	for _, s := range info.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			if c == "none" {
-				c = s.Value
-			}
-		case "vcs.modified":
-			dirty = s.Value == "true" && commit == "none"
-		}
-	}
-	return v, c, dirty
 }
 
 // flagSet is a command's flags: a flag.FlagSet that reports errors in

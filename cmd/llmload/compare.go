@@ -45,6 +45,9 @@ func cmdCompare(_ context.Context, e env, args []string) int {
 		fmt.Fprintf(e.stderr, "llmload compare: %v\n", err)
 		return exitInvalid
 	}
+	if !runner.CheckFormats(e.stderr, "compare", base.Format(), cand.Format()) {
+		return exitInvalid
+	}
 	forced, ok := runner.CheckWorkloads(e.stderr, "compare", base.Workload, cand.Workload, *force)
 	if !ok {
 		return exitInvalid

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"golang.org/x/term"
 
+	"github.com/llmload/llmload/internal/buildinfo"
 	"github.com/llmload/llmload/report"
 	"github.com/llmload/llmload/runner"
 	"github.com/llmload/llmload/scenario"
@@ -158,6 +159,7 @@ func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.S
 
 // runner is the options as the runner takes them.
 func (o runOptions) runner(e env) runner.Options {
+	build := buildinfo.Read(version, commit)
 	return runner.Options{
 		Log:            e.stderr,
 		Terminal:       isTerminal(e.stderr),
@@ -170,7 +172,8 @@ func (o runOptions) runner(e env) runner.Options {
 		Force:          o.gate.force,
 		Shard:          o.shard.value(),
 		Secrets:        e.secrets.Secrets(),
-		ToolVersion:    version,
+		ToolVersion:    build.Version,
+		ToolCommit:     build.Commit,
 		ValidityBounds: validityBounds,
 	}
 }

@@ -47,6 +47,8 @@ var allowed = map[string][]string{
 	"internal/testshared": {},
 	// The process's profiles for the client benchmarks: a leaf.
 	"internal/profile": {},
+	// Which llmload is running (-ldflags, else Go's build information): a leaf.
+	"internal/buildinfo": {},
 	// A vLLM command line into a scenario file, checked by decoding it.
 	"internal/vllmimport": {"scenario", "metrics", "compare", "internal/secret", "internal/safehttp"},
 	// Test-only packages: the import check itself, the executor against the
@@ -60,7 +62,7 @@ var allowed = map[string][]string{
 		"internal/secret", "internal/openaiwire", "internal/safehttp"},
 	// The binary: the top of the graph.
 	"cmd": {"metrics", "tokenizer", "dataset", "scenario", "assert", "compare", "executor", "sim", "results", "report", "live", "scrape", "runner",
-		"internal/openaiwire", "internal/secret", "internal/testshared", "internal/vllmimport", "internal/profile", "internal/safehttp"},
+		"internal/openaiwire", "internal/secret", "internal/testshared", "internal/vllmimport", "internal/profile", "internal/safehttp", "internal/buildinfo"},
 	// The examples' data generator and the Kubernetes example's test.
 	"examples": {"tokenizer", "internal/secret"},
 	// Real engines in the loop: the GGUF writer and the tiny-model

@@ -117,10 +117,18 @@ func TestFreshClone(t *testing.T) {
 	}
 	bin := filepath.Join(clone, "bin", "llmload")
 	start := time.Now()
-	if code, out := command(ctx, t, clone, gobin, "build", "-o", bin, "./cmd/llmload"); code != 0 {
+	// A plain go build, as docs/ci.md and the CI examples have it. Go
+	// stamps the checkout's revision by default (-buildvcs=auto); the flag
+	// says so whatever GOFLAGS this machine sets.
+	if code, out := command(ctx, t, clone, gobin, "build", "-buildvcs=true", "-o", bin, "./cmd/llmload"); code != 0 {
 		t.Fatalf("go build in the clone: exit %d\n%s", code, out)
 	}
 	t.Logf("clone of %s built in %v", head[:12], time.Since(start).Round(time.Millisecond))
+	// Which llmload it is comes from that stamp, without -ldflags: the
+	// revision, and Go's pseudo-version holding its first 12 characters.
+	if code, out := command(ctx, t, clone, bin, "version"); code != 0 || !strings.Contains(out, "commit  "+head+"\n") || !strings.Contains(out, head[:12]) {
+		t.Errorf("llmload version of a go build at %s: exit %d\n%s", head, code, out)
+	}
 
 	examples, err := filepath.Glob(filepath.Join(clone, "examples", "*.hcl"))
 	if err != nil || len(examples) == 0 {
@@ -157,6 +165,9 @@ func TestFreshClone(t *testing.T) {
 			res, err := results.ReadResult(filepath.Join(outDir, r.result))
 			if err != nil {
 				t.Fatalf("llmload %s (exit %d) wrote no result file: %v\n%s", strings.Join(args, " "), code, err, out)
+			}
+			if res.ToolCommit != head || !strings.Contains(res.ToolVersion, head[:12]) {
+				t.Errorf("the result records tool_version %q, tool_commit %q; want the build's revision %s", res.ToolVersion, res.ToolCommit, head)
 			}
 			if code == 3 && machineOnly(res) {
 				// The example ran and its checks passed; the machine
