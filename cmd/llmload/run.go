@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strings"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/llmload/llmload/internal/buildinfo"
 	"github.com/llmload/llmload/report"
+	"github.com/llmload/llmload/results"
 	"github.com/llmload/llmload/runner"
 	"github.com/llmload/llmload/scenario"
 )
@@ -65,12 +67,19 @@ func cmdRun(ctx context.Context, e env, args []string) int {
 	}
 	opts.multi = len(scenarios) > 1
 	worst := exitOK
-	for _, s := range scenarios {
-		code := runScenario(ctx, e, cfg, s, opts)
-		worst = worse(worst, code)
+	var rows []runner.ScenarioRow
+	for i, s := range scenarios {
+		if opts.multi { // each block labelled, and one table at the end
+			runner.WriteBanner(opts.console(e), s.Name, i+1, len(scenarios))
+		}
+		code, res := runScenario(ctx, e, cfg, s, opts)
+		worst, rows = worse(worst, code), append(rows, runner.SummaryRow(s.Name, res, code))
 		if code == exitInterrupted {
 			break
 		}
+	}
+	if opts.multi {
+		runner.WriteSummary(opts.console(e), scenarios, rows)
 	}
 	return worse(worst, opts.gate.finish(e))
 }
@@ -110,20 +119,24 @@ func worse(a, b int) int {
 	return a
 }
 
-func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.Scenario, opts runOptions) int {
+// console is where the reports go: stdout, or stderr when stdout is JSON.
+func (o runOptions) console(e env) io.Writer {
+	if o.gate.format == "json" {
+		return e.stderr
+	}
+	return e.stdout
+}
+
+func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.Scenario, opts runOptions) (int, *results.Result) {
 	r, st, diags := runner.RunScenario(ctx, s, opts.runner(e))
 	if r == nil {
 		if diags.HasErrors() {
 			writeDiags(e, cfg, diags)
 		}
-		return exitCode(st)
+		return exitCode(st), nil
 	}
 	defer r.Close()
-	res := r.Result
-	console := e.stdout
-	if opts.gate.format == "json" {
-		console = e.stderr
-	}
+	res, console := r.Result, opts.console(e)
 	if err := report.WriteConsole(console, res); err != nil {
 		fmt.Fprintf(e.stderr, "llmload: writing the report: %v\n", err)
 	}
@@ -154,7 +167,7 @@ func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.S
 	// The verdict above stands; losing the files is worth a code only
 	// when there was none worse.
 	code = worse(code, exitCode(r.Save()))
-	return worse(code, opts.gate.finishScenario(e, r))
+	return worse(code, opts.gate.finishScenario(e, r)), res
 }
 
 // runner is the options as the runner takes them.
