@@ -2,11 +2,17 @@ package main
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/llmload/llmload/sim"
 )
 
 // TestCIExamples keeps examples/ci valid: the scenario validates and is
@@ -89,4 +95,40 @@ func TestCIExamples(t *testing.T) {
 	if job.Artifacts.Reports["junit"] != "llmload-junit.xml" || job.Artifacts.When != "always" {
 		t.Errorf("gitlab-ci.yml does not publish the JUnit report always: %+v", job.Artifacts)
 	}
+}
+
+// TestCIExampleStopsOnADeadServer: the server the CI example gates dies
+// after 60 requests (its port closed, its connections cut); the scenario's
+// abort_on stops the run, exit 1 with the reason, instead of sending the
+// rest of its 1,200 requests to the closed port (965 did before).
+func TestCIExampleStopsOnADeadServer(t *testing.T) {
+	p, err := sim.LookupProfile("tiny")
+	if err != nil {
+		t.Fatal(err)
+	}
+	engine := sim.NewServer(p, 1)
+	engine.Start()
+	defer engine.Close()
+	var served atomic.Int64
+	var srv *httptest.Server
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && served.Add(1) == 60 {
+			go func() { // killed: nothing listens any more
+				srv.Listener.Close()
+				srv.CloseClientConnections()
+			}()
+		}
+		engine.Handler().ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	out := t.TempDir()
+	code, stdout, stderr := call(t, context.Background(), "run", "-quiet", "-out", out, "-var", "base_url="+srv.URL, "../../examples/ci/scenario.hcl")
+	if code != exitCheckFailed || !strings.Contains(stdout, "ABORTED: abort_on") {
+		t.Fatalf("exit %d, want %d with ABORTED\nstdout:\n%s\nstderr:\n%s", code, exitCheckFailed, stdout, stderr)
+	}
+	n := len(requestMaps(t, filepath.Join(out, "ci.requests.jsonl")))
+	if n > 400 {
+		t.Errorf("%d requests recorded of the 1,200: abort_on did not stop the run soon after the server died", n)
+	}
+	t.Logf("the run stopped after %d requests", n)
 }

@@ -40,6 +40,15 @@ scenario "ci" {
     requests = 10
   }
 
+  # A server that dies mid-run: stop once more than 10% of at least 130
+  # finished requests failed, which is more failures than the 1% error
+  # budget of 1,200 allows (the run cannot pass any more), rather than send
+  # the rest to a closed port. Exit 1; the report says ABORTED and why.
+  abort_on {
+    error_rate   = 0.1
+    min_requests = 130
+  }
+
   # The first run on a branch has no baseline yet: its baseline checks
   # are skipped, not failed.
   baseline          = "baselines/ci.json"
