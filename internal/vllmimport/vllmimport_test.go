@@ -215,6 +215,14 @@ func loads(t *testing.T, src []byte) {
 	if len(cfg.Scenarios) != 1 {
 		t.Fatalf("%d scenarios, want 1", len(cfg.Scenarios))
 	}
+	// It runs against another server without an edit.
+	cfg, diags = scenario.Load([]string{f}, scenario.LoadOptions{Vars: []string{"base_url=http://10.1.2.3:9", "model=other"}})
+	if diags.HasErrors() {
+		t.Fatalf("-var base_url and -var model: %v", diags)
+	}
+	if tg := cfg.Target(TargetName); tg.BaseURL != "http://10.1.2.3:9" || tg.Model != "other" {
+		t.Errorf("with -var base_url and -var model, the target is %s serving %q", tg.BaseURL, tg.Model)
+	}
 }
 
 func TestTranslateUntranslated(t *testing.T) {
