@@ -2,8 +2,12 @@ package report
 
 import (
 	"bytes"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/plot"
 
 	"github.com/llmload/llmload/metrics"
 	"github.com/llmload/llmload/results"
@@ -60,10 +64,12 @@ func TestWriteHTML(t *testing.T) {
 		texts   []string // must appear in the page's text
 	}{
 		{"open loop", []Labelled{{"smoke", result(t, openLoopRun())}}, cat(cdfs, series), []string{"Checks: smoke", "itl_p99"}},
-		{"closed loop stages", []Labelled{{"knee", result(t, closedLoopRun())}}, cat(cdfs, series), []string{"Stages: knee", "mean users"}},
+		// A stage run (the saturation run) is plotted against its users as
+		// a sweep is.
+		{"closed loop stages", []Labelled{{"knee", result(t, closedLoopRun())}}, cat(load, cdfs, series), []string{"Stages: knee", "mean users"}},
 		{"sweep", []Labelled{{"sweep", result(t, sweepRun(results.ModeSweep))}}, cat(load, cdfs, series), []string{"Steps: sweep", "Knee: 4 users", "Capacity: 4 users"}},
 		{"capacity search", []Labelled{{"search", result(t, sweepRun(results.ModeCapacity))}}, cat(load, cdfs, series), []string{"Search: stopped at max_probes"}},
-		{"baseline vs candidate", []Labelled{{"baseline", result(t, openLoopRun())}, {"candidate", result(t, closedLoopRun())}}, cat(cdfs, series), []string{"baseline vs candidate"}},
+		{"baseline vs candidate", []Labelled{{"baseline", result(t, openLoopRun())}, {"candidate", result(t, closedLoopRun())}}, cat(load, cdfs, series), []string{"baseline vs candidate"}},
 		{"server metrics", []Labelled{{"scraped", result(t, withServer(openLoopRun()))}}, cat(cdfs, series, []string{"Server KV-cache usage over time"}), []string{"Checks: scraped"}},
 		// What the answers said, and the ones that differ from the
 		// baseline's, their server text escaped (a <script> in it would
@@ -152,6 +158,17 @@ func checkAxes(t *testing.T, svg *html.Node, title string) {
 		}
 	}
 	walk(svg)
+	// Readable axes: at least two numbers labelled on each, so never an
+	// axis with its two ends alone ("0.00 / 2500.00") or none at all.
+	numbers := 0
+	for _, s := range texts {
+		if _, err := strconv.ParseFloat(strings.TrimSpace(s), 64); err == nil {
+			numbers++
+		}
+	}
+	if numbers < 5 {
+		t.Errorf("plot %q: %d numeric tick labels (%q), want at least 5 over both axes", title, numbers, texts)
+	}
 	x, y := axisLabels(title)
 	for _, want := range []string{title, x, y} {
 		found := false
@@ -256,4 +273,43 @@ func withServer(r *results.Run) *results.Run {
 	s.Server = srv
 	r.Overall = &s
 	return r
+}
+
+// TestTicks: a linear axis gets about five labelled ticks at a 1-2-2.5-5
+// step, and a log axis labels its decades, and 2 and 5 within a narrow
+// span, so that data inside one decade still has labels.
+func TestTicks(t *testing.T) {
+	labels := func(ts []plot.Tick) []string {
+		var out []string
+		for _, tk := range ts {
+			if tk.Label != "" {
+				out = append(out, tk.Label)
+			}
+		}
+		return out
+	}
+	for _, tt := range []struct {
+		lo, hi float64
+		want   []string
+	}{
+		{0, 2500, []string{"0", "500", "1000", "1500", "2000", "2500"}},
+		{0, 1, []string{"0.0", "0.2", "0.4", "0.6", "0.8", "1.0"}},
+		{0, 13, []string{"0.0", "2.5", "5.0", "7.5", "10.0", "12.5"}},
+	} {
+		if got := labels(niceTicks{}.Ticks(tt.lo, tt.hi)); !slices.Equal(got, tt.want) {
+			t.Errorf("niceTicks(%v, %v) = %v, want %v", tt.lo, tt.hi, got, tt.want)
+		}
+	}
+	for _, tt := range []struct {
+		lo, hi float64
+		want   []string
+	}{
+		{0.5, 30, []string{"0.5", "1", "2", "5", "10", "20"}},
+		{0.001, 1000, []string{"0.001", "0.01", "0.1", "1", "10", "100", "1000"}},
+		{12, 18, []string{"12", "18"}},
+	} {
+		if got := labels(logTicks{}.Ticks(tt.lo, tt.hi)); !slices.Equal(got, tt.want) {
+			t.Errorf("logTicks(%v, %v) = %v, want %v", tt.lo, tt.hi, got, tt.want)
+		}
+	}
 }

@@ -34,6 +34,7 @@ func newPlot(title, x, y string) *plot.Plot {
 		s.Typeface, s.Variant = sansSerif.Typeface, sansSerif.Variant
 	}
 	p.Title.TextStyle.Font.Size = vg.Points(13)
+	p.X.Tick.Marker, p.Y.Tick.Marker = niceTicks{}, niceTicks{}
 	p.Legend.Top = true
 	p.Legend.Left = false
 	grid := plotter.NewGrid()
@@ -87,7 +88,7 @@ func cdfPlot(results []Labelled, name string) (figure, error) {
 	// A log scale shows the body and the tail of a latency at once.
 	p := newPlot(title, m.Title+" (ms, log scale)", "fraction of samples <= x")
 	p.X.Scale = plot.LogScale{}
-	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+	p.X.Tick.Marker = logTicks{}
 	any := false
 	for i, r := range results {
 		s := r.Result.Summary
@@ -103,19 +104,45 @@ func cdfPlot(results []Labelled, name string) (figure, error) {
 			return figure{}, fmt.Errorf("%s: %s: %w", r.Label, name, err)
 		}
 		var xys plotter.XYs
-		var cum int64
-		// Histogram units are microseconds; a log axis needs x > 0, so the
-		// first bucket (0 to 1 us) is drawn at 1 us.
-		ms := func(us int64) float64 { return float64(max(us, 1)) / 1000 }
-		xys = append(xys, plotter.XY{X: ms(h.Min()), Y: 0})
-		for _, b := range h.Distribution() {
-			if b.Count == 0 {
+		// Histogram units are microseconds. Samples of 0 (ITL gaps between
+		// events that arrived together) have no place on a log axis: the
+		// line starts at the smallest positive sample, at the share of
+		// zeros, which the legend states, instead of stretching the axis
+		// down to 1 us.
+		ms := func(us int64) float64 { return float64(us) / 1000 }
+		var zero int64
+		bars := h.Distribution()
+		for _, b := range bars {
+			if b.To <= 0 {
+				zero += b.Count
+			}
+		}
+		total := h.TotalCount()
+		cum := zero
+		first := true
+		for _, b := range bars {
+			if b.Count == 0 || b.To <= 0 {
 				continue
 			}
+			if first {
+				xys = append(xys, plotter.XY{X: ms(max(b.From, 1)), Y: float64(cum) / float64(total)})
+				first = false
+			}
 			cum += b.Count
-			xys = append(xys, plotter.XY{X: ms(b.To), Y: float64(cum) / float64(h.TotalCount())})
+			xys = append(xys, plotter.XY{X: ms(b.To), Y: float64(cum) / float64(total)})
 		}
-		if err := addLine(p, xys, i, fmt.Sprintf("%s (p99 %.1f ms)", r.Label, l.P99), true); err != nil {
+		label := fmt.Sprintf("%s (p99 %.1f ms)", r.Label, l.P99)
+		if zero > 0 {
+			share := fmt.Sprintf("%.1f%%", 100*float64(zero)/float64(total))
+			if share == "0.0%" {
+				share = "<0.1%"
+			}
+			label = fmt.Sprintf("%s (p99 %.1f ms; %s at 0 ms)", r.Label, l.P99, share)
+		}
+		if len(xys) == 0 {
+			continue // every sample 0
+		}
+		if err := addLine(p, xys, i, label, true); err != nil {
 			return figure{}, err
 		}
 		any = true
@@ -257,12 +284,46 @@ func percentilePlot(name string) func([]Labelled) (figure, error) {
 
 func hasSweep(results []Labelled) bool {
 	for _, r := range results {
-		if r.Result.Sweep != nil && len(r.Result.Sweep.Steps) > 0 {
+		if loadView(r.Result) != nil {
 			return true
 		}
 	}
 	return false
 }
+
+// loadView is what the load plots draw of a result: its sweep or capacity
+// search, or, for a closed loop of stages (the saturation run, ramping
+// users to find the knee), its stages as steps of a users sweep, with the
+// knee found as a sweep's is and the capacity the stages' (the most users
+// meeting every sla check). Nil when there is no load to plot against.
+func loadView(r *results.Result) *results.Sweep {
+	if sw := r.Sweep; sw != nil && len(sw.Steps) > 0 {
+		return sw
+	}
+	users := map[int]bool{}
+	for _, st := range r.Stages {
+		if st.Summary != nil && st.Summary.Completed > 0 {
+			users[st.Users] = true
+		}
+	}
+	if len(users) < 2 {
+		return nil
+	}
+	sw := &results.Sweep{Mode: results.ModeSweep, Vary: results.VaryUsers, KneeShare: defaultKneeShare}
+	for _, st := range r.Stages {
+		sw.Steps = append(sw.Steps, results.Step{Step: st.Stage, Value: float64(st.Users), Duration: st.Duration, Summary: st.Summary,
+			MeanUsers: st.MeanUsers, SLAChecked: st.SLAChecked, SLAFailed: st.SLAFailed, SLAInconclusive: st.SLAInconclusive, Checks: st.Checks})
+	}
+	sw.Knee = results.KneeOf(sw.Steps, sw.KneeShare)
+	if c := r.Capacity; c != nil {
+		sw.Capacity = &results.LoadCapacity{Value: float64(c.Users), Step: c.Stage}
+	}
+	return sw
+}
+
+// defaultKneeShare is the knee's share of the initial slope for stages, as
+// a sweep's default (scenario.DefaultKneeShare).
+const defaultKneeShare = 0.1
 
 // loadPlot draws a figure of each sweep's steps against their load, sorted
 // by load: output throughput, or the P99 of TTFT or ITL with the SLA's
@@ -271,7 +332,7 @@ func loadPlot(what string) func([]Labelled) (figure, error) {
 	return func(runs []Labelled) (figure, error) {
 		var vary string
 		for _, r := range runs {
-			if sw := r.Result.Sweep; sw != nil && vary == "" {
+			if sw := loadView(r.Result); sw != nil && vary == "" {
 				vary = sw.Vary
 			}
 		}
@@ -286,7 +347,7 @@ func loadPlot(what string) func([]Labelled) (figure, error) {
 		p := newPlot(title, LoadTitle(vary), y)
 		var xmax, ymax float64
 		for i, r := range runs {
-			sw := r.Result.Sweep
+			sw := loadView(r.Result)
 			if sw == nil {
 				continue
 			}
@@ -364,7 +425,7 @@ func cmpFloat(a, b float64) int {
 // slaBound finds the P99 bound of a latency among the steps' sla checks.
 func slaBound(results []Labelled, metric string) (float64, bool) {
 	for _, r := range results {
-		sw := r.Result.Sweep
+		sw := loadView(r.Result)
 		if sw == nil {
 			continue
 		}
