@@ -52,8 +52,9 @@ var allowed = map[string][]string{
 	// A vLLM command line into a scenario file, checked by decoding it.
 	"internal/vllmimport": {"scenario", "metrics", "compare", "internal/secret", "internal/safehttp"},
 	// Test-only packages: the import check itself, the executor against the
-	// simulator, and the fresh clone.
+	// simulator, the fresh clone, and the documentation's links.
 	"internal/arch":       {},
+	"internal/doclinks":   {},
 	"internal/e2e":        {"dataset", "executor", "metrics", "sim", "tokenizer", "internal/openaiwire", "internal/secret", "internal/safehttp"},
 	"internal/freshclone": {"internal/testshared", "results", "metrics"},
 	// What a run is: target, dataset, baseline, shards, load, result and
