@@ -1,5 +1,5 @@
 // Package arch holds the test that keeps imports flowing one way, as
-// the README's architecture section describes: only scenario and assert see
+// docs/architecture.md describes: only scenario and assert see
 // HCL, and no package imports one above it.
 //
 // It imports nothing of llmload and nothing imports it: it reads the import
