@@ -810,3 +810,31 @@ func TestCheck(t *testing.T) {
 		}
 	}
 }
+
+// TestReadmeFrontDoor: the README stays a front door (issue 34: under 200
+// lines, the rest in docs/), and no docs/ page is lost behind it: the
+// README links to every one of them.
+func TestReadmeFrontDoor(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(b), "\n"); n >= 200 {
+		t.Errorf("README.md has %d lines; keep it under 200 and move the details into docs/", n)
+	}
+	linked := map[string]bool{}
+	for _, l := range parse(string(b)).links {
+		file, _, _ := strings.Cut(l.target, "#")
+		linked[path.Clean(file)] = true
+	}
+	pages, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil || len(pages) == 0 {
+		t.Fatalf("no pages in docs/: %v", err)
+	}
+	for _, p := range pages {
+		rel := "docs/" + filepath.Base(p)
+		if !linked[rel] {
+			t.Errorf("README.md does not link to %s: add it under \"Where to read on\"", rel)
+		}
+	}
+}
