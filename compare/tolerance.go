@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/agext/levenshtein"
 	"github.com/llmload/llmload/metrics"
 )
 
@@ -78,7 +79,7 @@ func didYouMean(key string) string {
 	}
 	best, bestD := "", 4
 	for _, n := range names {
-		if d := editDistance(key, n); d < bestD {
+		if d := levenshtein.Distance(key, n, nil); d < bestD {
 			best, bestD = n, d
 		}
 	}
@@ -86,27 +87,6 @@ func didYouMean(key string) string {
 		return ""
 	}
 	return "; did you mean " + best + "?"
-}
-
-// editDistance is the Levenshtein distance of two short strings.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
 }
 
 // ParseFraction reads a tolerance value: "10%" or "2.5%".

@@ -86,7 +86,7 @@ func AddAgreementCheck(s *Scenario) {
 		}
 	}
 	for _, a := range s.Asserts {
-		for _, f := range []string{"exact_match", "prefix_agreement", "answer_similarity"} {
+		for _, f := range metrics.AgreementFigures {
 			if strings.Contains(a.Source, f) || a.Name == AgreementCheckName {
 				return
 			}

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+
+	"github.com/agext/levenshtein"
 )
 
 // root is the repository's root, from this package's folder.
@@ -592,7 +594,7 @@ func nearest(want string, anchors map[string]bool) string {
 	for a := range anchors {
 		names = append(names, a)
 	}
-	slices.SortFunc(names, func(a, b string) int { return distance(want, a) - distance(want, b) })
+	slices.SortFunc(names, func(a, b string) int { return levenshtein.Distance(want, a, nil) - levenshtein.Distance(want, b, nil) })
 	if len(names) > 3 {
 		names = names[:3]
 	}
@@ -600,27 +602,6 @@ func nearest(want string, anchors map[string]bool) string {
 		return "it has no headings"
 	}
 	return "nearest: #" + strings.Join(names, ", #")
-}
-
-// distance is the Levenshtein distance of two strings.
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
 }
 
 // TestLinks: every link and image in the repository's Markdown resolves.
