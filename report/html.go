@@ -47,6 +47,7 @@ func colourOf(i int) color.RGBA { return palette[i%len(palette)] }
 type figure struct {
 	Title string
 	SVG   template.HTML
+	boxes boxes // where its parts went, for the tests
 }
 
 // WriteHTML writes one self-contained HTML page (inline CSS and SVG, no
@@ -71,6 +72,16 @@ func WriteHTML(w io.Writer, results []Labelled) error {
 		page.Runs = append(page.Runs, runInfo(i, r))
 	}
 	page.Summary = summaryTable(results)
+	var err error
+	if page.CDFs, page.Series, page.Load, err = plots(results); err != nil {
+		return err
+	}
+	return htmlTemplate.Execute(w, page)
+}
+
+// plots draws the report's figures: the latency CDFs, the time series,
+// and, for sweeps, capacity searches and stage runs, the load plots.
+func plots(results []Labelled) (cdfs, series, load []figure, err error) {
 	var figs []figure
 	add := func(f figure, err error) error {
 		if err != nil {
@@ -83,29 +94,29 @@ func WriteHTML(w io.Writer, results []Labelled) error {
 	}
 	for _, name := range mainLatencies() {
 		if err := add(cdfPlot(results, name)); err != nil {
-			return err
+			return nil, nil, nil, err
 		}
 	}
-	page.CDFs, figs = figs, nil
+	cdfs, figs = figs, nil
 	for _, f := range []func([]Labelled) (figure, error){throughputPlot, inFlightPlot, percentilePlot("ttft"), percentilePlot("itl"),
 		serverPlot("kv_cache_usage", "Server KV-cache usage over time", "fraction of the KV cache in use"),
 		serverPlot("requests_running", "Server running requests over time", "requests in the batch"),
 		serverPlot("queue", "Server waiting requests over time", "requests waiting"),
 		serverPlot("preemptions", "Server preemptions over time", "preemptions per second")} {
 		if err := add(f(results)); err != nil {
-			return err
+			return nil, nil, nil, err
 		}
 	}
-	page.Series, figs = figs, nil
+	series, figs = figs, nil
 	if hasSweep(results) {
 		for _, f := range []func([]Labelled) (figure, error){loadPlot("output"), loadPlot("ttft"), loadPlot("itl")} {
 			if err := add(f(results)); err != nil {
-				return err
+				return nil, nil, nil, err
 			}
 		}
-		page.Load = figs
+		load = figs
 	}
-	return htmlTemplate.Execute(w, page)
+	return cdfs, series, load, nil
 }
 
 type htmlPage struct {

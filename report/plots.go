@@ -5,27 +5,25 @@ package report
 // per stage and the sweep's load curve.
 
 import (
-	"bytes"
 	"fmt"
-	"html/template"
 	"image/color"
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/llmload/llmload/metrics"
 	"github.com/llmload/llmload/results"
 )
 
-// newPlot returns a plot with the report's fonts, a grid and a legend.
-func newPlot(title, x, y string) *plot.Plot {
+// newPlot returns a chart with the report's fonts and a grid.
+func newPlot(title, x, y string) *chart {
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text = x
@@ -35,47 +33,49 @@ func newPlot(title, x, y string) *plot.Plot {
 	}
 	p.Title.TextStyle.Font.Size = vg.Points(13)
 	p.X.Tick.Marker, p.Y.Tick.Marker = niceTicks{}, niceTicks{}
-	p.Legend.Top = true
-	p.Legend.Left = false
 	grid := plotter.NewGrid()
 	grid.Vertical.Color = color.Gray{Y: 0xe0}
 	grid.Horizontal.Color = color.Gray{Y: 0xe0}
 	p.Add(grid)
-	return p
+	return &chart{Plot: p}
 }
 
-// render draws p as an inline SVG element (no XML prologue).
-func render(p *plot.Plot, title string) (figure, error) {
-	c := vgsvg.NewWith(vgsvg.UseWH(plotWidth, plotHeight))
-	p.Draw(draw.New(c))
-	var buf bytes.Buffer
-	if _, err := c.WriteTo(&buf); err != nil {
-		return figure{}, err
-	}
-	svg := buf.String()
-	if i := strings.Index(svg, "<svg"); i >= 0 {
-		svg = svg[i:]
-	}
-	svg = strings.Replace(svg, "<svg ", `<svg role="img" aria-label="`+template.HTMLEscapeString(title)+`" `, 1)
-	return figure{Title: title, SVG: template.HTML(svg)}, nil
-}
-
-// addLine adds one result's line to p, in its colour, with a legend entry
+// addLine adds one result's line to c, in its colour, with a legend entry
 // when there are several results.
-func addLine(p *plot.Plot, xys plotter.XYs, i int, label string, legend bool, dashes ...vg.Length) error {
-	if len(xys) == 0 {
-		return nil
-	}
-	l, err := plotter.NewLine(xys)
-	if err != nil {
-		return err
-	}
-	l.Color = colourOf(i)
-	l.Width = vg.Points(1.5)
-	l.Dashes = dashes
-	p.Add(l)
-	if legend {
-		p.Legend.Add(label, l)
+func addLine(c *chart, xys plotter.XYs, i int, label string, legend bool, dashes ...vg.Length) error {
+	return addLines(c, []plotter.XYs{xys}, i, label, legend, dashes...)
+}
+
+// addLines adds one result's line drawn in pieces (broken where no load
+// ran), with one legend entry.
+func addLines(c *chart, segs []plotter.XYs, i int, label string, legend bool, dashes ...vg.Length) error {
+	first := true
+	for _, xys := range segs {
+		if len(xys) == 0 {
+			continue
+		}
+		l, err := plotter.NewLine(xys)
+		if err != nil {
+			return err
+		}
+		l.Color = colourOf(i)
+		l.Width = vg.Points(1.5)
+		l.Dashes = dashes
+		c.Add(l)
+		if legend && first {
+			c.addLegend(label, l)
+		}
+		// A piece of one point draws nothing as a line: mark it.
+		if len(xys) == 1 {
+			sc, err := plotter.NewScatter(xys)
+			if err != nil {
+				return err
+			}
+			sc.Color = colourOf(i)
+			sc.Radius = vg.Points(1.5)
+			c.Add(sc)
+		}
+		first = false
 	}
 	return nil
 }
@@ -90,6 +90,7 @@ func cdfPlot(results []Labelled, name string) (figure, error) {
 	p.X.Scale = plot.LogScale{}
 	p.X.Tick.Marker = logTicks{}
 	any := false
+	lo := math.Inf(1)
 	for i, r := range results {
 		s := r.Result.Summary
 		if s == nil {
@@ -118,6 +119,22 @@ func cdfPlot(results []Labelled, name string) (figure, error) {
 			}
 		}
 		total := h.TotalCount()
+		// The axis starts at the smallest P0.1 of the results' positive
+		// samples: a few gaps of microseconds (two events read from one
+		// TCP segment) would otherwise stretch it over decades where no
+		// data lies, squeezing the body into a corner.
+		skip := (total - zero) / 1000
+		var seen int64
+		for _, b := range bars {
+			if b.Count == 0 || b.To <= 0 {
+				continue
+			}
+			seen += b.Count
+			if seen > skip {
+				lo = math.Min(lo, ms(max(b.From, 1)))
+				break
+			}
+		}
 		cum := zero
 		first := true
 		for _, b := range bars {
@@ -151,84 +168,187 @@ func cdfPlot(results []Labelled, name string) (figure, error) {
 		return figure{}, nil
 	}
 	p.Y.Min, p.Y.Max = 0, 1
-	p.Legend.Top, p.Legend.Left = false, false
+	p.X.Min = lo
 	return render(p, title)
 }
 
-// windows returns a result's time-series windows and their offsets in
-// seconds from the first.
-func windows(r *results.Result) ([]metrics.Window, []float64, float64) {
-	s := r.Summary
-	if s == nil || s.Series == nil || len(s.Series.Windows) == 0 {
-		return nil, nil, 0
-	}
-	ws := s.Series.Windows
-	t0 := ws[0].Start
-	offs := make([]float64, len(ws))
-	for i, w := range ws {
-		offs[i] = w.Start.Sub(t0).Seconds()
-	}
-	return ws, offs, float64(s.Series.Interval)
+// timeline is what the time plots of one result share: its windows, their
+// offsets in seconds from the first, the spans between loads (a sweep's
+// cooldowns, where the lines break) and the offsets where a stage or a
+// step began.
+type timeline struct {
+	ws       []metrics.Window
+	offs     []float64
+	interval float64
+	t0       time.Time
+	idle     [][2]float64
+	starts   []float64
+	what     string // "stage" or "step"
 }
 
-// seriesPlot draws one figure of each result's time series.
-func seriesPlot(results []Labelled, title, y string, value func(w metrics.Window, interval float64) (float64, bool)) (figure, error) {
-	p := newPlot(title, "time since the first window (s)", y)
-	any := false
-	for i, r := range results {
-		ws, offs, interval := windows(r.Result)
-		var xys plotter.XYs
-		for j, w := range ws {
-			if v, ok := value(w, interval); ok {
-				xys = append(xys, plotter.XY{X: offs[j] + interval/2, Y: v})
+func timelineOf(r *results.Result) timeline {
+	s := r.Summary
+	if s == nil || s.Series == nil || len(s.Series.Windows) == 0 {
+		return timeline{}
+	}
+	tl := timeline{ws: s.Series.Windows, interval: float64(s.Series.Interval), t0: s.Series.Windows[0].Start}
+	tl.offs = make([]float64, len(tl.ws))
+	for i, w := range tl.ws {
+		tl.offs[i] = w.Start.Sub(tl.t0).Seconds()
+	}
+	// The spans of load: each stage, or each step (each repeated run of a
+	// step apart); the load that ran is what they cover.
+	type span struct{ from, to float64 }
+	var spans, begins []span
+	add := func(to *[]span, sum *metrics.Summary) {
+		if sum != nil && !sum.SpanStart.IsZero() && !sum.SpanEnd.IsZero() {
+			*to = append(*to, span{sum.SpanStart.Sub(tl.t0).Seconds(), sum.SpanEnd.Sub(tl.t0).Seconds()})
+		}
+	}
+	if sw := r.Sweep; sw != nil && len(sw.Steps) > 0 {
+		tl.what = "step"
+		for _, st := range sw.Steps {
+			add(&begins, st.Summary)
+			if len(st.Runs) == 0 {
+				add(&spans, st.Summary)
+			}
+			for _, run := range st.Runs {
+				add(&spans, run.Summary)
 			}
 		}
-		if err := addLine(p, xys, i, r.Label, len(results) > 1); err != nil {
+	} else if len(r.Stages) > 1 {
+		tl.what = "stage"
+		for _, st := range r.Stages {
+			add(&begins, st.Summary)
+		}
+	}
+	slices.SortFunc(spans, func(a, b span) int { return cmpFloat(a.from, b.from) })
+	end := math.Inf(-1)
+	for i, sp := range spans {
+		if i > 0 && sp.from > end {
+			tl.idle = append(tl.idle, [2]float64{end, sp.from})
+		}
+		end = math.Max(end, sp.to)
+	}
+	if len(begins) > 1 {
+		for _, b := range begins {
+			tl.starts = append(tl.starts, b.from)
+		}
+		slices.Sort(tl.starts)
+		tl.starts = tl.starts[1:]
+	}
+	return tl
+}
+
+// idleAt says whether no load ran during window j.
+func (tl timeline) idleAt(j int) bool {
+	from, to := tl.offs[j], tl.offs[j]+tl.interval
+	for _, g := range tl.idle {
+		if from >= g[0] && to <= g[1] {
+			return true
+		}
+	}
+	return false
+}
+
+// lines returns a value of each window at its middle, in pieces broken
+// where no load ran; windows without a value are bridged.
+func (tl timeline) lines(value func(w metrics.Window) (float64, bool)) []plotter.XYs {
+	var segs []plotter.XYs
+	var cur plotter.XYs
+	for j, w := range tl.ws {
+		if tl.idleAt(j) {
+			if len(cur) > 0 {
+				segs, cur = append(segs, cur), nil
+			}
+			continue
+		}
+		if v, ok := value(w); ok {
+			cur = append(cur, plotter.XY{X: tl.offs[j] + tl.interval/2, Y: v})
+		}
+	}
+	if len(cur) > 0 {
+		segs = append(segs, cur)
+	}
+	return segs
+}
+
+// markStarts draws where each stage or step of the results began.
+func markStarts(c *chart, runs []Labelled, tls []timeline) {
+	for i, tl := range tls {
+		if len(tl.starts) == 0 {
+			continue
+		}
+		col := color.RGBA{R: 0x9a, G: 0x9a, B: 0x9a, A: 0xff}
+		label := tl.what + " starts"
+		if len(runs) > 1 {
+			col, label = colourOf(i), label+" ("+runs[i].Label+")"
+		}
+		for k, x := range tl.starts {
+			vl := &vLine{X: x, LineStyle: draw.LineStyle{Color: col, Width: vg.Points(0.8), Dashes: []vg.Length{vg.Points(1), vg.Points(2)}}}
+			c.Add(vl)
+			if k == 0 {
+				c.addLegend(label, vl)
+			}
+		}
+	}
+}
+
+// timePlot draws one figure of each result's time series, with the
+// stages' or steps' starts marked.
+func timePlot(runs []Labelled, title, y string, plotRun func(c *chart, i int, r Labelled, tl timeline) (bool, error), extra ...func(c *chart)) (figure, error) {
+	c := newPlot(title, "time since the first window (s)", y)
+	tls := make([]timeline, len(runs))
+	any := false
+	for i, r := range runs {
+		tls[i] = timelineOf(r.Result)
+		if len(tls[i].ws) == 0 {
+			continue
+		}
+		ok, err := plotRun(c, i, r, tls[i])
+		if err != nil {
 			return figure{}, err
 		}
-		any = any || len(xys) > 0
+		any = any || ok
 	}
 	if !any {
 		return figure{}, nil
 	}
-	p.Y.Min = 0
-	return render(p, title)
+	markStarts(c, runs, tls)
+	for _, f := range extra {
+		f(c)
+	}
+	c.X.Min, c.Y.Min = 0, 0
+	return render(c, title)
+}
+
+// seriesPlot draws one figure of each result's time series.
+func seriesPlot(runs []Labelled, title, y string, value func(w metrics.Window, interval float64) (float64, bool)) (figure, error) {
+	return timePlot(runs, title, y, func(c *chart, i int, r Labelled, tl timeline) (bool, error) {
+		segs := tl.lines(func(w metrics.Window) (float64, bool) { return value(w, tl.interval) })
+		return len(segs) > 0, addLines(c, segs, i, r.Label, len(runs) > 1)
+	})
 }
 
 // serverPlot draws one scraped server figure of each result over time, on
 // the same time axis as the client's series (offsets from the client's
 // first window); nothing when no result scraped it.
 func serverPlot(name, title, y string) func([]Labelled) (figure, error) {
-	return func(results []Labelled) (figure, error) {
-		p := newPlot(title, "time since the first window (s)", y)
-		any := false
-		for i, r := range results {
+	return func(runs []Labelled) (figure, error) {
+		return timePlot(runs, title, y, func(c *chart, i int, r Labelled, tl timeline) (bool, error) {
 			s := r.Result.Summary
-			if s == nil || s.Server == nil || s.Server.Series == nil {
-				continue
+			if s.Server == nil || s.Server.Series == nil {
+				return false, nil
 			}
-			ws, _, _ := windows(r.Result)
-			if len(ws) == 0 {
-				continue
-			}
-			t0 := ws[0].Start
 			iv := float64(s.Server.Series.Interval)
 			var xys plotter.XYs
 			for _, w := range s.Server.Series.Windows {
 				if pt, ok := w.Points[name]; ok {
-					xys = append(xys, plotter.XY{X: w.Start.Sub(t0).Seconds() + iv/2, Y: pt.Value})
+					xys = append(xys, plotter.XY{X: w.Start.Sub(tl.t0).Seconds() + iv/2, Y: pt.Value})
 				}
 			}
-			if err := addLine(p, xys, i, r.Label, len(results) > 1); err != nil {
-				return figure{}, err
-			}
-			any = any || len(xys) > 0
-		}
-		if !any {
-			return figure{}, nil
-		}
-		p.Y.Min = 0
-		return render(p, title)
+			return len(xys) > 0, addLine(c, xys, i, r.Label, len(runs) > 1)
+		})
 	}
 }
 
@@ -244,42 +364,82 @@ func inFlightPlot(results []Labelled) (figure, error) {
 	})
 }
 
-// percentilePlot draws P50 (dashed) and P99 of a latency per window.
+// percentilePlot draws P50 (dashed) and the percentile an sla check gates
+// (P99 when none does) of a latency per window, with the check's bound.
 func percentilePlot(name string) func([]Labelled) (figure, error) {
-	return func(results []Labelled) (figure, error) {
+	return func(runs []Labelled) (figure, error) {
 		m, _ := metrics.Lookup(name)
-		title := m.Title + " P50 (dashed) and P99 over time"
-		p := newPlot(title, "time since the first window (s)", m.Title+" (ms)")
-		any := false
-		for i, r := range results {
-			ws, offs, interval := windows(r.Result)
-			var p50, p99 plotter.XYs
-			for j, w := range ws {
-				l := w.TTFT
-				if name == "itl" {
-					l = w.ITL
-				}
-				if l.Count == 0 {
-					continue
-				}
-				x := offs[j] + interval/2
-				p50 = append(p50, plotter.XY{X: x, Y: l.P50})
-				p99 = append(p99, plotter.XY{X: x, Y: l.P99})
-			}
-			if err := addLine(p, p99, i, r.Label+" P99", true); err != nil {
-				return figure{}, err
-			}
-			if err := addLine(p, p50, i, r.Label+" P50", true, vg.Points(4), vg.Points(3)); err != nil {
-				return figure{}, err
-			}
-			any = any || len(p99) > 0
+		stat, bound, gated := gate(runs, name)
+		st := metrics.StatTitle(stat)
+		title := m.Title + " P50 (dashed) and " + st + " over time"
+		if stat == "p50" {
+			title = m.Title + " P50 over time"
 		}
-		if !any {
-			return figure{}, nil
-		}
-		p.Y.Min = 0
-		return render(p, title)
+		f, err := timePlot(runs, title, m.Title+" (ms)", func(c *chart, i int, r Labelled, tl timeline) (bool, error) {
+			pick := func(stat string) func(w metrics.Window) (float64, bool) {
+				return func(w metrics.Window) (float64, bool) {
+					l := w.TTFT
+					if name == "itl" {
+						l = w.ITL
+					}
+					if l.Count == 0 {
+						return 0, false
+					}
+					return l.Stat(stat)
+				}
+			}
+			top := tl.lines(pick(stat))
+			if err := addLines(c, top, i, r.Label+" "+st, true); err != nil {
+				return false, err
+			}
+			if stat != "p50" {
+				if err := addLines(c, tl.lines(pick("p50")), i, r.Label+" P50", true, vg.Points(4), vg.Points(3)); err != nil {
+					return false, err
+				}
+			}
+			return len(top) > 0, nil
+		}, func(c *chart) {
+			if gated {
+				slaLine(c, stat, bound)
+			}
+		})
+		return f, err
 	}
+}
+
+// slaLine draws an sla check's bound across the plot.
+func slaLine(c *chart, stat string, bound float64) {
+	hl := &hLine{Y: bound, LineStyle: draw.LineStyle{Color: slaColour, Width: vg.Points(1.2), Dashes: []vg.Length{vg.Points(6), vg.Points(3)}}}
+	c.Add(hl)
+	c.addLegend(fmt.Sprintf("sla %s <= %g ms", metrics.StatTitle(stat), bound), hl)
+}
+
+// gate finds the sla check that bounds a percentile of a latency in the
+// results (overall, or on their stages or steps): its stat and bound in
+// ms. Without one, the stat is p99 and ok false.
+func gate(runs []Labelled, metric string) (stat string, bound float64, ok bool) {
+	find := func(checks []results.Check) bool {
+		for _, c := range checks {
+			if c.Kind == "sla" && c.Metric == metric && c.Threshold != nil && strings.HasPrefix(c.Stat, "p") && (c.Unit == "" || c.Unit == "ms") {
+				stat, bound = c.Stat, *c.Threshold
+				return true
+			}
+		}
+		return false
+	}
+	for _, r := range runs {
+		if find(r.Result.Checks) {
+			return stat, bound, true
+		}
+		if sw := loadView(r.Result); sw != nil {
+			for _, st := range sw.Steps {
+				if find(st.Checks) {
+					return stat, bound, true
+				}
+			}
+		}
+	}
+	return "p99", 0, false
 }
 
 func hasSweep(results []Labelled) bool {
@@ -326,8 +486,9 @@ func loadView(r *results.Result) *results.Sweep {
 const defaultKneeShare = 0.1
 
 // loadPlot draws a figure of each sweep's steps against their load, sorted
-// by load: output throughput, or the P99 of TTFT or ITL with the SLA's
-// bound; the knee and the capacity are vertical lines.
+// by load: output throughput, or the percentile of TTFT or ITL that an sla
+// check gates (P99 when none does) with the check's bound; the knee and
+// the capacity are vertical lines.
 func loadPlot(what string) func([]Labelled) (figure, error) {
 	return func(runs []Labelled) (figure, error) {
 		var vary string
@@ -337,14 +498,17 @@ func loadPlot(what string) func([]Labelled) (figure, error) {
 			}
 		}
 		var title, y string
+		stat, bound, gated := "", 0.0, false
 		switch what {
 		case "output":
 			title, y = "Output throughput vs load", "output tok/s"
 		default:
 			m, _ := metrics.Lookup(what)
-			title, y = "P99 "+m.Title+" vs load", "P99 "+m.Title+" (ms)"
+			stat, bound, gated = gate(runs, what)
+			st := metrics.StatTitle(stat)
+			title, y = st+" "+m.Title+" vs load", st+" "+m.Title+" (ms)"
 		}
-		p := newPlot(title, LoadTitle(vary), y)
+		c := newPlot(title, LoadTitle(vary), y)
 		var xmax, ymax float64
 		for i, r := range runs {
 			sw := loadView(r.Result)
@@ -360,55 +524,44 @@ func loadPlot(what string) func([]Labelled) (figure, error) {
 					continue
 				}
 				v := s.OutputThroughput
-				switch what {
-				case "ttft":
-					v = s.TTFT.P99
-				case "itl":
-					v = s.ITL.P99
+				if what != "output" {
+					l := s.LatencyOf(what)
+					if l == nil {
+						continue
+					}
+					v, _ = l.Stat(stat)
 				}
 				xys = append(xys, plotter.XY{X: st.Value, Y: v})
 				xmax, ymax = math.Max(xmax, st.Value), math.Max(ymax, v)
 			}
-			if err := addLine(p, xys, i, r.Label, true); err != nil {
+			if err := addLine(c, xys, i, r.Label, true); err != nil {
 				return figure{}, err
 			}
 			if sc, err := plotter.NewScatter(xys); err == nil && len(xys) > 0 {
 				sc.Color = colourOf(i)
-				p.Add(sc)
+				c.Add(sc)
 			}
 			if k := sw.Knee; k != nil {
-				if err := vline(p, k.Value, kneeColour, fmt.Sprintf("knee %s (%s)", formatLoad(k.Value), r.Label), true); err != nil {
+				if err := vline(c, k.Value, kneeColour, fmt.Sprintf("knee %s (%s)", formatLoad(k.Value), r.Label), true); err != nil {
 					return figure{}, err
 				}
 			}
-			if c := sw.Capacity; c != nil {
-				if err := vline(p, c.Value, capColour, fmt.Sprintf("capacity %s (%s)", formatLoad(c.Value), r.Label), false); err != nil {
+			if cp := sw.Capacity; cp != nil {
+				if err := vline(c, cp.Value, capColour, fmt.Sprintf("capacity %s (%s)", formatLoad(cp.Value), r.Label), false); err != nil {
 					return figure{}, err
 				}
-			}
-		}
-		if what != "output" {
-			if bound, ok := slaBound(runs, what); ok && xmax > 0 {
-				l, err := plotter.NewLine(plotter.XYs{{X: 0, Y: bound}, {X: xmax, Y: bound}})
-				if err != nil {
-					return figure{}, err
-				}
-				l.Color = slaColour
-				l.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
-				p.Add(l)
-				p.Legend.Add(fmt.Sprintf("sla P99 <= %g ms", bound), l)
-				ymax = math.Max(ymax, bound)
 			}
 		}
 		if xmax == 0 {
 			return figure{}, nil
 		}
-		p.X.Min, p.Y.Min = 0, 0
-		p.Y.Max = ymax * 1.08
-		// Throughput rises to the right and latencies climb: the legend
-		// goes where the lines are not.
-		p.Legend.Top, p.Legend.Left = what != "output", what != "output"
-		return render(p, title)
+		if gated {
+			slaLine(c, stat, bound)
+			ymax = math.Max(ymax, bound)
+		}
+		c.X.Min, c.Y.Min = 0, 0
+		c.Y.Max = ymax * 1.08
+		return render(c, title)
 	}
 }
 
@@ -422,26 +575,8 @@ func cmpFloat(a, b float64) int {
 	return 0
 }
 
-// slaBound finds the P99 bound of a latency among the steps' sla checks.
-func slaBound(results []Labelled, metric string) (float64, bool) {
-	for _, r := range results {
-		sw := loadView(r.Result)
-		if sw == nil {
-			continue
-		}
-		for _, st := range sw.Steps {
-			for _, c := range st.Checks {
-				if c.Metric == metric && c.Stat == "p99" && c.Threshold != nil {
-					return *c.Threshold, true
-				}
-			}
-		}
-	}
-	return 0, false
-}
-
 // vline marks a load with a vertical line across the plot's data range.
-func vline(p *plot.Plot, x float64, c color.RGBA, label string, dashed bool) error {
+func vline(ch *chart, x float64, c color.RGBA, label string, dashed bool) error {
 	if math.IsNaN(x) {
 		return fmt.Errorf("%s: not a number", label)
 	}
@@ -449,8 +584,8 @@ func vline(p *plot.Plot, x float64, c color.RGBA, label string, dashed bool) err
 	if dashed {
 		vl.LineStyle.Dashes = []vg.Length{vg.Points(2), vg.Points(2)}
 	}
-	p.Add(vl)
-	p.Legend.Add(label, vl)
+	ch.Add(vl)
+	ch.addLegend(label, vl)
 	return nil
 }
 
@@ -476,4 +611,28 @@ func (v *vLine) Thumbnail(c *draw.Canvas) {
 // DataRange implements plot.DataRanger: only the x of the line counts.
 func (v *vLine) DataRange() (xmin, xmax, ymin, ymax float64) {
 	return v.X, v.X, math.Inf(1), math.Inf(-1)
+}
+
+// hLine is a horizontal line at Y across the whole plot.
+type hLine struct {
+	Y float64
+	draw.LineStyle
+}
+
+// Plot implements plot.Plotter.
+func (h *hLine) Plot(c draw.Canvas, p *plot.Plot) {
+	_, trY := p.Transforms(&c)
+	y := trY(h.Y)
+	c.StrokeLine2(h.LineStyle, c.Min.X, y, c.Max.X, y)
+}
+
+// Thumbnail implements plot.Thumbnailer, for the legend.
+func (h *hLine) Thumbnail(c *draw.Canvas) {
+	y := c.Center().Y
+	c.StrokeLine2(h.LineStyle, c.Min.X, y, c.Max.X, y)
+}
+
+// DataRange implements plot.DataRanger: only the y of the line counts.
+func (h *hLine) DataRange() (xmin, xmax, ymin, ymax float64) {
+	return math.Inf(1), math.Inf(-1), h.Y, h.Y
 }

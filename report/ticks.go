@@ -55,7 +55,7 @@ func formatTick(v float64, prec int) string {
 }
 
 // logTicks marks a log axis: every decade labelled, and within a span of
-// under two decades 2 and 5 times each power of ten labelled too, so that
+// under three decades 2 and 5 times each power of ten labelled too, so that
 // data within one decade still has labels; the other integers are
 // unlabelled ticks.
 type logTicks struct{}
@@ -64,7 +64,7 @@ func (logTicks) Ticks(lo, hi float64) []plot.Tick {
 	if !(lo > 0) || !(hi > lo) {
 		return nil
 	}
-	fine := math.Log10(hi/lo) < 2
+	fine := math.Log10(hi/lo) < 3
 	var out []plot.Tick
 	for e := math.Floor(math.Log10(lo)); e <= math.Ceil(math.Log10(hi)); e++ {
 		p := math.Pow(10, e)
