@@ -147,4 +147,3 @@ func fitText(sty text.Style, s string, width vg.Length) string {
 func overlaps(a, b vg.Rectangle) bool {
 	return a.Min.X < b.Max.X && b.Min.X < a.Max.X && a.Min.Y < b.Max.Y && b.Min.Y < a.Max.Y
 }
-
