@@ -17,9 +17,13 @@ import (
 // (.ci/run installs it).
 const chromiumPath = "/usr/bin/chromium"
 
-// TestHTMLInChromium opens a sweep's report in headless Chromium and
-// checks that the screenshot is not blank. Without Chromium it skips,
-// except in CI (CI=true), which must run it.
+// TestHTMLInChromium opens the report of each kind of run people share
+// (a saturation run's stages, a sweep, a capacity search, a baseline and a
+// candidate overlaid) in headless Chromium and checks that the screenshot
+// is not blank. Without Chromium it skips, except in CI (CI=true), which
+// must run it. What the plots hold is checked on their SVG
+// (TestPlotLayout, TestWriteHTML); the pictures in docs/img come from real
+// runs (tools/screenshots.sh).
 func TestHTMLInChromium(t *testing.T) {
 	if _, err := os.Stat(chromiumPath); err != nil {
 		if os.Getenv("CI") == "true" {
@@ -27,13 +31,29 @@ func TestHTMLInChromium(t *testing.T) {
 		}
 		t.Skipf("%s is absent (apt-get install -y chromium to run this test)", chromiumPath)
 	}
+	for _, tt := range []struct {
+		name string
+		runs []Labelled
+	}{
+		{"saturation", []Labelled{{"saturation", result(t, closedLoopRun())}}},
+		{"sweep", []Labelled{{"sweep", result(t, sweepRun(results.ModeSweep))}}},
+		{"capacity", []Labelled{{"capacity", result(t, sweepRun(results.ModeCapacity))}}},
+		{"overlay", []Labelled{{"baseline", result(t, openLoopRun())}, {"candidate", result(t, closedLoopRun())}}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			shootPage(t, tt.runs)
+		})
+	}
+}
+
+func shootPage(t *testing.T, runs []Labelled) {
 	dir := t.TempDir()
 	page := filepath.Join(dir, "report.html")
 	f, err := os.Create(page)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteHTML(f, []Labelled{{"sweep", result(t, sweepRun(results.ModeSweep))}}); err != nil {
+	if err := WriteHTML(f, runs); err != nil {
 		t.Fatal(err)
 	}
 	if err := f.Close(); err != nil {
