@@ -348,6 +348,16 @@ type field struct {
 	empty bool
 }
 
+// scheduleRate is the configured rate the run's schedule is judged
+// against: the open loop's, or over a sweep or search of the rate (which
+// configures none of its own) the steps' rates over the run.
+func scheduleRate(r *Run) float64 {
+	if r.RequestRate == 0 && r.Sweep != nil {
+		return r.Sweep.ConfiguredRate(r.Overall)
+	}
+	return r.RequestRate
+}
+
 // NewResult builds the result file's content from a run.
 func NewResult(r *Run) (*Result, error) {
 	s := r.Overall
@@ -394,7 +404,7 @@ func NewResult(r *Run) (*Result, error) {
 			Summary:              s,
 			Stages:               r.Stages,
 			Capacity:             CapacityOf(r.Stages),
-			Schedule:             ScheduleOf(r.RequestRate, s),
+			Schedule:             ScheduleOf(scheduleRate(r), s),
 			Checks:               r.Checks,
 			Percentiles:          r.Percentiles,
 			PercentileMetrics:    r.PercentileMetrics,

@@ -2,6 +2,7 @@ package results
 
 import (
 	"slices"
+	"time"
 
 	"github.com/llmload/llmload/metrics"
 )
@@ -300,6 +301,48 @@ func (sw *Sweep) Finish(overall *metrics.Summary) {
 		v := sw.Capacity.Value
 		overall.Capacity = &v
 	}
+}
+
+// ConfiguredRate is the request rate a sweep or search over the rate was
+// configured to offer over the whole run (overall is the run's summary):
+// each step's rate for as long as its schedule ran, over the run's span
+// from its first intended dispatch to its last, in which the pauses
+// between steps offer none. It is what the run's scheduled rate, computed
+// over the same span, would be without the chance of a seeded draw. 0 when
+// the sweep varies something else, or nothing was dispatched.
+func (sw *Sweep) ConfiguredRate(overall *metrics.Summary) float64 {
+	if sw == nil || sw.Vary != VaryRate || overall == nil {
+		return 0
+	}
+	run := overall.LastIntended.Sub(overall.FirstIntended)
+	if run <= 0 {
+		return 0
+	}
+	offered := 0.0 // requests the steps' rates offer over their spans
+	for i := range sw.Steps {
+		offered += sw.Steps[i].Value * sw.Steps[i].intendedSpan().Seconds()
+	}
+	return offered / run.Seconds()
+}
+
+// intendedSpan is how long the step's schedule ran: from its first
+// intended dispatch to its last, summed over its runs when it was
+// repeated (the pauses between them offer nothing).
+func (s *Step) intendedSpan() time.Duration {
+	span := func(sum *metrics.Summary) time.Duration {
+		if sum == nil || sum.Dispatches < 2 {
+			return 0
+		}
+		return sum.LastIntended.Sub(sum.FirstIntended)
+	}
+	if len(s.Runs) == 0 {
+		return span(s.Summary)
+	}
+	var d time.Duration
+	for _, r := range s.Runs {
+		d += span(r.Summary)
+	}
+	return d
 }
 
 // spreadKey is a figure's key in a Spread: "ttft_p99", "error_rate".

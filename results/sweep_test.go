@@ -3,6 +3,7 @@ package results_test
 import (
 	"math"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -116,5 +117,49 @@ func TestFinishRepeatedSteps(t *testing.T) {
 	want := &results.LoadCapacity{Value: 4, Step: 2, Runs: 2, RunsPassed: 1, Spread: []results.Spread{p99}}
 	if diff := cmp.Diff(want, sw.Capacity); diff != "" {
 		t.Errorf("capacity (-want +got):\n%s", diff)
+	}
+}
+
+// TestSweepConfiguredRate checks the rate a sweep or search over the rate
+// configured over its whole run (what the pooled summary's schedule line
+// shows: it is an open loop, not a closed one): each step's rate for as
+// long as its schedule ran, over the run's span, pauses included as the
+// run's scheduled rate counts them.
+func TestSweepConfiguredRate(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	at := func(from, to float64) *metrics.Summary {
+		return &metrics.Summary{Dispatches: 10, FirstIntended: t0.Add(dur(1000 * from)), LastIntended: t0.Add(dur(1000 * to))}
+	}
+	step := func(v float64, sum *metrics.Summary, runs ...*metrics.Summary) results.Step {
+		st := results.Step{Value: v, Summary: sum}
+		for _, r := range runs {
+			st.Runs = append(st.Runs, results.StepRun{Summary: r})
+		}
+		return st
+	}
+	tests := []struct {
+		name    string
+		vary    string
+		steps   []results.Step
+		overall *metrics.Summary
+		want    float64
+	}{
+		// 2 req/s for 10 s, a 1 s pause, 8 req/s for 5 s: 60 requests
+		// offered in 16 s.
+		{"two steps", results.VaryRate, []results.Step{step(2, at(0, 10)), step(8, at(11, 16))}, at(0, 16), 60.0 / 16},
+		// A repeated step ran 4 req/s twice for 5 s, 2 s apart; its pooled
+		// summary's span (12 s) holds the pause.
+		{"repeated step", results.VaryRate, []results.Step{step(4, at(0, 12), at(0, 5), at(7, 12))}, at(0, 12), 40.0 / 12},
+		{"one dispatch offers no span", results.VaryRate, []results.Step{step(4, &metrics.Summary{Dispatches: 1})}, &metrics.Summary{Dispatches: 1}, 0},
+		{"a users sweep configures no rate", results.VaryUsers, []results.Step{step(2, at(0, 10))}, at(0, 10), 0},
+		{"max_concurrency neither", results.VaryMaxConcurrency, []results.Step{step(2, at(0, 10))}, at(0, 10), 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sw := &results.Sweep{Mode: results.ModeCapacity, Vary: tt.vary, Steps: tt.steps}
+			if got := sw.ConfiguredRate(tt.overall); math.Abs(got-tt.want) > 1e-9 {
+				t.Errorf("ConfiguredRate = %v, want %v", got, tt.want)
+			}
+		})
 	}
 }

@@ -195,6 +195,22 @@ func TestRunCapacitySearch(t *testing.T) {
 	}
 }
 
+// TestRunRateSweepSchedule checks that the whole run of a sweep over the
+// open loop's rate reports an open loop's schedule, at the rate its steps
+// offered over the run, not a closed loop's (the scenario's open_loop
+// block sets no rate of its own: the sweep varies it).
+func TestRunRateSweepSchedule(t *testing.T) {
+	dir := runScenarioFile(t, "testdata/sweep.hcl", "rates", "Sweep over rate", "Schedule: configured ")
+	res, err := results.ReadResult(filepath.Join(dir, "rates.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Between the steps' rates: the pauses between steps offered none.
+	if r := res.Schedule.ConfiguredRate; !(r > 0 && r < 40) {
+		t.Errorf("schedule's configured rate %v, want one in (0, 40) req/s", r)
+	}
+}
+
 // TestReportCommand runs a scenario with -html, then renders its result in
 // every text format and overlays it on itself as baseline and candidate.
 func TestReportCommand(t *testing.T) {

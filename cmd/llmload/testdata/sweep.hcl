@@ -71,3 +71,14 @@ scenario "repeats" {
     ttft_p90 = "40ms"
   }
 }
+
+# A sweep over the open loop's rate, each step 8 requests long: the run
+# is an open loop whatever rate each step offers.
+scenario "rates" {
+  target  = target.sim
+  dataset = dataset.random
+  sweep {
+    rate     = [20, 40]
+    requests = 8
+  }
+}
