@@ -1,6 +1,7 @@
 # Locust-style users: 20 people chatting, each waiting 1 to 3 seconds
-# between answers, with replies capped at 128 tokens, over the chat API.
-# Shows a realistic interactive load rather than a stress test.
+# between answers, with replies of 89 to 167 tokens (128 on average: the
+# dataset's range_ratio spreads the lengths by 30% either way), over the
+# chat API. Shows a realistic interactive load rather than a stress test.
 #
 #   llmload run examples/locust-style.hcl
 #   llmload run examples/locust-style.hcl -var base_url=http://127.0.0.1:8000 -var model=<served name>
@@ -23,7 +24,8 @@ target "chat" {
   model    = var.model
   timeout  = "60s"
 
-  # Replies of exactly output_len tokens, as vLLM asks of its random dataset.
+  # Each reply runs to the length its request asks for (max_tokens, drawn
+  # by the dataset), as vLLM asks of its random dataset.
   ignore_eos = true
 }
 

@@ -1,4 +1,4 @@
-# How many users does one instance hold while P99 TTFT < 500 ms and P99
+# How many users does one instance hold while P90 TTFT < 500 ms and P99
 # ITL < 50 ms? A sweep runs the scenario once per user count and reports
 # each step on its own: output throughput, throughput per user, TTFT and
 # ITL, the SLA verdict, the knee (where an added user adds under 10% of

@@ -32,8 +32,9 @@ func TestKneeOf(t *testing.T) {
 		want  *results.Knee
 	}{
 		{
-			// The README's saturation table: 125 tok/s per user at 1 user;
-			// 50 -> 100 users adds 6.2 tok/s per user, under 12.5.
+			// Shaped like the saturation table in docs/examples.md (rounded,
+			// from an earlier run): 125 tok/s per user at 1 user; 50 -> 100
+			// users adds 6.2 tok/s per user, under 12.5.
 			name:  "saturating users",
 			steps: steps([3]float64{1, 125, 1}, [3]float64{10, 1130, 1}, [3]float64{50, 3000, 0}, [3]float64{100, 3310, 0}, [3]float64{150, 3380, 0}),
 			share: 0.1,

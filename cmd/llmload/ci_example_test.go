@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -14,6 +15,24 @@ import (
 
 	"github.com/llmload/llmload/sim"
 )
+
+// TestCIDocLines checks that docs/ci.md's "The five lines" shows as many
+// lines as its heading says (it once showed four).
+func TestCIDocLines(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/ci.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile("(?s)\n## The (\\w+) lines\n.*?```sh\n(.*?)```").FindSubmatch(doc)
+	if m == nil {
+		t.Fatal(`docs/ci.md has no "## The N lines" heading followed by a sh block`)
+	}
+	words := map[string]int{"three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
+	want, ok := words[string(m[1])]
+	if got := strings.Count(string(m[2]), "\n"); !ok || got != want {
+		t.Errorf("docs/ci.md: \"The %s lines\" shows %d lines:\n%s", m[1], got, m[2])
+	}
+}
 
 // TestCIExamples keeps examples/ci valid: the scenario validates and is
 // formatted, and both CI files parse, start the simulator where the

@@ -5,8 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -124,6 +127,63 @@ func TestValidateExamples(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestExampleHeaders holds what an example's opening comment claims against
+// the file: a bound it states ("P90 TTFT < 500 ms") is one its sla block
+// gates, and the reply lengths it states are the ones its dataset draws.
+func TestExampleHeaders(t *testing.T) {
+	files, err := filepath.Glob("../../examples/*.hcl")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no examples found: %v", err)
+	}
+	bound := regexp.MustCompile(`\bP([0-9.]+) (TTFT|ITL|TPOT|E2EL) < ([0-9.]+) ?(ms|s)\b`)
+	replies := regexp.MustCompile(`replies of ([0-9]+) to ([0-9]+) tokens`)
+	bounds, lengths := 0, 0
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var header []string
+		for _, line := range strings.Split(string(src), "\n") {
+			if !strings.HasPrefix(line, "#") {
+				break
+			}
+			header = append(header, strings.TrimSpace(strings.TrimPrefix(line, "#")))
+		}
+		text := strings.Join(header, " ")
+		for _, m := range bound.FindAllStringSubmatch(text, -1) {
+			bounds++
+			gate := fmt.Sprintf(`%s_p%s = "%s%s"`, strings.ToLower(m[2]), m[1], m[3], m[4])
+			if !regexp.MustCompile(strings.ReplaceAll(regexp.QuoteMeta(gate), " = ", `\s*=\s*`)).Match(src) {
+				t.Errorf("%s: its header says %q, but it does not gate %s", f, m[0], gate)
+			}
+		}
+		for _, m := range replies.FindAllStringSubmatch(text, -1) {
+			lengths++
+			code, out, errOut := call(t, context.Background(), "dataset", "dump", f)
+			if code != exitOK {
+				t.Fatalf("dataset dump %s: exit %d\n%s", f, code, errOut)
+			}
+			lo, hi := math.MaxInt, 0
+			for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+				var r struct {
+					OutputLen int `json:"output_len"`
+				}
+				if err := json.Unmarshal([]byte(line), &r); err != nil {
+					t.Fatalf("dataset dump %s: %v", f, err)
+				}
+				lo, hi = min(lo, r.OutputLen), max(hi, r.OutputLen)
+			}
+			if got := fmt.Sprintf("replies of %d to %d tokens", lo, hi); got != m[0] {
+				t.Errorf("%s: its header says %q; the dataset draws %s", f, m[0], got)
+			}
+		}
+	}
+	if bounds < 2 || lengths < 1 {
+		t.Errorf("checked %d bounds and %d reply lengths in the examples' headers; want the sweep's two bounds and locust-style's replies", bounds, lengths)
 	}
 }
 
