@@ -121,27 +121,53 @@ func TestValidateScenarioFlag(t *testing.T) {
 	}
 }
 
-func TestFmtCheckDiff(t *testing.T) {
-	dir := t.TempDir()
+// TestFmtDiff checks that -diff, as gofmt -d, prints the change and
+// leaves the file alone, with -check too (which sets the exit code), while
+// plain fmt rewrites the file and names it.
+func TestFmtDiff(t *testing.T) {
 	src, err := os.ReadFile("testdata/unformatted.hcl")
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := filepath.Join(dir, "u.hcl")
-	if err := os.WriteFile(f, src, 0o644); err != nil {
-		t.Fatal(err)
+	const formatted = "target \"sim\" {\n  base_url = \"sim://tiny\"\n  api      = \"openai\"\n}\n"
+	diff := func(f string) string {
+		return "--- " + f + "\n+++ " + f + " (formatted)\n@@ -1,4 +1,4 @@\n" +
+			" target \"sim\" {\n-base_url=\"sim://tiny\"\n-   api = \"openai\"\n+  base_url = \"sim://tiny\"\n+  api      = \"openai\"\n }\n"
 	}
-	code, out, errOut := call(t, context.Background(), "fmt", "-check", "-diff", f)
-	if code != exitCheckFailed {
-		t.Fatalf("exit %d, want %d\n%s", code, exitCheckFailed, errOut)
+	tests := []struct {
+		flags   []string
+		code    int
+		out     func(f string) string
+		rewrote bool
+	}{
+		{[]string{"-diff"}, exitOK, diff, false},
+		{[]string{"-check", "-diff"}, exitCheckFailed, diff, false},
+		{[]string{"--diff"}, exitOK, diff, false},
+		{[]string{"-check"}, exitCheckFailed, func(f string) string { return f + "\n" }, false},
+		{nil, exitOK, func(f string) string { return f + "\n" }, true},
 	}
-	for _, want := range []string{"--- " + f + "\n", "+++ " + f + " (formatted)\n", "@@ -1,4 +1,4 @@\n", "-base_url=\"sim://tiny\"\n", "+  base_url = \"sim://tiny\"\n", " target \"sim\" {\n"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("diff lacks %q:\n%s", want, out)
-		}
-	}
-	if after, _ := os.ReadFile(f); !bytes.Equal(after, src) {
-		t.Errorf("fmt -check -diff changed the file")
+	for _, tt := range tests {
+		t.Run(strings.Join(append([]string{"fmt"}, tt.flags...), " "), func(t *testing.T) {
+			f := filepath.Join(t.TempDir(), "u.hcl")
+			if err := os.WriteFile(f, src, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			code, out, errOut := call(t, context.Background(), append(append([]string{"fmt"}, tt.flags...), f)...)
+			if code != tt.code {
+				t.Fatalf("exit %d, want %d\n%s", code, tt.code, errOut)
+			}
+			if diff := cmp.Diff(tt.out(f), out); diff != "" {
+				t.Errorf("stdout (-want +got):\n%s", diff)
+			}
+			want := string(src)
+			if tt.rewrote {
+				want = formatted
+			}
+			after, _ := os.ReadFile(f)
+			if diff := cmp.Diff(want, string(after)); diff != "" {
+				t.Errorf("the file afterwards (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 

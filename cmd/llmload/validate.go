@@ -85,7 +85,7 @@ func cmpScenarios(selected []*scenario.Scenario, cfg *scenario.Config) []*scenar
 func cmdFmt(_ context.Context, e env, args []string) int {
 	fs := newFlags(e, "fmt", "PATH...")
 	check := fs.Bool("check", false, "change nothing; exit 1 and list the files that are not formatted")
-	diff := fs.Bool("diff", false, "print the changes as a unified diff")
+	diff := fs.Bool("diff", false, "change nothing; print the changes as a unified diff (as gofmt -d)")
 	paths, code, ok := parseInterspersed(fs, args)
 	if !ok {
 		return code
@@ -115,12 +115,14 @@ func cmdFmt(_ context.Context, e env, args []string) int {
 			continue
 		}
 		unformatted++
-		fmt.Fprintln(e.stdout, f)
 		if *diff {
+			// The diff's header names the file.
 			if err := writeUnifiedDiff(e.stdout, f, src, out); err != nil {
 				fmt.Fprintf(e.stderr, "llmload fmt: %v\n", err)
 			}
+			continue
 		}
+		fmt.Fprintln(e.stdout, f)
 		if *check {
 			continue
 		}
