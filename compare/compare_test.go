@@ -156,6 +156,8 @@ func TestParseTolerances(t *testing.T) {
 		"ttft_p99":                "want key=percentage",
 		"ttft_p99=10":             "is a percentage",
 		"tft_p99=10%":             "did you mean ttft_p99?",
+		"ttft_p96=10%":            "did you mean ttft_p95?",
+		"ttft_p9=10%":             "did you mean ttft_p50?",
 		"duration=10%":            "describes the load",
 		"ttft_p99=1%,ttft_p99=2%": "given twice",
 	} {

@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/agext/levenshtein"
 	"github.com/llmload/llmload/metrics"
 )
 
@@ -65,28 +64,27 @@ func ParseKey(key string) (metric, stat string, err error) {
 	return "", "", fmt.Errorf("%q is not a figure of the metric catalogue: write <metric>_<stat> (ttft_p99) or a scalar's name (output_throughput)%s", key, didYouMean(key))
 }
 
+// didYouMean suggests the figure a mistyped key meant, among those ParseKey
+// reads.
 func didYouMean(key string) string {
-	var names []string
+	var keys []string
 	for _, m := range metrics.Catalogue {
-		switch m.Kind {
-		case metrics.Scalar:
-			names = append(names, m.Name)
-		case metrics.Distribution:
-			for _, s := range []string{"p50", "p90", "p99", "mean"} {
-				names = append(names, m.Name+"_"+s)
+		switch {
+		case m.Better == metrics.Neither:
+		case m.Kind == metrics.Scalar:
+			keys = append(keys, m.Name)
+		case m.Kind == metrics.Distribution:
+			for _, s := range metrics.Stats {
+				if s != "count" {
+					keys = append(keys, m.Name+"_"+s)
+				}
 			}
 		}
 	}
-	best, bestD := "", 4
-	for _, n := range names {
-		if d := levenshtein.Distance(key, n, nil); d < bestD {
-			best, bestD = n, d
-		}
+	if best := metrics.Suggest(key, keys); best != "" {
+		return "; did you mean " + best + "?"
 	}
-	if best == "" {
-		return ""
-	}
-	return "; did you mean " + best + "?"
+	return ""
 }
 
 // ParseFraction reads a tolerance value: "10%" or "2.5%".

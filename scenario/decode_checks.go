@@ -40,7 +40,7 @@ func (l *loader) decodeRegression(d dec, s *Scenario, b *hcl.Block) {
 }
 
 func (l *loader) decodeSLA(d dec, s *Scenario, b *hcl.Block) {
-	c, diags := b.Body.Content(slaSchema)
+	c, diags := metricContent(b.Body, slaSchema)
 	l.diags = append(l.diags, diags...)
 	for _, attr := range sortedAttrs(c.Attributes) {
 		sla := SLA{Key: attr.Name, Range: attr.Range}
@@ -72,6 +72,38 @@ func (l *loader) decodeSLA(d dec, s *Scenario, b *hcl.Block) {
 		}
 		s.SLA = append(s.SLA, sla)
 	}
+}
+
+// metricContent is body's content by a schema of metric names, as
+// Body.Content gives it, except that an unsupported argument's "Did you
+// mean" comes from metrics.Suggest: ttft_p96 suggests ttft_p95, the nearest
+// percentile, where hcl's rule (the first name within two edits) says
+// ttft_p50.
+func metricContent(body hcl.Body, schema *hcl.BodySchema) (*hcl.BodyContent, hcl.Diagnostics) {
+	c, remain, diags := body.PartialContent(schema)
+	// What the schema lacks: its blocks as Content reports them, its
+	// arguments below.
+	_, rest := remain.Content(&hcl.BodySchema{})
+	for _, d := range rest {
+		if d.Summary != "Unsupported argument" {
+			diags = append(diags, d)
+		}
+	}
+	var unset []string
+	for _, a := range schema.Attributes {
+		if _, set := c.Attributes[a.Name]; !set {
+			unset = append(unset, a.Name)
+		}
+	}
+	extra, _ := remain.JustAttributes()
+	for _, a := range sortedAttrs(extra) {
+		detail := fmt.Sprintf("An argument named %q is not expected here.", a.Name)
+		if s := metrics.Suggest(a.Name, unset); s != "" {
+			detail += fmt.Sprintf(" Did you mean %q?", s)
+		}
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Unsupported argument", Detail: detail, Subject: a.NameRange.Ptr()})
+	}
+	return c, diags
 }
 
 func (l *loader) decodeValidity(d dec, s *Scenario, b *hcl.Block) {
@@ -196,7 +228,7 @@ func checkMetricRef(tr hcl.Traversal) *hcl.Diagnostic {
 	if !known {
 		all := metrics.Names()
 		detail := fmt.Sprintf("There is no metric named %q.", name)
-		if s := suggest(name, all); s != "" {
+		if s := metrics.Suggest(name, all); s != "" {
 			detail += fmt.Sprintf(" Did you mean %s.%s?", root, s)
 		}
 		detail += " docs/metrics.md lists every metric."
@@ -221,7 +253,7 @@ func checkMetricRef(tr hcl.Traversal) *hcl.Diagnostic {
 	}
 	if !slices.Contains(keys, stat) {
 		detail := fmt.Sprintf("%s.%s has no %q.", root, name, stat)
-		if s := suggest(stat, keys); s != "" {
+		if s := metrics.Suggest(stat, keys); s != "" {
 			detail += fmt.Sprintf(" Did you mean %s.%s.%s?", root, name, s)
 		}
 		detail += " It has " + quoteList(keys) + "."
@@ -256,7 +288,7 @@ func checkServerRef(tr hcl.Traversal) *hcl.Diagnostic {
 	stats := metrics.ServerStatNames
 	if m, known := metrics.Lookup(metrics.ServerPrefix + name); known && m.Kind == metrics.Server {
 		stats = metrics.ServerStats(m.Series)
-	} else if s := suggest(name, serverNames()); s != "" && !strings.Contains(name, ":") {
+	} else if s := metrics.Suggest(name, serverNames()); s != "" && !strings.Contains(name, ":") {
 		return bad(tr[1].SourceRange(), fmt.Sprintf("There is no server figure named %q. Did you mean server.%s? docs/metrics.md lists every server figure; an engine metric of another name is read as server[\"<name>\"] once the target lists it in scrape_metrics.", name, s))
 	}
 	if len(tr) < 3 {
@@ -267,7 +299,7 @@ func checkServerRef(tr hcl.Traversal) *hcl.Diagnostic {
 		return nil
 	}
 	detail := fmt.Sprintf("server.%s has no %q.", name, stat)
-	if s := suggest(stat, stats); s != "" {
+	if s := metrics.Suggest(stat, stats); s != "" {
 		detail += fmt.Sprintf(" Did you mean server.%s.%s?", name, s)
 	}
 	return bad(tr[2].SourceRange(), detail+" It has "+quoteList(stats)+".")

@@ -20,6 +20,9 @@ scenario "s" {
   assert "unknown stat" {
     condition = metrics.ttft.p42 < 500 # ERROR: Unknown metric
   }
+  assert "a percentile's typo" {
+    condition = metrics.ttft.p96 < 500 # ERROR: Unknown metric
+  }
   assert "unknown metric" {
     condition = metrics.nope > 1 # ERROR: Unknown metric
   }

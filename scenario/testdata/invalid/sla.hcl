@@ -15,12 +15,17 @@ scenario "s" {
   }
   sla {
     ttft_p42    = "1s" # ERROR: Unsupported argument
+    ttft_p96    = "1s" # ERROR: Unsupported argument
+    ttft_p9999  = "1s" # ERROR: Unsupported argument
+    tft_p95     = "1s" # ERROR: Unsupported argument
     ttft_p99    = 500 # ERROR: Invalid duration
     itl_p99     = "30" # ERROR: Invalid duration
     error_rate  = 2 # ERROR: Invalid error_rate
     min_goodput = 5 # ERROR: Invalid min_goodput
     e2el_max    = "0s" # ERROR: Invalid e2el_max
     min_output_throughput = -1 # ERROR: Invalid min_output_throughput
+    ttft { # ERROR: Unsupported block type
+    }
   }
   goodput { # ERROR: Empty goodput block
   }
