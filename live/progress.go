@@ -30,6 +30,11 @@ type Progress struct {
 	width    int // of the last live line, to blank what a shorter one leaves
 	lastLine time.Duration
 	printed  bool
+	// arm and block are the last result's A/B arm and block: the medians
+	// start again with each block of each arm, so that a line naming one
+	// arm shows its own latencies.
+	arm   string
+	block int
 }
 
 // NewProgress returns a progress display writing to w; live selects the
@@ -58,6 +63,10 @@ func (p *Progress) Result(r *metrics.Request) {
 	if r.Warmup || !r.OK() || r.OutputTokensSource == metrics.SourceNone {
 		return // a non-streamed answer (embeddings) has no first token
 	}
+	if r.Arm != p.arm || r.Block != p.block {
+		p.arm, p.block = r.Arm, r.Block
+		p.ttft, p.itl = ring{}, ring{}
+	}
 	p.ttft.add(r.TTFT)
 	for _, d := range r.ITL {
 		p.itl.add(d)
@@ -74,14 +83,19 @@ func (p *Progress) median(g *ring) string {
 	return fmt.Sprintf("%.1fms", float64(p.buf[len(p.buf)/2])/float64(time.Millisecond))
 }
 
-// Line renders a snapshot as one line.
+// Line renders a snapshot as one line, starting with the part of the run
+// it is of, if named: "[block 2/6 arm candidate] 3.2s elapsed, ...".
 func (p *Progress) Line(s metrics.Snapshot) string {
+	part := ""
+	if s.Part != "" {
+		part = "[" + s.Part + "] "
+	}
 	sent := fmt.Sprint(s.Sent)
 	if s.Planned > 0 {
 		sent = fmt.Sprintf("%d/%d", s.Sent, s.Planned)
 	}
-	line := fmt.Sprintf("%s elapsed, %s sent, %d completed, %d failed, %d in flight",
-		s.Elapsed.Truncate(100*time.Millisecond), sent, s.Completed, s.Failed, s.InFlight)
+	line := fmt.Sprintf("%s%s elapsed, %s sent, %d completed, %d failed, %d in flight",
+		part, s.Elapsed.Truncate(100*time.Millisecond), sent, s.Completed, s.Failed, s.InFlight)
 	if s.Abandoned > 0 {
 		line += fmt.Sprintf(", %d abandoned", s.Abandoned)
 	}

@@ -30,6 +30,35 @@ func TestProgressPlain(t *testing.T) {
 	}
 }
 
+// TestProgressPart: a snapshot of a named part of the run (an A/B run's
+// block and arm) starts its line with the name, plain or live.
+func TestProgressPart(t *testing.T) {
+	for _, live := range []bool{false, true} {
+		var buf bytes.Buffer
+		p := NewProgress(&buf, live)
+		p.Snapshot(metrics.Snapshot{Elapsed: 3 * time.Second, Sent: 20, Planned: 20, Completed: 20, Final: true, Part: "block 2/4 arm candidate"})
+		want := "[block 2/4 arm candidate] 3s elapsed, 20/20 sent, 20 completed"
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("live=%v: progress %q lacks %q", live, buf.String(), want)
+		}
+	}
+}
+
+// TestProgressArms: in an A/B run the medians start again with each block
+// of each arm, so that a line naming the candidate shows the candidate's.
+func TestProgressArms(t *testing.T) {
+	var buf bytes.Buffer
+	p := NewProgress(&buf, false)
+	for i := 0; i < 9; i++ {
+		p.Result(&metrics.Request{Arm: "baseline", Block: 1, TTFT: 10 * time.Millisecond, ITL: []time.Duration{time.Millisecond}})
+	}
+	p.Result(&metrics.Request{Arm: "candidate", Block: 1, TTFT: 30 * time.Millisecond, ITL: []time.Duration{5 * time.Millisecond}})
+	p.Snapshot(metrics.Snapshot{Elapsed: time.Second, Sent: 1, Completed: 1, Final: true, Part: "block 1/2 arm candidate"})
+	if want := "ttft p50 30.0ms, itl p50 5.0ms"; !strings.Contains(buf.String(), want) {
+		t.Errorf("progress %q lacks the candidate's own medians, %q", buf.String(), want)
+	}
+}
+
 // TestProgressLive: on a terminal every snapshot redraws one line, and the
 // last one ends it.
 func TestProgressLive(t *testing.T) {

@@ -507,4 +507,8 @@ type Snapshot struct {
 	// window that ended (events, as the series counts them).
 	OutputRate float64
 	Final      bool
+	// Part names the part of the run the snapshot is of, when the run is
+	// made of parts that each need saying ("block 2/6 arm candidate" in
+	// an A/B run); "" otherwise.
+	Part string
 }

@@ -158,6 +158,7 @@ run:
 			p.CacheSalt = arm.salt
 			block, name := k+1, arm.name
 			book := arm.book
+			po.part = fmt.Sprintf("block %d/%d arm %s", block, len(blocks), name)
 			po.next(func(r *metrics.Request) {
 				r.Arm, r.Block = name, block
 				book.Add(r)

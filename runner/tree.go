@@ -21,6 +21,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/llmload/llmload/executor"
@@ -218,6 +219,8 @@ type partObservers struct {
 	idBase int64
 	maxID  int64
 	mark   func(*metrics.Request)
+	// part names the part running, for the progress line ("" for none).
+	part string
 }
 
 // observeParts makes p's observers see every part of the run as one run.
@@ -260,8 +263,12 @@ func (po *partObservers) Result(r *metrics.Request) {
 	}
 }
 
-// Snapshot passes snapshots on.
+// Snapshot passes snapshots on, named by the part running (after any
+// name a part within it gave).
 func (po *partObservers) Snapshot(s metrics.Snapshot) {
+	if po.part != "" {
+		s.Part = strings.TrimSpace(po.part + " " + s.Part)
+	}
 	for _, o := range po.obs {
 		o.Snapshot(s)
 	}

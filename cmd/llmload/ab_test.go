@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,7 +19,8 @@ import (
 // decode step, interleaved by request count and by schedule time: the run
 // detects the difference (its regression check and its baseline.* assert
 // fail, the comparison table shows it), and each block sends both arms the
-// same schedule and the same prompts.
+// same schedule and the same prompts; each progress line names its block
+// and arm.
 func TestABInterleaved(t *testing.T) {
 	for _, tt := range []struct {
 		name, interleave string
@@ -29,7 +31,7 @@ func TestABInterleaved(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "ab.json")
-			code, stdout, stderr := call(t, context.Background(), "run", "-quiet", "-out", out, "-var", "interleave="+tt.interleave, "testdata/ab.hcl")
+			code, stdout, stderr := call(t, context.Background(), "run", "-out", out, "-var", "interleave="+tt.interleave, "testdata/ab.hcl")
 			if code != exitCheckFailed {
 				t.Fatalf("exit %d, want 1 (the candidate is slower)\n%s%s", code, stdout, stderr)
 			}
@@ -51,6 +53,28 @@ func TestABInterleaved(t *testing.T) {
 				if want := []string{results.ArmBaseline, results.ArmCandidate}[k%2]; arm != want {
 					t.Errorf("block %d: %s went first, want %s (alternating)", k+1, arm, want)
 				}
+			}
+			// The progress lines (plain: stderr is no terminal; each
+			// block's last line at least) name the block and the arm, in
+			// the order they ran.
+			var want, got []string
+			for k, first := range ab.First {
+				second := map[string]string{results.ArmBaseline: results.ArmCandidate, results.ArmCandidate: results.ArmBaseline}[first]
+				for _, arm := range []string{first, second} {
+					want = append(want, fmt.Sprintf("[block %d/%d arm %s]", k+1, ab.Blocks, arm))
+				}
+			}
+			for _, line := range strings.Split(stderr, "\n") {
+				part, ok := strings.CutPrefix(line, "llmload: [")
+				if !ok || !strings.Contains(part, "] ") || !strings.Contains(part, " elapsed, ") {
+					continue
+				}
+				if p := "[" + part[:strings.Index(part, "] ")+1]; len(got) == 0 || got[len(got)-1] != p {
+					got = append(got, p)
+				}
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("progress lines' blocks and arms (-want +got):\n%s\n%s", diff, stderr)
 			}
 			if res.Summary.Completed != 200 || ab.Baseline.Summary.Completed != 200 {
 				t.Errorf("completed: candidate %d, baseline %d; want 200 each", res.Summary.Completed, ab.Baseline.Summary.Completed)
