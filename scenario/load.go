@@ -10,6 +10,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclparse"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/llmload/llmload/internal/secret"
@@ -77,6 +78,108 @@ func Load(paths []string, opts LoadOptions) (*Config, hcl.Diagnostics) {
 	}
 	cfg, more := load(srcs, opts)
 	return cfg, append(diags, more...)
+}
+
+// Configurations groups paths into the configurations validate checks:
+// all of them as one configuration, as Load reads them, except a directory
+// whose files declare the same name twice (a target, a dataset, a variable
+// or a scenario): it is a folder of configurations that each stand alone,
+// as examples/ is, and each of its files is one of its own. With scenario
+// set, only the files of such a folder that declare it are kept, and a
+// folder where none does is an error. Each such folder gets a note naming
+// a name declared twice, since a run of the folder refuses it. Unreadable
+// paths are left for Load to report.
+func Configurations(paths []string, scenario string) (configs [][]string, notes []string, err error) {
+	var whole []string
+	for _, p := range paths {
+		names, err := expandPath(p)
+		if err != nil || len(names) < 2 {
+			whole = append(whole, p)
+			continue
+		}
+		decls := map[string]string{} // `target "a"` -> the file declaring it
+		split := ""
+		var own [][]string // the files declaring the scenario
+		for _, name := range names {
+			mine := false
+			for _, key := range declared(name) {
+				if first, seen := decls[key]; seen && first != name && split == "" {
+					split = fmt.Sprintf("%s is declared in %s and in %s", key, first, name)
+				}
+				decls[key] = name
+				mine = mine || key == fmt.Sprintf("scenario %q", scenario)
+			}
+			if mine {
+				own = append(own, []string{name})
+			}
+		}
+		switch {
+		case split == "":
+			whole = append(whole, p)
+			continue
+		case len(own) > 0:
+			configs = append(configs, own...)
+		case scenario != "":
+			return nil, nil, fmt.Errorf("no file of %s declares a scenario named %q (each file is a configuration of its own: %s)", p, scenario, split)
+		default:
+			for _, name := range names {
+				configs = append(configs, []string{name})
+			}
+		}
+		notes = append(notes, fmt.Sprintf("%s: %s: each file is checked as a configuration of its own (run them one at a time)", p, split))
+	}
+	if len(whole) > 0 || len(configs) == 0 {
+		configs = append([][]string{whole}, configs...)
+	}
+	return configs, notes, nil
+}
+
+// Files lists the files paths name, as fmt formats them: a file as is, a
+// directory's *.hcl files in name order (not recursively), none for a
+// directory without any.
+func Files(paths []string) ([]string, error) {
+	var files []string
+	for _, p := range paths {
+		info, err := os.Stat(p)
+		if err != nil {
+			return nil, err
+		}
+		if !info.IsDir() {
+			files = append(files, p)
+			continue
+		}
+		matches, err := filepath.Glob(filepath.Join(p, "*.hcl"))
+		if err != nil {
+			return nil, err
+		}
+		sort.Strings(matches)
+		files = append(files, matches...)
+	}
+	return files, nil
+}
+
+// declared lists the named blocks a file declares at its top level
+// (`target "a"`, `scenario "s"`); nothing when it cannot be read or parsed.
+func declared(name string) []string {
+	src, err := os.ReadFile(name)
+	if err != nil {
+		return nil
+	}
+	f, _ := hclparse.NewParser().ParseHCL(src, name)
+	if f == nil {
+		return nil
+	}
+	body, ok := f.Body.(*hclsyntax.Body)
+	if !ok {
+		return nil
+	}
+	var keys []string
+	for _, b := range body.Blocks {
+		if len(b.Labels) > 0 {
+			keys = append(keys, fmt.Sprintf("%s %q", b.Type, b.Labels[0]))
+		}
+	}
+	return keys
 }
 
 // expandPath lists the *.hcl files of a directory, in name order, or

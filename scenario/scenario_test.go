@@ -320,6 +320,72 @@ dataset "gone" {
 	}
 }
 
+// TestConfigurations: a directory is one configuration, unless its files
+// declare the same name twice (examples/): then each file is one of its
+// own, and -scenario keeps the files that declare it.
+func TestConfigurations(t *testing.T) {
+	write := func(dir, name, src string) string {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	const target = "target \"t\" {\n  base_url = \"sim://tiny\"\n}\n"
+	scen := func(name string) string {
+		return "scenario \"" + name + "\" {\n  target = target.t\n}\n"
+	}
+	// One configuration across files: the scenarios use another file's
+	// target.
+	joined := t.TempDir()
+	write(joined, "a-targets.hcl", target)
+	write(joined, "b-scenarios.hcl", scen("s1")+scen("s2"))
+	// Files that each stand alone, each declaring the target.
+	apart := t.TempDir()
+	one := write(apart, "one.hcl", target+scen("s1"))
+	two := write(apart, "two.hcl", target+scen("s2"))
+	single := filepath.Join(joined, "a-targets.hcl")
+	tests := []struct {
+		name      string
+		paths     []string
+		scenario  string
+		want      [][]string
+		wantNotes int
+		wantErr   string
+	}{
+		{"no paths", nil, "", [][]string{nil}, 0, ""},
+		{"a file", []string{single}, "", [][]string{{single}}, 0, ""},
+		{"a directory of one configuration", []string{joined}, "", [][]string{{joined}}, 0, ""},
+		{"a directory of one configuration, one scenario", []string{joined}, "s2", [][]string{{joined}}, 0, ""},
+		{"a folder of configurations", []string{apart}, "", [][]string{{one}, {two}}, 1, ""},
+		{"a folder of configurations, one scenario", []string{apart}, "s2", [][]string{{two}}, 1, ""},
+		{"a folder of configurations, no such scenario", []string{apart}, "s3", nil, 0, `no file of ` + apart + ` declares a scenario named "s3"`},
+		{"a file beside a folder", []string{single, apart}, "", [][]string{{single}, {one}, {two}}, 1, ""},
+		{"an unreadable path is left to Load", []string{"testdata/nope"}, "", [][]string{{"testdata/nope"}}, 0, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, notes, err := Configurations(tt.paths, tt.scenario)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("error %v, want one saying %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("configurations (-want +got):\n%s", diff)
+			}
+			if len(notes) != tt.wantNotes || (len(notes) > 0 && !strings.Contains(notes[0], `target "t" is declared in `+one+` and in `+two)) {
+				t.Errorf("notes %q, want %d naming the target declared twice", notes, tt.wantNotes)
+			}
+		})
+	}
+}
+
 func TestLoadPaths(t *testing.T) {
 	tests := []struct {
 		name  string

@@ -130,6 +130,35 @@ func TestValidateExamples(t *testing.T) {
 	}
 }
 
+// TestValidateExamplesDirectory: validate examples/, the natural first
+// try, checks each file on its own (they declare the same names, and each
+// stands alone), and -scenario picks the file that declares it.
+func TestValidateExamplesDirectory(t *testing.T) {
+	files, err := filepath.Glob("../../examples/*.hcl")
+	if err != nil || len(files) < 2 {
+		t.Fatalf("examples: %v %v", files, err)
+	}
+	code, out, errOut := call(t, context.Background(), "validate", "../../examples/")
+	if code != exitOK {
+		t.Fatalf("validate examples/: exit %d\n%s%s", code, out, errOut)
+	}
+	for _, f := range files {
+		if !strings.Contains(out, "Valid: "+f+": 1 file(s)") {
+			t.Errorf("validate examples/ does not report %s on its own:\n%s", f, out)
+		}
+	}
+	if !strings.Contains(errOut, "each file is checked as a configuration of its own") {
+		t.Errorf("validate examples/ does not say why it checks the files apart:\n%s", errOut)
+	}
+	code, out, errOut = call(t, context.Background(), "validate", "../../examples", "-scenario", "quickstart")
+	if code != exitOK || strings.Count(out, "Valid: ") != 1 || !strings.Contains(out, "quickstart.hcl") {
+		t.Errorf("validate examples -scenario quickstart: exit %d, want one valid file, quickstart.hcl\n%s%s", code, out, errOut)
+	}
+	if code, _, errOut = call(t, context.Background(), "validate", "../../examples", "-scenario", "nope"); code != exitInvalid || !strings.Contains(errOut, `declares a scenario named "nope"`) {
+		t.Errorf("validate examples -scenario nope: exit %d, want %d\n%s", code, exitInvalid, errOut)
+	}
+}
+
 // TestExampleHeaders holds what an example's opening comment claims against
 // the file: a bound it states ("P90 TTFT < 500 ms") is one its sla block
 // gates, and the reply lengths it states are the ones its dataset draws.

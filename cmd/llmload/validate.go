@@ -5,8 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
-	"slices"
+	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 
@@ -24,16 +23,36 @@ func cmdValidate(_ context.Context, e env, args []string) int {
 	var shard shardOptions
 	shard.register(fs)
 	baseline := fs.String("baseline", "", "check the scenarios as run against this baseline result `file` (an A/B scenario takes none)")
-	cfg, code := parseAndLoad(e, fs, &cf, args)
-	if cfg == nil {
+	paths, code, ok := parseInterspersed(fs, args)
+	if !ok {
 		return code
 	}
 	if err := shard.resolve(os.Getenv); err != nil {
 		return fs.usageError(err.Error())
 	}
+	configs, notes, err := scenario.Configurations(paths, *name)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "llmload: %v\n", err)
+		return exitInvalid
+	}
+	for _, n := range notes {
+		fmt.Fprintf(e.stderr, "llmload: %s\n", n)
+	}
+	for _, paths := range configs {
+		code = max(code, validateConfig(e, paths, &cf, *name, shard, *baseline != ""))
+	}
+	return code
+}
+
+// validateConfig checks one configuration as cmdValidate says.
+func validateConfig(e env, paths []string, cf *configFlags, name string, shard shardOptions, baseline bool) int {
+	cfg, code := loadConfig(e, paths, cf)
+	if cfg == nil {
+		return code
+	}
 	var scenarios []*scenario.Scenario
-	if *name != "" {
-		if scenarios, code = selectScenarios(e, cfg, *name); scenarios == nil {
+	if name != "" {
+		if scenarios, code = selectScenarios(e, cfg, name); scenarios == nil {
 			return code
 		}
 	}
@@ -43,7 +62,7 @@ func cmdValidate(_ context.Context, e env, args []string) int {
 	}
 	var diags hcl.Diagnostics
 	for _, s := range cmpScenarios(scenarios, cfg) {
-		diags = append(diags, s.CheckRunFlags(shard.runFlags(*baseline != ""))...)
+		diags = append(diags, s.CheckRunFlags(shard.runFlags(baseline))...)
 	}
 	if diags.HasErrors() {
 		writeDiags(e, cfg, diags)
@@ -52,8 +71,8 @@ func cmdValidate(_ context.Context, e env, args []string) int {
 	if code := validateLoads(e, cfg, scenarios); code != exitOK {
 		return code
 	}
-	fmt.Fprintf(e.stdout, "Valid: %d file(s), %d target(s), %d dataset(s), %d scenario(s).\n",
-		len(cfg.Files), len(cfg.Targets), len(cfg.Datasets), len(cfg.Scenarios))
+	fmt.Fprintf(e.stdout, "Valid: %s: %d file(s), %d target(s), %d dataset(s), %d scenario(s).\n",
+		strings.Join(paths, " "), len(cfg.Files), len(cfg.Targets), len(cfg.Datasets), len(cfg.Scenarios))
 	return exitOK
 }
 
@@ -93,7 +112,7 @@ func cmdFmt(_ context.Context, e env, args []string) int {
 	if len(paths) == 0 {
 		paths = []string{"."}
 	}
-	files, err := hclFiles(paths)
+	files, err := scenario.Files(paths)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "llmload: %v\n", err)
 		return exitInvalid
@@ -140,27 +159,4 @@ func cmdFmt(_ context.Context, e env, args []string) int {
 		return exitCheckFailed
 	}
 	return exitOK
-}
-
-// hclFiles expands directories into their *.hcl files (not recursive, as
-// a directory is one configuration), in a stable order.
-func hclFiles(paths []string) ([]string, error) {
-	var files []string
-	for _, p := range paths {
-		info, err := os.Stat(p)
-		if err != nil {
-			return nil, err
-		}
-		if !info.IsDir() {
-			files = append(files, p)
-			continue
-		}
-		matches, err := filepath.Glob(filepath.Join(p, "*.hcl"))
-		if err != nil {
-			return nil, err
-		}
-		slices.Sort(matches)
-		files = append(files, matches...)
-	}
-	return files, nil
 }
