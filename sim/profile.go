@@ -255,6 +255,31 @@ func (p *Profile) Help(key string) string {
 	return ""
 }
 
+// Defaults renders a parameter's value in each built-in profile, for flag
+// help: "a100-llama3-8b 256, h100-llama3-8b 256, tiny 4", or "0 in each
+// profile" when they agree ("" for an unknown key).
+func Defaults(key string) string {
+	var each []string
+	same := true
+	first := ""
+	for i, n := range Profiles() {
+		p, _ := LookupProfile(n)
+		v, err := p.Get(key)
+		if err != nil {
+			return ""
+		}
+		if i == 0 {
+			first = v
+		}
+		same = same && v == first
+		each = append(each, n+" "+v)
+	}
+	if same {
+		return first + " in each profile"
+	}
+	return strings.Join(each, ", ")
+}
+
 // Get returns a parameter's value in the syntax Set accepts.
 func (p *Profile) Get(key string) (string, error) {
 	f, ok := p.field(key)

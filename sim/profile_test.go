@@ -102,6 +102,19 @@ func TestGetSetRoundTrip(t *testing.T) {
 	}
 }
 
+// TestDefaults: a parameter's value in each profile, as sim -h shows it.
+func TestDefaults(t *testing.T) {
+	for key, want := range map[string]string{
+		"max_num_seqs": "a100-llama3-8b 256, h100-llama3-8b 256, tiny 16",
+		"fault_drop":   "0 in each profile",
+		"nope":         "",
+	} {
+		if got := Defaults(key); got != want {
+			t.Errorf("Defaults(%q) = %q, want %q", key, got, want)
+		}
+	}
+}
+
 var update = flag.Bool("update", false, "rewrite golden files")
 
 // paramTable renders the parameter table of docs/simulator.md.

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/llmload/llmload/sim"
 )
 
 func TestDidYouMean(t *testing.T) {
@@ -79,6 +81,46 @@ func TestSimFlagsKebabCase(t *testing.T) {
 	code, _, errOut := call(t, ctx, "sim", "-listen", "127.0.0.1:0", "-profile", "tiny", "-max-num-seqs", "lots")
 	if code != exitInvalid || !strings.Contains(errOut, "-max-num-seqs") {
 		t.Errorf("a bad value: exit %d, stderr %q; want %d naming -max-num-seqs", code, errOut, exitInvalid)
+	}
+}
+
+// TestSimHelpShowsProfiles: sim -h gives each parameter's meaning and its
+// value in every built-in profile, so that an override can be chosen
+// without reading the source.
+func TestSimHelpShowsProfiles(t *testing.T) {
+	code, help, _ := call(t, context.Background(), "sim", "-h")
+	if code != exitOK {
+		t.Fatalf("sim -h: exit %d", code)
+	}
+	lines := strings.Split(help, "\n")
+	usage := map[string]string{} // flag -> its help line
+	for i := 0; i+1 < len(lines); i++ {
+		if f, ok := strings.CutPrefix(lines[i], "  -"); ok {
+			usage[strings.Fields(f)[0]] = strings.TrimSpace(lines[i+1])
+		}
+	}
+	base, _ := sim.LookupProfile(sim.Profiles()[0])
+	for _, k := range base.Keys() {
+		line, ok := usage[strings.ReplaceAll(k, "_", "-")]
+		if !ok {
+			t.Errorf("sim -h lists no -%s", strings.ReplaceAll(k, "_", "-"))
+			continue
+		}
+		if !strings.HasPrefix(line, base.Help(k)) {
+			t.Errorf("-%s: %q does not start with the parameter's meaning, %q", k, line, base.Help(k))
+		}
+		var values []string
+		for _, name := range sim.Profiles() {
+			p, _ := sim.LookupProfile(name)
+			v, _ := p.Get(k)
+			values = append(values, name+" "+v)
+		}
+		if !strings.Contains(line, "(default: "+strings.Join(values, ", ")+")") && !strings.Contains(line, " in each profile)") {
+			t.Errorf("-%s: %q does not give its value in each profile (%s)", k, line, strings.Join(values, ", "))
+		}
+	}
+	if want := "a100-llama3-8b 256, h100-llama3-8b 256, tiny 16"; !strings.Contains(usage["max-num-seqs"], want) {
+		t.Errorf("-max-num-seqs: %q lacks %q", usage["max-num-seqs"], want)
 	}
 }
 

@@ -30,7 +30,7 @@ func cmdSim(ctx context.Context, e env, args []string) int {
 	var overrides [][2]string
 	for _, k := range base.Keys() {
 		name := strings.ReplaceAll(k, "_", "-")
-		fs.Func(name, "override the profile's "+k, func(v string) error {
+		fs.Func(name, base.Help(k)+" (default: "+sim.Defaults(k)+")", func(v string) error {
 			overrides = append(overrides, [2]string{k, v})
 			return nil
 		})
