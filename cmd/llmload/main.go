@@ -20,6 +20,10 @@ func main() {
 		<-ctx.Done()
 		stop()
 	}()
+	// A closed stdout (run ... | head -1) fails the writes to it instead
+	// of killing the process: a run still writes its result files and
+	// exits by its verdict.
+	signal.Ignore(syscall.SIGPIPE)
 	endProfiles := profile.Start(os.Stderr)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	endProfiles()

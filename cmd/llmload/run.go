@@ -137,20 +137,9 @@ func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.S
 	}
 	defer r.Close()
 	res, console := r.Result, opts.console(e)
-	if err := report.WriteConsole(console, res); err != nil {
-		fmt.Fprintf(e.stderr, "llmload: writing the report: %v\n", err)
-	}
-	if res.Comparison != nil {
-		fmt.Fprintln(console)
-		if err := report.WriteComparison(console, res.Comparison); err != nil {
-			fmt.Fprintf(e.stderr, "llmload: writing the comparison: %v\n", err)
-		}
-	}
-	for _, o := range r.Outcomes {
-		if !o.Passed && o.Diagnostic != nil {
-			writeDiags(e, cfg, hcl.Diagnostics{o.Diagnostic})
-		}
-	}
+	// The files first (the result, the HTML report, a saved baseline): a
+	// closed stdout (run ... | head -1) loses only the report printed
+	// after them.
 	code := exitCode(r.Verdict())
 	if opts.html != "" {
 		path := opts.html
@@ -166,8 +155,22 @@ func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.S
 	}
 	// The verdict above stands; losing the files is worth a code only
 	// when there was none worse.
-	code = worse(code, exitCode(r.Save()))
-	return worse(code, opts.gate.finishScenario(e, r)), res
+	code = worse(worse(code, exitCode(r.Save())), opts.gate.finishScenario(e, r))
+	if err := report.WriteConsole(console, res); err != nil {
+		fmt.Fprintf(e.stderr, "llmload: writing the report: %v\n", err)
+	}
+	if res.Comparison != nil {
+		fmt.Fprintln(console)
+		if err := report.WriteComparison(console, res.Comparison); err != nil {
+			fmt.Fprintf(e.stderr, "llmload: writing the comparison: %v\n", err)
+		}
+	}
+	for _, o := range r.Outcomes {
+		if !o.Passed && o.Diagnostic != nil {
+			writeDiags(e, cfg, hcl.Diagnostics{o.Diagnostic})
+		}
+	}
+	return code, res
 }
 
 // runner is the options as the runner takes them.
