@@ -45,17 +45,61 @@ const (
 // between 10 and 25 ms.
 var Buckets = []float64{0.001, 0.002, 0.003, 0.005, 0.0075, 0.01, 0.0125, 0.015, 0.02, 0.025, 0.03, 0.04, 0.05, 0.075, 0.1, 0.15, 0.25, 0.5, 0.75, 1, 2.5, 5, 10, 20, 40, 80, 160}
 
+// Family is one metric the exporter serves, as docs/metrics.md lists it.
+type Family struct {
+	Name string
+	Type string // "histogram", "counter" or "gauge"
+	// Label is its label beside scenario, stage and shard ("" for none).
+	Label string
+	Help  string
+	// metric is a histogram's distribution in the catalogue.
+	metric metrics.Metric
+}
+
+// own are the exporter's figures beside the catalogue's distributions: the
+// run's counts, and its load while it goes on.
+var own = []Family{
+	{Name: "llmload_requests_total", Type: "counter", Label: "outcome", Help: "Measured requests that ended, by outcome (completed, failed, canceled, abandoned)."},
+	{Name: "llmload_request_errors_total", Type: "counter", Label: "kind", Help: "Failed requests by error kind."},
+	{Name: "llmload_input_tokens_total", Type: "counter", Help: "Prompt tokens of completed requests (the server's usage count, else the dataset's)."},
+	{Name: "llmload_output_tokens_total", Type: "counter", Help: description("total_output_tokens")},
+	{Name: "llmload_requests_in_flight", Type: "gauge", Help: "Requests sent and not yet finished."},
+	{Name: "llmload_active_users", Type: "gauge", Help: "Closed-loop users running."},
+	{Name: "llmload_configured_rate", Type: "gauge", Help: "The open loop's configured request rate (req/s; 0 for a closed loop or an infinite rate)."},
+	{Name: "llmload_achieved_rate", Type: "gauge", Help: "Requests dispatched per second over the last second or so."},
+	{Name: "llmload_schedule_lag_seconds", Type: "gauge", Help: "The largest schedule lag (dispatch minus intended time) among requests finished since the last update."},
+}
+
+func description(name string) string {
+	m, _ := metrics.Lookup(name)
+	return m.Description
+}
+
+// Families are the metrics the exporter serves: a histogram of each
+// distribution the catalogue exports live (metrics.Metric.Live, described
+// as the catalogue describes it), then its own counters and gauges.
+func Families() []Family {
+	var out []Family
+	for _, m := range metrics.Catalogue {
+		if m.Live != "" {
+			out = append(out, Family{Name: m.Live, Type: "histogram", Help: m.Description, metric: m})
+		}
+	}
+	return append(out, own...)
+}
+
 // Exporter is the observer that keeps the metrics.
 type Exporter struct {
 	opts Options
 	reg  *prometheus.Registry
 
-	ttft, itl, tpot, e2el, queue *prometheus.HistogramVec
-	requests                     *prometheus.CounterVec
-	errors                       *prometheus.CounterVec
-	inTokens, outTokens          *prometheus.CounterVec
-	inFlight, users              *prometheus.GaugeVec
-	configured, achieved, lag    *prometheus.GaugeVec
+	// hists are the catalogue's live distributions and their histograms.
+	hists                     []liveHist
+	requests                  *prometheus.CounterVec
+	errors                    *prometheus.CounterVec
+	inTokens, outTokens       *prometheus.CounterVec
+	inFlight, users           *prometheus.GaugeVec
+	configured, achieved, lag *prometheus.GaugeVec
 
 	stage   string // the stage label gauges carry now
 	maxLag  time.Duration
@@ -69,45 +113,46 @@ type Exporter struct {
 	ln  net.Listener
 }
 
-// New returns an exporter with its metrics registered on a registry of its
-// own (Registry).
+// liveHist is a distribution of the catalogue and its histogram.
+type liveHist struct {
+	m metrics.Metric
+	h *prometheus.HistogramVec
+}
+
+// New returns an exporter with its metrics (Families) registered on a
+// registry of its own (Registry).
 func New(o Options) *Exporter {
 	e := &Exporter{opts: o, reg: prometheus.NewRegistry(), stage: stageLabel(o, 0, 0)}
 	labels := []string{LabelScenario, LabelStage, LabelShard}
-	hist := func(name, help string) *prometheus.HistogramVec {
-		h := prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name: name, Help: help, Buckets: Buckets,
-			NativeHistogramBucketFactor:     1.1,
-			NativeHistogramMaxBucketNumber:  160,
-			NativeHistogramMinResetDuration: time.Hour,
-		}, labels)
-		e.reg.MustRegister(h)
-		return h
-	}
-	counter := func(name, help string, extra ...string) *prometheus.CounterVec {
-		c := prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, append(labels[:3:3], extra...))
+	counters, gauges := map[string]*prometheus.CounterVec{}, map[string]*prometheus.GaugeVec{}
+	for _, f := range Families() {
+		var c prometheus.Collector
+		switch f.Type {
+		case "histogram":
+			h := prometheus.NewHistogramVec(prometheus.HistogramOpts{
+				Name: f.Name, Help: f.Help, Buckets: Buckets,
+				NativeHistogramBucketFactor:     1.1,
+				NativeHistogramMaxBucketNumber:  160,
+				NativeHistogramMinResetDuration: time.Hour,
+			}, labels)
+			e.hists, c = append(e.hists, liveHist{f.metric, h}), h
+		case "counter":
+			l := labels
+			if f.Label != "" {
+				l = append(labels[:3:3], f.Label)
+			}
+			counters[f.Name] = prometheus.NewCounterVec(prometheus.CounterOpts{Name: f.Name, Help: f.Help}, l)
+			c = counters[f.Name]
+		case "gauge":
+			gauges[f.Name] = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: f.Name, Help: f.Help}, labels)
+			c = gauges[f.Name]
+		}
 		e.reg.MustRegister(c)
-		return c
 	}
-	gauge := func(name, help string) *prometheus.GaugeVec {
-		g := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: name, Help: help}, labels)
-		e.reg.MustRegister(g)
-		return g
-	}
-	e.ttft = hist("llmload_ttft_seconds", "Time to first token of successful requests: from the request being sent to the first output-carrying event.")
-	e.itl = hist("llmload_itl_seconds", "Inter-token latency: every gap between consecutive output-carrying events of successful requests.")
-	e.tpot = hist("llmload_tpot_seconds", "Time per output token after the first, per successful request with at least two tokens.")
-	e.e2el = hist("llmload_e2el_seconds", "End-to-end latency of successful requests: from being sent to the last output-carrying event.")
-	e.queue = hist("llmload_queue_seconds", "Queue time of every measured request: from its intended send time to the actual send.")
-	e.requests = counter("llmload_requests_total", "Measured requests that ended, by outcome (completed, failed, canceled, abandoned).", "outcome")
-	e.errors = counter("llmload_request_errors_total", "Failed requests by error kind.", "kind")
-	e.inTokens = counter("llmload_input_tokens_total", "Prompt tokens of completed requests (the server's usage count, else the dataset's).")
-	e.outTokens = counter("llmload_output_tokens_total", "Output tokens of completed requests.")
-	e.inFlight = gauge("llmload_requests_in_flight", "Requests sent and not yet finished.")
-	e.users = gauge("llmload_active_users", "Closed-loop users running.")
-	e.configured = gauge("llmload_configured_rate", "The open loop's configured request rate (req/s; 0 for a closed loop or an infinite rate).")
-	e.achieved = gauge("llmload_achieved_rate", "Requests dispatched per second over the last second or so.")
-	e.lag = gauge("llmload_schedule_lag_seconds", "The largest schedule lag (dispatch minus intended time) among requests finished since the last update.")
+	e.requests, e.errors = counters["llmload_requests_total"], counters["llmload_request_errors_total"]
+	e.inTokens, e.outTokens = counters["llmload_input_tokens_total"], counters["llmload_output_tokens_total"]
+	e.inFlight, e.users = gauges["llmload_requests_in_flight"], gauges["llmload_active_users"]
+	e.configured, e.achieved, e.lag = gauges["llmload_configured_rate"], gauges["llmload_achieved_rate"], gauges["llmload_schedule_lag_seconds"]
 	return e
 }
 
@@ -206,7 +251,11 @@ func (e *Exporter) Result(r *metrics.Request) {
 	l := prometheus.Labels{LabelScenario: e.opts.Scenario, LabelStage: stageLabel(e.opts, r.Stage, 0), LabelShard: e.opts.Shard}
 	e.maxLag = max(e.maxLag, r.Lag())
 	e.initSeries(l)
-	e.queue.With(l).Observe(r.Queue().Seconds())
+	for _, h := range e.hists {
+		for _, v := range h.m.Samples(r) {
+			h.h.With(l).Observe(v.Seconds())
+		}
+	}
 	outcome := func(o string) prometheus.Labels {
 		m := prometheus.Labels{"outcome": o}
 		for k, v := range l {
@@ -236,17 +285,6 @@ func (e *Exporter) Result(r *metrics.Request) {
 	e.requests.With(outcome("completed")).Inc()
 	e.inTokens.With(l).Add(float64(r.PromptTokens))
 	e.outTokens.With(l).Add(float64(r.OutputTokens))
-	if r.OutputEvents > 0 {
-		e.ttft.With(l).Observe(r.TTFT.Seconds())
-		e.e2el.With(l).Observe(r.E2E.Seconds())
-	}
-	itl := e.itl.With(l)
-	for _, g := range r.ITL {
-		itl.Observe(g.Seconds())
-	}
-	if t, ok := r.TPOT(); ok {
-		e.tpot.With(l).Observe(t.Seconds())
-	}
 }
 
 // Snapshot updates the gauges.

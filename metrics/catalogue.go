@@ -6,12 +6,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // The metric catalogue: the one table of every figure a summary holds.
 // Validation ("did you mean"), sla keys, assert conditions, the console,
-// comparisons and docs/metrics.md all read it; nothing else lists metric
-// names or units.
+// comparisons, the live Prometheus histograms and docs/metrics.md all read
+// it; nothing else lists metric names or units.
 //
 // In HCL a distribution reads metrics.<name>.<stat>, a scalar
 // metrics.<name>, and the failure counts metrics.errors.<kind>.
@@ -64,6 +65,11 @@ type Metric struct {
 	// Windowed marks a rate whose interval comes from the per-window
 	// counts of the time series (throughputs and goodputs).
 	Windowed bool
+	// Live is the name of the histogram that the live Prometheus exporter
+	// keeps of a distribution while the run goes on
+	// ("llmload_ttft_seconds"; "" for none): its help is Description, its
+	// values are each finished request's Samples.
+	Live string
 
 	// Series and Sources describe a Server figure: how its samples are
 	// read (SeriesGauge, SeriesCounter, SeriesRatio, SeriesHistogram) and
@@ -74,6 +80,8 @@ type Metric struct {
 
 	dist   func(*Summary) *Latency
 	scalar func(*Summary) float64
+	// samples are a finished request's values of a Live distribution.
+	samples func(*Request) []time.Duration
 	// keys and count are a Counts metric's keys and its count of each.
 	keys  []string
 	count func(s *Summary, key string) int
@@ -112,6 +120,31 @@ func CompareRows() []CompareFigure {
 	return out
 }
 
+// Samples are the values a finished request adds to a Live distribution,
+// as the Recorder counts them (a warmup request adds none); nil for a
+// metric not exported live.
+func (m Metric) Samples(r *Request) []time.Duration {
+	if m.samples == nil || r.Warmup {
+		return nil
+	}
+	return m.samples(r)
+}
+
+// firstTokens reports whether a request's first token and gaps count:
+// it completed with output (not a non-streamed answer), or was abandoned
+// after its first token.
+func firstTokens(r *Request) bool {
+	return (r.OK() && r.OutputTokensSource != SourceNone) || (r.Error == ErrAbandoned && r.OutputEvents > 0)
+}
+
+// onlyIf is v alone when ok, else nothing.
+func onlyIf(ok bool, v time.Duration) []time.Duration {
+	if !ok {
+		return nil
+	}
+	return []time.Duration{v}
+}
+
 // CountKeys are the keys of a Counts metric (nil for another kind).
 func (m Metric) CountKeys() []string { return m.keys }
 
@@ -122,21 +155,34 @@ var Stats = []string{"mean", "p50", "p90", "p95", "p99", "p999", "max", "min", "
 
 // Catalogue is every metric, in report order.
 var Catalogue = []Metric{
-	{Name: "ttft", Kind: Distribution, Unit: "ms", Better: LowerIsBetter, Title: "TTFT", VLLM: 1, Compare: []string{"p50", "p90", "p99", "mean"},
+	{Name: "ttft", Kind: Distribution, Unit: "ms", Better: LowerIsBetter, Title: "TTFT", VLLM: 1, Compare: []string{"p50", "p90", "p99", "mean"}, Live: "llmload_ttft_seconds",
 		Description: "Time to first token: from the request being sent (connection included, as vLLM measures it) to the first output-carrying event, reasoning or answer. Completed requests, and abandoned ones that got a first token; none for a non-streamed API (embeddings).",
-		dist:        func(s *Summary) *Latency { return &s.TTFT }},
-	{Name: "itl", Kind: Distribution, Unit: "ms", Better: LowerIsBetter, Title: "ITL", VLLM: 3, Compare: []string{"p50", "p99"},
-		Description: "Inter-token latency: every gap between consecutive output-carrying events of a successful request.",
-		dist:        func(s *Summary) *Latency { return &s.ITL }},
-	{Name: "tpot", Kind: Distribution, Unit: "ms", Better: LowerIsBetter, Title: "TPOT", VLLM: 2, Compare: []string{"p50", "p99"},
+		dist:        func(s *Summary) *Latency { return &s.TTFT },
+		samples:     func(r *Request) []time.Duration { return onlyIf(firstTokens(r), r.TTFT) }},
+	{Name: "itl", Kind: Distribution, Unit: "ms", Better: LowerIsBetter, Title: "ITL", VLLM: 3, Compare: []string{"p50", "p99"}, Live: "llmload_itl_seconds",
+		Description: "Inter-token latency: every gap between consecutive output-carrying events of a request, completed or abandoned.",
+		dist:        func(s *Summary) *Latency { return &s.ITL },
+		samples: func(r *Request) []time.Duration {
+			if !firstTokens(r) {
+				return nil
+			}
+			return r.ITL
+		}},
+	{Name: "tpot", Kind: Distribution, Unit: "ms", Better: LowerIsBetter, Title: "TPOT", VLLM: 2, Compare: []string{"p50", "p99"}, Live: "llmload_tpot_seconds",
 		Description: "Time per output token after the first: (E2EL - TTFT) / (output tokens - 1), per successful request with at least two tokens.",
-		dist:        func(s *Summary) *Latency { return &s.TPOT }},
-	{Name: "e2el", Kind: Distribution, Unit: "ms", Better: LowerIsBetter, Title: "E2EL", VLLM: 4, Compare: []string{"p50", "p99"},
-		Description: "End-to-end latency: from the request being sent to its last output-carrying event.",
-		dist:        func(s *Summary) *Latency { return &s.E2EL }},
-	{Name: "queue", Kind: Distribution, Unit: "ms", Better: LowerIsBetter, Title: "queue time",
-		Description: "From the intended send time to the actual send: schedule lag plus waiting for a max_concurrency slot. Every measured request.",
-		dist:        func(s *Summary) *Latency { return &s.Queue }},
+		dist:        func(s *Summary) *Latency { return &s.TPOT },
+		samples: func(r *Request) []time.Duration {
+			tpot, ok := r.TPOT()
+			return onlyIf(ok, tpot)
+		}},
+	{Name: "e2el", Kind: Distribution, Unit: "ms", Better: LowerIsBetter, Title: "E2EL", VLLM: 4, Compare: []string{"p50", "p99"}, Live: "llmload_e2el_seconds",
+		Description: "End-to-end latency: from the request being sent to its last output-carrying event (a non-streamed answer's end). Successful requests.",
+		dist:        func(s *Summary) *Latency { return &s.E2EL },
+		samples:     func(r *Request) []time.Duration { return onlyIf(r.OK(), r.E2E) }},
+	{Name: "queue", Kind: Distribution, Unit: "ms", Better: LowerIsBetter, Title: "queue time", Live: "llmload_queue_seconds",
+		Description: "From the intended send time to the actual send: schedule lag plus waiting for a max_concurrency slot. Every measured request but those an interruption canceled.",
+		dist:        func(s *Summary) *Latency { return &s.Queue },
+		samples:     func(r *Request) []time.Duration { return onlyIf(r.Error != ErrCanceled, r.Queue()) }},
 	{Name: "lag", Kind: Distribution, Unit: "ms", Better: LowerIsBetter, Title: "schedule lag",
 		Description: "From the intended send time to the dispatcher releasing the request: how far the client fell behind its own schedule.",
 		dist:        func(s *Summary) *Latency { return &s.Lag }},

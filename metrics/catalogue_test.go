@@ -2,9 +2,11 @@ package metrics
 
 import (
 	"flag"
+	"math"
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -90,5 +92,54 @@ func TestCatalogueReadsEveryFigure(t *testing.T) {
 	}
 	if _, ok := s.Value("ttft", "p42"); ok {
 		t.Error("an unknown stat has a value")
+	}
+}
+
+// TestLiveSamplesAsRecorded: the samples a request gives a live histogram
+// are the ones the Recorder counts in the same distribution, for every
+// kind of request (so that the live view and the result agree, and the
+// catalogue's description is true of both).
+func TestLiveSamplesAsRecorded(t *testing.T) {
+	reqs := []*Request{
+		ok(0, ms, 20*ms, 5*ms, 6*ms, 7*ms),
+		ok(10*ms, 0, 30*ms), // one token: no TPOT
+		with(ok(20*ms, ms, 25*ms, 4*ms), func(r *Request) { r.Warmup = true }),
+		with(ok(30*ms, ms, 40*ms, 5*ms, 5*ms), func(r *Request) { r.Error, r.OutputTokens = ErrAbandoned, 3 }),                            // abandoned after tokens
+		with(&Request{Intended: 40 * ms, Sent: 41 * ms, Dispatched: 40 * ms}, func(r *Request) { r.Error = ErrAbandoned }),                // abandoned before any
+		with(&Request{Intended: 50 * ms, Sent: 52 * ms, Dispatched: 50 * ms}, func(r *Request) { r.Error = ErrHTTPStatus }),               // failed
+		with(&Request{Intended: 60 * ms, Sent: 60 * ms, Dispatched: 60 * ms, End: 60 * ms}, func(r *Request) { r.Error = ErrCanceled }),   // canceled
+		with(ok(70*ms, ms, 0), func(r *Request) { r.OutputTokensSource, r.OutputTokens, r.OutputEvents, r.E2E = SourceNone, 0, 0, 9*ms }), // embeddings
+	}
+	rec := NewRecorder(Options{})
+	for _, r := range reqs {
+		rec.Add(r)
+	}
+	s := rec.Summary()
+	live := 0
+	for _, m := range Catalogue {
+		if m.Live == "" {
+			if m.Samples(reqs[0]) != nil {
+				t.Errorf("%s gives live samples without a live name", m.Name)
+			}
+			continue
+		}
+		live++
+		if m.Kind != Distribution || !strings.HasPrefix(m.Live, "llmload_") || !strings.HasSuffix(m.Live, "_seconds") || m.Unit != "ms" {
+			t.Errorf("%s: live as %q: want a latency in ms, exported as llmload_<name>_seconds", m.Name, m.Live)
+		}
+		n, sum := 0, time.Duration(0)
+		for _, r := range reqs {
+			for _, v := range m.Samples(r) {
+				n++
+				sum += v
+			}
+		}
+		l := m.Dist(s)
+		if int64(n) != l.Count || (n > 0 && math.Abs(float64(sum)/float64(n)/float64(ms)-l.Mean) > 1e-6) {
+			t.Errorf("%s: live samples %d (mean %v), the recorder's %d (mean %v ms)", m.Name, n, sum/time.Duration(max(n, 1)), l.Count, l.Mean)
+		}
+	}
+	if live != 5 {
+		t.Errorf("%d distributions exported live, want ttft, itl, tpot, e2el and queue", live)
 	}
 }
