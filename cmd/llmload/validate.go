@@ -39,7 +39,7 @@ func cmdValidate(_ context.Context, e env, args []string) int {
 		fmt.Fprintf(e.stderr, "llmload: %s\n", n)
 	}
 	for _, paths := range configs {
-		code = max(code, validateConfig(e, paths, &cf, *name, shard, *baseline != ""))
+		code = worse(code, validateConfig(e, paths, &cf, *name, shard, *baseline != ""))
 	}
 	return code
 }
