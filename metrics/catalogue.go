@@ -59,6 +59,9 @@ type Metric struct {
 	// from 1; 0 for the others. The vLLM block and its result keys follow
 	// it (VLLMPercentileMetrics).
 	VLLM int
+	// VLLMHeader is the heading vLLM's benchmark prints over the metric's
+	// block ("Time to First Token"), for the console's vLLM block.
+	VLLMHeader string
 	// Compare are the statistics `llmload compare` shows by default (""
 	// for a scalar); none: not shown unless asked for (CompareRows).
 	Compare []string
@@ -70,6 +73,13 @@ type Metric struct {
 	// ("llmload_ttft_seconds"; "" for none): its help is Description, its
 	// values are each finished request's Samples.
 	Live string
+	// Console is the metric's row in the console's latency table, from 1
+	// (0: not shown), and Label the row's name there ("Schedule lag");
+	// a Reasoning row is shown only when a request streamed reasoning
+	// (ConsoleLatencies).
+	Console   int
+	Label     string
+	Reasoning bool
 
 	// Series and Sources describe a Server figure: how its samples are
 	// read (SeriesGauge, SeriesCounter, SeriesRatio, SeriesHistogram) and
@@ -102,6 +112,20 @@ func VLLMPercentileMetrics() []string {
 		out[i] = m.Name
 	}
 	return out
+}
+
+// ConsoleLatencies are the rows of the console's latency table in order:
+// every metric with a Console place, the Reasoning rows only when
+// reasoning is true.
+func ConsoleLatencies(reasoning bool) []Metric {
+	var ms []Metric
+	for _, m := range Catalogue {
+		if m.Console > 0 && (reasoning || !m.Reasoning) {
+			ms = append(ms, m)
+		}
+	}
+	slices.SortFunc(ms, func(a, b Metric) int { return a.Console - b.Console })
+	return ms
 }
 
 // CompareFigure names one figure (a statistic of a distribution, or a
@@ -155,11 +179,11 @@ var Stats = []string{"mean", "p50", "p90", "p95", "p99", "p999", "max", "min", "
 
 // Catalogue is every metric, in report order.
 var Catalogue = []Metric{
-	{Name: "ttft", Kind: Distribution, Unit: "ms", Better: LowerIsBetter, Title: "TTFT", VLLM: 1, Compare: []string{"p50", "p90", "p99", "mean"}, Live: "llmload_ttft_seconds",
+	{Name: "ttft", Kind: Distribution, Unit: "ms", Better: LowerIsBetter, Title: "TTFT", Console: 1, Label: "TTFT", VLLM: 1, VLLMHeader: "Time to First Token", Compare: []string{"p50", "p90", "p99", "mean"}, Live: "llmload_ttft_seconds",
 		Description: "Time to first token: from the request being sent (connection included, as vLLM measures it) to the first output-carrying event, reasoning or answer. Completed requests, and abandoned ones that got a first token; none for a non-streamed API (embeddings).",
 		dist:        func(s *Summary) *Latency { return &s.TTFT },
 		samples:     func(r *Request) []time.Duration { return onlyIf(firstTokens(r), r.TTFT) }},
-	{Name: "itl", Kind: Distribution, Unit: "ms", Better: LowerIsBetter, Title: "ITL", VLLM: 3, Compare: []string{"p50", "p99"}, Live: "llmload_itl_seconds",
+	{Name: "itl", Kind: Distribution, Unit: "ms", Better: LowerIsBetter, Title: "ITL", Console: 3, Label: "ITL", VLLM: 3, VLLMHeader: "Inter-token Latency", Compare: []string{"p50", "p99"}, Live: "llmload_itl_seconds",
 		Description: "Inter-token latency: every gap between consecutive output-carrying events of a request, completed or abandoned.",
 		dist:        func(s *Summary) *Latency { return &s.ITL },
 		samples: func(r *Request) []time.Duration {
@@ -168,46 +192,46 @@ var Catalogue = []Metric{
 			}
 			return r.ITL
 		}},
-	{Name: "tpot", Kind: Distribution, Unit: "ms", Better: LowerIsBetter, Title: "TPOT", VLLM: 2, Compare: []string{"p50", "p99"}, Live: "llmload_tpot_seconds",
+	{Name: "tpot", Kind: Distribution, Unit: "ms", Better: LowerIsBetter, Title: "TPOT", Console: 2, Label: "TPOT", VLLM: 2, VLLMHeader: "Time per Output Token (excl. 1st token)", Compare: []string{"p50", "p99"}, Live: "llmload_tpot_seconds",
 		Description: "Time per output token after the first: (E2EL - TTFT) / (output tokens - 1), per successful request with at least two tokens.",
 		dist:        func(s *Summary) *Latency { return &s.TPOT },
 		samples: func(r *Request) []time.Duration {
 			tpot, ok := r.TPOT()
 			return onlyIf(ok, tpot)
 		}},
-	{Name: "e2el", Kind: Distribution, Unit: "ms", Better: LowerIsBetter, Title: "E2EL", VLLM: 4, Compare: []string{"p50", "p99"}, Live: "llmload_e2el_seconds",
+	{Name: "e2el", Kind: Distribution, Unit: "ms", Better: LowerIsBetter, Title: "E2EL", Console: 4, Label: "E2EL", VLLM: 4, VLLMHeader: "End-to-end Latency", Compare: []string{"p50", "p99"}, Live: "llmload_e2el_seconds",
 		Description: "End-to-end latency: from the request being sent to its last output-carrying event (a non-streamed answer's end). Successful requests.",
 		dist:        func(s *Summary) *Latency { return &s.E2EL },
 		samples:     func(r *Request) []time.Duration { return onlyIf(r.OK(), r.E2E) }},
-	{Name: "queue", Kind: Distribution, Unit: "ms", Better: LowerIsBetter, Title: "queue time", Live: "llmload_queue_seconds",
+	{Name: "queue", Kind: Distribution, Unit: "ms", Better: LowerIsBetter, Title: "queue time", Console: 5, Label: "Queue", Live: "llmload_queue_seconds",
 		Description: "From the intended send time to the actual send: schedule lag plus waiting for a max_concurrency slot. Every measured request but those an interruption canceled.",
 		dist:        func(s *Summary) *Latency { return &s.Queue },
 		samples:     func(r *Request) []time.Duration { return onlyIf(r.Error != ErrCanceled, r.Queue()) }},
-	{Name: "lag", Kind: Distribution, Unit: "ms", Better: LowerIsBetter, Title: "schedule lag",
+	{Name: "lag", Kind: Distribution, Unit: "ms", Better: LowerIsBetter, Title: "schedule lag", Console: 6, Label: "Schedule lag",
 		Description: "From the intended send time to the dispatcher releasing the request: how far the client fell behind its own schedule.",
 		dist:        func(s *Summary) *Latency { return &s.Lag }},
-	{Name: "ttft_from_intended", Kind: Distribution, Unit: "ms", Better: LowerIsBetter, Title: "TTFT from intended",
+	{Name: "ttft_from_intended", Kind: Distribution, Unit: "ms", Better: LowerIsBetter, Title: "TTFT from intended", Console: 7, Label: "TTFT from intended",
 		Description: "TTFT measured from the intended send time instead of the actual one, so that queueing in the client (coordinated omission) shows.",
 		dist:        func(s *Summary) *Latency { return &s.TTFTFromIntended }},
-	{Name: "e2el_from_intended", Kind: Distribution, Unit: "ms", Better: LowerIsBetter, Title: "E2EL from intended",
+	{Name: "e2el_from_intended", Kind: Distribution, Unit: "ms", Better: LowerIsBetter, Title: "E2EL from intended", Console: 8, Label: "E2EL from intended",
 		Description: "E2EL measured from the intended send time (coordinated-omission aware).",
 		dist:        func(s *Summary) *Latency { return &s.E2ELFromIntended }},
-	{Name: "user_tps", Kind: Distribution, Unit: "tok/s", Better: HigherIsBetter, Title: "user TPS",
+	{Name: "user_tps", Kind: Distribution, Unit: "tok/s", Better: HigherIsBetter, Title: "user TPS", Console: 9, Label: "User TPS (tok/s)",
 		Description: "Per-request decode speed: (output tokens - 1) / (E2EL - TTFT), the tokens per second one reader sees.",
 		dist:        func(s *Summary) *Latency { return &s.UserTPS }},
-	{Name: "ttft_answer", Kind: Distribution, Unit: "ms", Better: LowerIsBetter, Title: "TTFT (answer)",
+	{Name: "ttft_answer", Kind: Distribution, Unit: "ms", Better: LowerIsBetter, Title: "TTFT (answer)", Console: 11, Label: "TTFT (answer)", Reasoning: true,
 		Description: "Time to the first answer token: from the request being sent to its first answer event (not reasoning). For a model that streams no reasoning it equals TTFT; for a reasoning model it is what a reader waits for the answer. Completed and abandoned requests that got an answer token.",
 		dist:        func(s *Summary) *Latency { return &s.TTFTAnswer }},
-	{Name: "ttft_reasoning", Kind: Distribution, Unit: "ms", Better: LowerIsBetter, Title: "TTFT (reasoning)",
+	{Name: "ttft_reasoning", Kind: Distribution, Unit: "ms", Better: LowerIsBetter, Title: "TTFT (reasoning)", Console: 10, Label: "TTFT (reasoning)", Reasoning: true,
 		Description: "Time to the first reasoning token (chat delta.reasoning_content or delta.reasoning, Responses reasoning events), for requests that streamed reasoning.",
 		dist:        func(s *Summary) *Latency { return &s.TTFTReasoning }},
-	{Name: "itl_answer", Kind: Distribution, Unit: "ms", Better: LowerIsBetter, Title: "ITL (answer)",
+	{Name: "itl_answer", Kind: Distribution, Unit: "ms", Better: LowerIsBetter, Title: "ITL (answer)", Console: 13, Label: "ITL (answer)", Reasoning: true,
 		Description: "Gaps between consecutive answer events (every gap of a request without reasoning; the gap from the last reasoning token to the first answer token is in neither phase).",
 		dist:        func(s *Summary) *Latency { return &s.ITLAnswer }},
-	{Name: "itl_reasoning", Kind: Distribution, Unit: "ms", Better: LowerIsBetter, Title: "ITL (reasoning)",
+	{Name: "itl_reasoning", Kind: Distribution, Unit: "ms", Better: LowerIsBetter, Title: "ITL (reasoning)", Console: 12, Label: "ITL (reasoning)", Reasoning: true,
 		Description: "Gaps between consecutive reasoning events.",
 		dist:        func(s *Summary) *Latency { return &s.ITLReasoning }},
-	{Name: "reasoning_tokens", Kind: Distribution, Unit: "tokens", Better: Neither, Title: "reasoning tokens",
+	{Name: "reasoning_tokens", Kind: Distribution, Unit: "tokens", Better: Neither, Title: "reasoning tokens", Console: 14, Label: "Reasoning (tokens)", Reasoning: true,
 		Description: "Reasoning tokens per completed request that reasoned: the server's count (usage reasoning_tokens) when it sends one, else the reasoning events.",
 		dist:        func(s *Summary) *Latency { return &s.ReasoningTokens }},
 	{Name: "ttft_first_turn", Kind: Distribution, Unit: "ms", Better: LowerIsBetter, Title: "TTFT of first turns",

@@ -37,19 +37,6 @@ func (p *printer) center(s string, c string) {
 func (p *printer) int(label string, v int)       { p.printf("%-40s %-10d\n", label, v) }
 func (p *printer) float(label string, v float64) { p.printf("%-40s %-10.2f\n", label, v) }
 
-// vllmLatency is a metric vLLM prints, with its name and header.
-type vllmLatency struct {
-	key, name, header string
-}
-
-// vllmLatencies are the metrics vLLM prints, in its order.
-var vllmLatencies = []vllmLatency{
-	{"ttft", "TTFT", "Time to First Token"},
-	{"tpot", "TPOT", "Time per Output Token (excl. 1st token)"},
-	{"itl", "ITL", "Inter-token Latency"},
-	{"e2el", "E2EL", "End-to-end Latency"},
-}
-
 // WriteConsole writes a result's report: the block vLLM's benchmark prints
 // (same labels and layout, so both can be read side by side), our extra
 // figures, the per-stage table and the checks. It reads only the result, so
@@ -104,72 +91,52 @@ func writeVLLMBlock(p *printer, r *results.Result, s *metrics.Summary) {
 	p.float("Total token throughput (tok/s):", s.TotalTokenThroughput)
 	// As vLLM: Mean, Median, then P<p> of each chosen percentile, for the
 	// chosen metrics in vLLM's order.
-	for _, m := range vllmLatencies {
-		if !slices.Contains(r.ChosenPercentileMetrics(), m.key) {
+	for _, key := range metrics.VLLMPercentileMetrics() {
+		if !slices.Contains(r.ChosenPercentileMetrics(), key) {
 			continue
 		}
-		l := s.LatencyOf(m.key)
-		p.center(m.header, "-")
-		p.float("Mean "+m.name+" (ms):", l.Mean)
-		p.float("Median "+m.name+" (ms):", l.P50)
+		m, _ := metrics.Lookup(key)
+		l := s.LatencyOf(key)
+		p.center(m.VLLMHeader, "-")
+		p.float("Mean "+m.Title+" (ms):", l.Mean)
+		p.float("Median "+m.Title+" (ms):", l.P50)
 		for _, pc := range r.ChosenPercentiles() {
-			v, ok := r.VLLMLatencies[results.PercentileKey(pc, m.key)]
+			v, ok := r.VLLMLatencies[results.PercentileKey(pc, key)]
 			if !ok {
 				v, _ = results.StandardPercentile(l, pc)
 			}
-			p.float("P"+strconv.FormatFloat(pc, 'f', -1, 64)+" "+m.name+" (ms):", v)
+			p.float("P"+strconv.FormatFloat(pc, 'f', -1, 64)+" "+m.Title+" (ms):", v)
 		}
 	}
 	p.printf("%s\n", strings.Repeat("=", 50))
 }
 
-// extraRows are the distributions of our latency table.
-func extraRows(s *metrics.Summary) []struct {
+// latencyRows are the console's latency table: the catalogue's Console
+// rows, the reasoning ones only when a request streamed reasoning.
+func latencyRows(s *metrics.Summary) []struct {
 	name string
 	l    *metrics.Latency
 } {
-	return []struct {
+	var out []struct {
 		name string
 		l    *metrics.Latency
-	}{
-		{"TTFT", &s.TTFT},
-		{"TPOT", &s.TPOT},
-		{"ITL", &s.ITL},
-		{"E2EL", &s.E2EL},
-		{"Queue", &s.Queue},
-		{"Schedule lag", &s.Lag},
-		{"TTFT from intended", &s.TTFTFromIntended},
-		{"E2EL from intended", &s.E2ELFromIntended},
-		{"User TPS (tok/s)", &s.UserTPS},
 	}
-}
-
-// phaseRows are the reasoning models' rows of the latency table, shown
-// only when a request streamed reasoning.
-func phaseRows(s *metrics.Summary) []struct {
-	name string
-	l    *metrics.Latency
-} {
-	if s.TTFTReasoning.Count == 0 {
-		return nil
+	for _, m := range metrics.ConsoleLatencies(s.TTFTReasoning.Count > 0) {
+		if l := s.LatencyOf(m.Name); l != nil {
+			out = append(out, struct {
+				name string
+				l    *metrics.Latency
+			}{m.Label, l})
+		}
 	}
-	return []struct {
-		name string
-		l    *metrics.Latency
-	}{
-		{"TTFT (reasoning)", &s.TTFTReasoning},
-		{"TTFT (answer)", &s.TTFTAnswer},
-		{"ITL (reasoning)", &s.ITLReasoning},
-		{"ITL (answer)", &s.ITLAnswer},
-		{"Reasoning (tokens)", &s.ReasoningTokens},
-	}
+	return out
 }
 
 func writeExtras(p *printer, r *results.Result, s *metrics.Summary) {
 	p.printf("\n")
 	p.printf("%-20s %8s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n",
 		"Latency (ms)", "n", "mean", "stddev", "min", "p50", "p90", "p95", "p99", "p99.9", "max")
-	for _, row := range append(extraRows(s), phaseRows(s)...) {
+	for _, row := range latencyRows(s) {
 		l := row.l
 		if l.Count == 0 {
 			p.printf("%-20s %8d %9s\n", row.name, 0, "-")
@@ -178,7 +145,7 @@ func writeExtras(p *printer, r *results.Result, s *metrics.Summary) {
 		p.printf("%-20s %8d %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f\n",
 			row.name, l.Count, l.Mean, l.Stddev, l.Min, l.P50, l.P90, l.P95, l.P99, l.P999, l.Max)
 	}
-	for _, row := range extraRows(s) {
+	for _, row := range latencyRows(s) {
 		if row.l.Outliers > 0 {
 			p.printf("Note: %d %s samples were outside the histogram range (0 to 1 h) and were clamped for percentiles.\n", row.l.Outliers, row.name)
 		}

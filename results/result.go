@@ -224,8 +224,9 @@ type SLOms struct {
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-// vllmLatencies are the latencies of vLLM's flat keys, in its order.
-var vllmLatencies = []string{"ttft", "tpot", "itl", "e2el"}
+// vllmLatencies are the latencies of vLLM's flat keys, in its order (the
+// catalogue's).
+var vllmLatencies = metrics.VLLMPercentileMetrics()
 
 // PercentileKey names a percentile key as vLLM does:
 // (99, "ttft") -> p99_ttft_ms, (99.9, "itl") -> p99.9_itl_ms.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -11,6 +12,8 @@ import (
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/hashicorp/hcl/v2/hclwrite"
 	"github.com/zclconf/go-cty/cty"
+
+	"github.com/llmload/llmload/metrics"
 )
 
 // Untranslated is an argument the scenario does not carry, and why.
@@ -293,11 +296,11 @@ func (s *settings) apply(o option) {
 			s.percentileMetrics = nil
 			for _, m := range strings.Split(v, ",") {
 				m = strings.TrimSpace(m)
-				switch m {
-				case "ttft", "tpot", "itl", "e2el":
+				switch known := metrics.VLLMPercentileMetrics(); {
+				case slices.Contains(known, m):
 					s.percentileMetrics = append(s.percentileMetrics, m)
 				default:
-					s.out = append(s.out, Untranslated{Arg: "--percentile-metrics " + m, Reason: "llmload's percentile_metrics are ttft, tpot, itl and e2el"})
+					s.out = append(s.out, Untranslated{Arg: "--percentile-metrics " + m, Reason: "llmload's percentile_metrics are " + strings.Join(known, ", ")})
 				}
 			}
 		}
