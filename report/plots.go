@@ -451,39 +451,8 @@ func hasSweep(results []Labelled) bool {
 	return false
 }
 
-// loadView is what the load plots draw of a result: its sweep or capacity
-// search, or, for a closed loop of stages (the saturation run, ramping
-// users to find the knee), its stages as steps of a users sweep, with the
-// knee found as a sweep's is and the capacity the stages' (the most users
-// meeting every sla check). Nil when there is no load to plot against.
-func loadView(r *results.Result) *results.Sweep {
-	if sw := r.Sweep; sw != nil && len(sw.Steps) > 0 {
-		return sw
-	}
-	users := map[int]bool{}
-	for _, st := range r.Stages {
-		if st.Summary != nil && st.Summary.Completed > 0 {
-			users[st.Users] = true
-		}
-	}
-	if len(users) < 2 {
-		return nil
-	}
-	sw := &results.Sweep{Mode: results.ModeSweep, Vary: results.VaryUsers, KneeShare: defaultKneeShare}
-	for _, st := range r.Stages {
-		sw.Steps = append(sw.Steps, results.Step{Step: st.Stage, Value: float64(st.Users), Duration: st.Duration, Summary: st.Summary,
-			MeanUsers: st.MeanUsers, SLAChecked: st.SLAChecked, SLAFailed: st.SLAFailed, SLAInconclusive: st.SLAInconclusive, Checks: st.Checks})
-	}
-	sw.Knee = results.KneeOf(sw.Steps, sw.KneeShare)
-	if c := r.Capacity; c != nil {
-		sw.Capacity = &results.LoadCapacity{Value: float64(c.Users), Step: c.Stage}
-	}
-	return sw
-}
-
-// defaultKneeShare is the knee's share of the initial slope for stages, as
-// a sweep's default (scenario.DefaultKneeShare).
-const defaultKneeShare = 0.1
+// loadView is what the load plots draw of a result (results.LoadView).
+func loadView(r *results.Result) *results.Sweep { return results.LoadView(r) }
 
 // loadPlot draws a figure of each sweep's steps against their load, sorted
 // by load: output throughput, or the percentile of TTFT or ITL that an sla

@@ -352,3 +352,38 @@ func spreadKey(metric, stat string) string {
 	}
 	return metric + "_" + stat
 }
+
+// LoadView is a result's load steps: its sweep or capacity search, or, for
+// a closed loop of stages (the saturation run, ramping users to find the
+// knee), its stages as steps of a users sweep, with the knee found as a
+// sweep's is and the capacity the stages' (the most users meeting every
+// sla check). Nil when there is no load to set figures against. The
+// result is not changed.
+func LoadView(r *Result) *Sweep {
+	if sw := r.Sweep; sw != nil && len(sw.Steps) > 0 {
+		return sw
+	}
+	users := map[int]bool{}
+	for _, st := range r.Stages {
+		if st.Summary != nil && st.Summary.Completed > 0 {
+			users[st.Users] = true
+		}
+	}
+	if len(users) < 2 {
+		return nil
+	}
+	sw := &Sweep{Mode: ModeSweep, Vary: VaryUsers, KneeShare: DefaultKneeShare}
+	for _, st := range r.Stages {
+		sw.Steps = append(sw.Steps, Step{Step: st.Stage, Value: float64(st.Users), Duration: st.Duration, Summary: st.Summary,
+			MeanUsers: st.MeanUsers, SLAChecked: st.SLAChecked, SLAFailed: st.SLAFailed, SLAInconclusive: st.SLAInconclusive, Checks: st.Checks})
+	}
+	sw.Knee = KneeOf(sw.Steps, sw.KneeShare)
+	if c := r.Capacity; c != nil {
+		sw.Capacity = &LoadCapacity{Value: float64(c.Users), Step: c.Stage}
+	}
+	return sw
+}
+
+// DefaultKneeShare is the knee's share of the initial slope for stages, as
+// a sweep's default (scenario.DefaultKneeShare).
+const DefaultKneeShare = 0.1

@@ -32,6 +32,8 @@ var allowed = map[string][]string{
 	"results": {"metrics", "compare"},
 	// Rendering a result: console, HTML, JUnit, Markdown, comparison table.
 	"report": {"metrics", "compare", "results"},
+	// From a measured capacity to alert rules and autoscaler targets.
+	"ops": {"metrics", "compare", "results"},
 	// The live Prometheus exporter (an executor observer) and the
 	// server-metrics scraper: both read and write only metrics' types.
 	"live":   {"metrics"},
@@ -62,7 +64,7 @@ var allowed = map[string][]string{
 	"runner": {"scenario", "assert", "compare", "dataset", "executor", "metrics", "results", "live", "scrape", "sim", "tokenizer",
 		"internal/secret", "internal/openaiwire", "internal/safehttp"},
 	// The binary: the top of the graph.
-	"cmd": {"metrics", "tokenizer", "dataset", "scenario", "assert", "compare", "executor", "sim", "results", "report", "live", "scrape", "runner",
+	"cmd": {"metrics", "tokenizer", "dataset", "scenario", "assert", "compare", "executor", "sim", "results", "report", "ops", "live", "scrape", "runner",
 		"internal/openaiwire", "internal/secret", "internal/testshared", "internal/vllmimport", "internal/profile", "internal/safehttp", "internal/buildinfo"},
 	// The examples' data generator and the Kubernetes example's test.
 	"examples": {"tokenizer", "internal/secret"},
@@ -77,7 +79,7 @@ var allowed = map[string][]string{
 }
 
 // hclFree are the packages that must not depend on HCL or cty.
-var hclFree = []string{"compare", "metrics", "tokenizer", "dataset", "executor", "sim", "results", "report", "live", "scrape", "internal/openaiwire", "internal/secret"}
+var hclFree = []string{"compare", "metrics", "tokenizer", "dataset", "executor", "sim", "results", "report", "ops", "live", "scrape", "internal/openaiwire", "internal/secret"}
 
 // unit is the name the rules know a package of ours by: its top-level
 // folder ("executor" for executor/executortest), or, under internal/, the

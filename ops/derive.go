@@ -1,0 +1,376 @@
+package ops
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/llmload/llmload/metrics"
+	"github.com/llmload/llmload/results"
+)
+
+// Options are the operator's choices; zero values take the defaults.
+type Options struct {
+	// Headroom is the share of the capacity's lower bound the autoscaler
+	// keeps each replica at (default 0.8): the room left for a burst while
+	// a new replica starts.
+	Headroom float64
+	// WarnShare is the share of the capacity's lower bound at which the
+	// warning fires (default 0.9).
+	WarnShare float64
+	// For is how long an alert's condition must hold before it fires
+	// (default 5m); Window the range of rate() and avg_over_time()
+	// (default 5m).
+	For, Window string
+	// Deployment, Namespace: the autoscaler's target (default
+	// "llm-server" in "default").
+	Deployment, Namespace string
+	// MinReplicas and MaxReplicas bound the autoscaler (default 1 and 8).
+	MinReplicas, MaxReplicas int
+	// PrometheusURL is where KEDA queries Prometheus (default
+	// http://prometheus.monitoring.svc:9090).
+	PrometheusURL string
+	// Source names the result file; Version is llmload's.
+	Source, Version string
+}
+
+func (o *Options) defaults() {
+	if o.Headroom == 0 {
+		o.Headroom = 0.8
+	}
+	if o.WarnShare == 0 {
+		o.WarnShare = 0.9
+	}
+	if o.For == "" {
+		o.For = "5m"
+	}
+	if o.Window == "" {
+		o.Window = "5m"
+	}
+	if o.Deployment == "" {
+		o.Deployment = "llm-server"
+	}
+	if o.Namespace == "" {
+		o.Namespace = "default"
+	}
+	if o.MinReplicas == 0 {
+		o.MinReplicas = 1
+	}
+	if o.MaxReplicas == 0 {
+		o.MaxReplicas = 8
+	}
+	if o.PrometheusURL == "" {
+		o.PrometheusURL = "http://prometheus.monitoring.svc:9090"
+	}
+}
+
+func (o Options) check() error {
+	switch {
+	case !(o.Headroom > 0 && o.Headroom <= 1):
+		return fmt.Errorf("headroom %g: want a share in (0, 1]", o.Headroom)
+	case !(o.WarnShare > 0 && o.WarnShare <= 1):
+		return fmt.Errorf("warning share %g: want a share in (0, 1]", o.WarnShare)
+	case o.MinReplicas < 1 || o.MaxReplicas < o.MinReplicas:
+		return fmt.Errorf("replicas %d to %d: want 1 <= min <= max", o.MinReplicas, o.MaxReplicas)
+	}
+	return nil
+}
+
+// Plan is what Derive found: the capacity, the signal that tracks it, the
+// thresholds and the sla's pages.
+type Plan struct {
+	Options  Options
+	Scenario string
+	RunID    string
+	Model    string
+	Engine   string // "vllm", "sglang", "llamacpp", "tgi" or "" when unknown
+	// Vary is what the load varied ("users", "rate", "max_concurrency"),
+	// Capacity the highest load meeting every sla check and Lower the
+	// highest at which every run of its step met them (Capacity itself
+	// without repeats); Upper the lowest failing load above (0 when none
+	// failed), so the capacity lies in [Capacity, Upper).
+	Vary                   string
+	Capacity, Lower, Upper float64
+	Runs, RunsPassed       int
+	// Concurrency is the requests in flight at the lower bound by Little's
+	// law (request throughput times mean end-to-end latency); Peak the
+	// most in flight measured there.
+	Concurrency float64
+	Peak        int
+	// Signal is the engine metric chosen, with every candidate's score.
+	Signal     Signal
+	Candidates []Signal
+	// Pages are the sla checks the engine's histograms can watch.
+	Pages []Page
+	// Notes say what could not be derived and why.
+	Notes []string
+}
+
+// Signal is one engine gauge as a load signal: its catalogue name, the
+// engine's metric, its mean at each step, Spearman's rank correlation with
+// the load over the steps, whether it is higher at the first failing load
+// than at the lower bound, and its mean at the lower bound.
+type Signal struct {
+	Figure    string
+	Metric    string
+	Rho       float64
+	Separates bool
+	AtLower   float64
+	AtFail    float64
+	Steps     int
+}
+
+// Page is an sla check as an alert on the engine's histogram.
+type Page struct {
+	Check    string  // "ttft_p99"
+	Title    string  // "P99 TTFT <= 500 ms"
+	Metric   string  // the engine's histogram, "vllm:time_to_first_token_seconds"
+	Quantile float64 // 0.99
+	Bound    float64 // seconds
+}
+
+// signals are the gauges that may track the load, in order of preference
+// on a tie: requests in the batch, then waiting, then KV-cache usage.
+var signals = []string{"requests_running", "queue", "kv_cache_usage"}
+
+// Derive finds the capacity of r and what to alert and scale on.
+func Derive(r *results.Result, o Options) (*Plan, error) {
+	o.defaults()
+	if err := o.check(); err != nil {
+		return nil, err
+	}
+	sw := results.LoadView(r)
+	if sw == nil {
+		return nil, errors.New("the result has no load steps: run a capacity search, a sweep, or stages of users (examples/capacity.hcl)")
+	}
+	if sw.Capacity == nil {
+		return nil, errors.New("no load met every sla check: the result has no capacity to derive from")
+	}
+	if r.Interrupted {
+		return nil, errors.New("the run was interrupted: its capacity is not measured")
+	}
+	p := &Plan{Options: o, Scenario: r.Scenario, RunID: r.RunID, Model: r.ModelID, Vary: sw.Vary, Capacity: sw.Capacity.Value,
+		Runs: sw.Capacity.Runs, RunsPassed: sw.Capacity.RunsPassed}
+	steps := slices.Clone(sw.Steps)
+	sort.SliceStable(steps, func(i, j int) bool { return steps[i].Value < steps[j].Value })
+	passed := func(st results.Step) bool {
+		return st.SLAChecked && len(st.SLAFailed) == 0 && len(st.SLAInconclusive) == 0 && st.Summary != nil && st.Summary.Completed > 0
+	}
+	var lower, fail *results.Step
+	for i := range steps {
+		st := &steps[i]
+		if st.Value <= p.Capacity && passed(*st) && (len(st.Runs) == 0 || st.RunsPassed == len(st.Runs)) {
+			lower = st
+		}
+		if st.Value > p.Capacity && !passed(*st) && fail == nil {
+			fail = st
+		}
+	}
+	if lower == nil {
+		return nil, fmt.Errorf("no step up to the capacity %s met every sla check in every run", formatLoad(p.Capacity))
+	}
+	p.Lower = lower.Value
+	if lower.Value < p.Capacity {
+		p.Notes = append(p.Notes, fmt.Sprintf("the capacity %s held in %d of %d runs: the lower bound is %s, the highest load that held in every run",
+			formatLoad(p.Capacity), p.RunsPassed, p.Runs, formatLoad(lower.Value)))
+	}
+	if fail != nil {
+		p.Upper = fail.Value
+	} else {
+		p.Notes = append(p.Notes, "no load above the capacity failed: the capacity is at least what was measured")
+	}
+	s := lower.Summary
+	p.Concurrency = s.RequestThroughput * s.E2EL.Mean / 1000
+	p.Peak = s.PeakConcurrency
+	if p.Concurrency > float64(p.Peak)*1.0001 && p.Peak > 0 {
+		p.Notes = append(p.Notes, fmt.Sprintf("Little's law gives %.1f requests in flight at the lower bound, more than the %d measured at the peak: the step was too short for a steady state",
+			p.Concurrency, p.Peak))
+	}
+	p.Engine, p.Candidates = signalsOf(r, steps, lower, fail)
+	for _, c := range p.Candidates {
+		if c.Separates && (p.Signal.Figure == "" || c.Rho > p.Signal.Rho+1e-9) {
+			p.Signal = c
+		}
+	}
+	if p.Signal.Figure == "" {
+		p.Notes = append(p.Notes, "no scraped engine gauge rose with the load past the capacity (scrape the server's /metrics: the target's metrics_url or scrape_metrics); no warning and no autoscaler are written")
+	}
+	p.Pages = pages(r, lower)
+	return p, nil
+}
+
+// signalsOf scores each gauge the run scraped as a load signal: its mean
+// in each step's span (from the server's series), ranked against the
+// steps' loads.
+func signalsOf(r *results.Result, steps []results.Step, lower, fail *results.Step) (string, []Signal) {
+	s := r.Summary
+	if s == nil || s.Server == nil || s.Server.Series == nil {
+		return "", nil
+	}
+	engine := ""
+	var out []Signal
+	for _, name := range signals {
+		fig, ok := s.Server.Figures[name]
+		if !ok || fig.Type != metrics.SeriesGauge {
+			continue
+		}
+		if engine == "" {
+			engine = engineOf(fig.Source)
+		}
+		sig := Signal{Figure: name, Metric: fig.Source}
+		var loads, means []float64
+		at := map[int]float64{}
+		for _, st := range steps {
+			m, ok := meanIn(s.Server.Series, st.Summary, name)
+			if !ok {
+				continue
+			}
+			at[st.Step] = m
+			loads, means = append(loads, st.Value), append(means, m)
+		}
+		sig.Steps = len(loads)
+		if sig.Steps < 3 {
+			continue
+		}
+		sig.Rho = spearman(loads, means)
+		sig.AtLower = at[lower.Step]
+		top := steps[len(steps)-1]
+		if fail != nil {
+			top = *fail
+		}
+		if v, ok := at[top.Step]; ok {
+			sig.AtFail = v
+			sig.Separates = top.Step != lower.Step && v > sig.AtLower && sig.AtLower > 0
+		}
+		out = append(out, sig)
+	}
+	return engine, out
+}
+
+// meanIn is the mean of a server figure over the windows that start within
+// a step's span.
+func meanIn(series *metrics.ServerSeries, s *metrics.Summary, name string) (float64, bool) {
+	if s == nil || s.SpanStart.IsZero() {
+		return 0, false
+	}
+	var sum float64
+	n := 0
+	for _, w := range series.Windows {
+		if w.Start.Before(s.SpanStart) || !w.Start.Before(s.SpanEnd) {
+			continue
+		}
+		if pt, ok := w.Points[name]; ok && !math.IsNaN(pt.Value) {
+			sum += pt.Value
+			n++
+		}
+	}
+	if n == 0 {
+		return 0, false
+	}
+	return sum / float64(n), true
+}
+
+// spearman is the rank correlation of x and y (ties take their mean rank).
+func spearman(x, y []float64) float64 {
+	rx, ry := ranks(x), ranks(y)
+	var mx, my float64
+	for i := range rx {
+		mx += rx[i]
+		my += ry[i]
+	}
+	mx /= float64(len(rx))
+	my /= float64(len(ry))
+	var sxy, sxx, syy float64
+	for i := range rx {
+		sxy += (rx[i] - mx) * (ry[i] - my)
+		sxx += (rx[i] - mx) * (rx[i] - mx)
+		syy += (ry[i] - my) * (ry[i] - my)
+	}
+	if sxx == 0 || syy == 0 {
+		return 0
+	}
+	return sxy / math.Sqrt(sxx*syy)
+}
+
+func ranks(v []float64) []float64 {
+	idx := make([]int, len(v))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return v[idx[a]] < v[idx[b]] })
+	out := make([]float64, len(v))
+	for i := 0; i < len(idx); {
+		j := i
+		for j+1 < len(idx) && v[idx[j+1]] == v[idx[i]] {
+			j++
+		}
+		for k := i; k <= j; k++ {
+			out[idx[k]] = float64(i+j)/2 + 1
+		}
+		i = j + 1
+	}
+	return out
+}
+
+// engineOf names the engine a metric comes from by its prefix.
+func engineOf(metric string) string {
+	switch {
+	case strings.HasPrefix(metric, "vllm:"):
+		return "vllm"
+	case strings.HasPrefix(metric, "sglang:"):
+		return "sglang"
+	case strings.HasPrefix(metric, "llamacpp:"):
+		return "llamacpp"
+	case strings.HasPrefix(metric, "tgi_"):
+		return "tgi"
+	}
+	return ""
+}
+
+// pages are the lower bound's sla checks on a latency percentile that the
+// engine exports as a histogram.
+func pages(r *results.Result, lower *results.Step) []Page {
+	s := r.Summary
+	if s == nil || s.Server == nil {
+		return nil
+	}
+	var out []Page
+	for _, c := range lower.Checks {
+		if c.Kind != "sla" || c.Threshold == nil || c.Op != "<=" || (c.Unit != "ms" && c.Unit != "") {
+			continue
+		}
+		q, ok := quantile(c.Stat)
+		if !ok {
+			continue
+		}
+		fig, ok := s.Server.Figures[c.Metric]
+		if !ok || fig.Type != metrics.SeriesHistogram {
+			continue
+		}
+		out = append(out, Page{Check: c.Name, Title: c.Description, Metric: fig.Source, Quantile: q, Bound: *c.Threshold / 1000})
+	}
+	return out
+}
+
+// quantile reads "p99" as 0.99 and "p999" as 0.999.
+func quantile(stat string) (float64, bool) {
+	if !strings.HasPrefix(stat, "p") || len(stat) < 3 {
+		return 0, false
+	}
+	digits := stat[1:]
+	var v float64
+	for _, ch := range digits {
+		if ch < '0' || ch > '9' {
+			return 0, false
+		}
+	}
+	fmt.Sscanf("0."+digits, "%g", &v)
+	return v, v > 0 && v < 1
+}
+
+func formatLoad(v float64) string {
+	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.3f", v), "0"), ".")
+}

@@ -1,0 +1,336 @@
+package ops
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	yaml "go.yaml.in/yaml/v3"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	sigsyaml "sigs.k8s.io/yaml"
+
+	"github.com/llmload/llmload/metrics"
+	"github.com/llmload/llmload/results"
+)
+
+var t0 = time.Date(2026, 12, 4, 0, 0, 0, 0, time.UTC)
+
+func ptr(v float64) *float64 { return &v }
+
+// sweep is a users sweep of one vLLM replica, 20 s a step: the batch
+// holds about 0.9 requests per user, nothing waits until 40 users, where
+// P99 TTFT breaks its 500 ms bound; throughput 1 req/s per 10 users at a
+// mean E2E latency of 5 s. runs, when set, repeats each step that many
+// times, with the 30-user step passing in only runs-1 of them.
+func sweep(vary string, runs int) *results.Result {
+	r := &results.Result{}
+	r.Scenario, r.RunID, r.ModelID = "sweep", "run1", "llama"
+	sw := &results.Sweep{Mode: results.ModeSweep, Vary: vary}
+	srv := &metrics.ServerSeries{Interval: 1}
+	for i, load := range []float64{10, 20, 30, 40} {
+		from := t0.Add(time.Duration(i*25) * time.Second)
+		s := &metrics.Summary{Completed: 100, SpanStart: from, SpanEnd: from.Add(20 * time.Second), RequestThroughput: load / 10,
+			PeakConcurrency: int(load)}
+		s.E2EL.Mean = 5000
+		ttft := 100 + 10*load
+		if load == 40 {
+			ttft = 900
+		}
+		st := results.Step{Step: i + 1, Value: load, Summary: s, SLAChecked: true,
+			Checks: []results.Check{{Name: "ttft_p99", Kind: "sla", Description: "P99 TTFT <= 500 ms", Metric: "ttft", Stat: "p99", Op: "<=", Threshold: ptr(500), Unit: "ms", Value: ptr(ttft)}}}
+		if ttft > 500 {
+			st.SLAFailed = []string{"ttft_p99"}
+		}
+		if runs > 0 {
+			for k := range runs {
+				st.Runs = append(st.Runs, results.StepRun{Run: k + 1, Passed: ttft <= 500 && !(load == 30 && k == 0)})
+				if st.Runs[k].Passed {
+					st.RunsPassed++
+				}
+			}
+		}
+		sw.Steps = append(sw.Steps, st)
+		for k := range 20 {
+			waiting := 0.0
+			if load == 40 {
+				waiting = 5
+			}
+			srv.Windows = append(srv.Windows, metrics.ServerWindow{Start: from.Add(time.Duration(k) * time.Second), Points: map[string]metrics.ServerPoint{
+				"requests_running": {Value: 0.9 * load}, "queue": {Value: waiting}, "kv_cache_usage": {Value: load / 100},
+			}})
+		}
+	}
+	sw.Capacity = &results.LoadCapacity{Value: 30, Step: 3}
+	if runs > 0 {
+		sw.Capacity.Runs, sw.Capacity.RunsPassed = runs, runs-1
+	}
+	r.Sweep = sw
+	r.Summary = &metrics.Summary{Server: &metrics.ServerMetrics{Series: srv, Figures: map[string]metrics.ServerFigure{
+		"requests_running": {Source: "vllm:num_requests_running", Type: metrics.SeriesGauge},
+		"queue":            {Source: "vllm:num_requests_waiting", Type: metrics.SeriesGauge},
+		"kv_cache_usage":   {Source: "vllm:kv_cache_usage_perc", Type: metrics.SeriesGauge},
+		"ttft":             {Source: "vllm:time_to_first_token_seconds", Type: metrics.SeriesHistogram},
+	}}}
+	return r
+}
+
+func TestDerive(t *testing.T) {
+	noServer := sweep(results.VaryUsers, 0)
+	noServer.Summary.Server = nil
+	interrupted := sweep(results.VaryUsers, 0)
+	interrupted.Interrupted = true
+	noCapacity := sweep(results.VaryUsers, 0)
+	noCapacity.Sweep.Capacity = nil
+	for _, tt := range []struct {
+		name    string
+		r       *results.Result
+		lower   float64
+		signal  string
+		atLower float64
+		conc    float64
+		pages   int
+		err     string
+	}{
+		// The batch's running requests rise with the load (rho 1) and are
+		// higher at 40 users than at 30: chosen over the queue (0 until
+		// the failing step: it does not track the load below it) and over
+		// KV usage (also rho 1, but later in the order of preference).
+		{name: "users", r: sweep(results.VaryUsers, 0), lower: 30, signal: "vllm:num_requests_running", atLower: 27, conc: 15, pages: 1},
+		// A rate's capacity is converted to a concurrency by Little's law:
+		// 3 req/s x 5 s = 15 in flight.
+		{name: "rate", r: sweep(results.VaryRate, 0), lower: 30, signal: "vllm:num_requests_running", atLower: 27, conc: 15, pages: 1},
+		// With repeats, the 30-user step held in 2 of 3 runs: the lower
+		// bound is 20 users, where every run held.
+		{name: "repeats", r: sweep(results.VaryUsers, 3), lower: 20, signal: "vllm:num_requests_running", atLower: 18, conc: 10, pages: 1},
+		// Without the server's metrics there is no signal and no page.
+		{name: "no server metrics", r: noServer, lower: 30, signal: "", conc: 15, pages: 0},
+		{name: "interrupted", r: interrupted, err: "interrupted"},
+		{name: "no capacity", r: noCapacity, err: "no load met every sla check"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := Derive(tt.r, Options{})
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("err = %v, want one saying %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := []any{p.Lower, p.Signal.Metric, p.Signal.AtLower, p.Concurrency, len(p.Pages)}
+			want := []any{tt.lower, tt.signal, tt.atLower, tt.conc, tt.pages}
+			if diff := cmp.Diff(want, got, cmpApprox); diff != "" {
+				t.Errorf("lower, signal, at lower, concurrency, pages (-want +got):\n%s", diff)
+			}
+			if tt.signal != "" {
+				if p.Warn() != round3(0.9*tt.atLower) || p.Target() != round3(0.8*tt.atLower) {
+					t.Errorf("warn %v, target %v: want 90%% and 80%% of %v", p.Warn(), p.Target(), tt.atLower)
+				}
+			}
+		})
+	}
+}
+
+var cmpApprox = cmp.Comparer(func(a, b float64) bool { return a == b || (a-b < 1e-9 && b-a < 1e-9) })
+
+func TestSpearman(t *testing.T) {
+	for _, tt := range []struct {
+		x, y []float64
+		want float64
+	}{
+		{[]float64{1, 2, 3, 4}, []float64{10, 20, 30, 40}, 1},
+		{[]float64{1, 2, 3, 4}, []float64{40, 30, 20, 10}, -1},
+		{[]float64{1, 2, 3, 4}, []float64{5, 5, 5, 5}, 0},
+		// Ties take their mean rank: ranks (1.5, 1.5, 3, 4) against 1..4.
+		{[]float64{1, 2, 3, 4}, []float64{0, 0, 1, 2}, 0.9486832980505138},
+	} {
+		if got := spearman(tt.x, tt.y); got-tt.want > 1e-9 || tt.want-got > 1e-9 {
+			t.Errorf("spearman(%v, %v) = %v, want %v", tt.x, tt.y, got, tt.want)
+		}
+	}
+}
+
+// TestFiles decodes every file into the types its consumer reads: the HPA
+// strictly into Kubernetes' autoscaling/v2 types and checked as the API
+// server's validation would, the ScaledObject strictly into KEDA's fields,
+// the rules as Prometheus' rule groups.
+func TestFiles(t *testing.T) {
+	p, err := Derive(sweep(results.VaryUsers, 0), Options{Source: "sweep.json", Version: "v1.2.3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := p.Files()
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := []string{}
+	for n := range files {
+		names = append(names, n)
+	}
+	if len(names) != 5 {
+		t.Errorf("files %v, want 5", names)
+	}
+	for n, b := range files {
+		for _, want := range []string{"llmload v1.2.3 from sweep.json", "Capacity: 30 users, in [30, 40)", "vllm:num_requests_running, 27.000 per replica"} {
+			if !strings.Contains(strings.ReplaceAll(string(b), "\n#  ", " "), want) {
+				t.Errorf("%s does not say where it came from (%q):\n%s", n, want, b)
+			}
+		}
+	}
+
+	var hpa autoscalingv2.HorizontalPodAutoscaler
+	if err := sigsyaml.UnmarshalStrict(files[HPAFile], &hpa); err != nil {
+		t.Fatalf("%s: %v", HPAFile, err)
+	}
+	if err := validateHPA(&hpa); err != nil {
+		t.Errorf("%s: %v", HPAFile, err)
+	}
+	m := hpa.Spec.Metrics[0]
+	if m.Pods.Metric.Name != "vllm_num_requests_running" || m.Pods.Target.AverageValue.AsApproximateFloat64() != 21.6 {
+		t.Errorf("HPA metric %s target %v, want vllm_num_requests_running at 21.6 (80%% of 27)", m.Pods.Metric.Name, m.Pods.Target.AverageValue)
+	}
+
+	var so scaledObject
+	dec := yaml.NewDecoder(bytes.NewReader(files[KEDAFile]))
+	dec.KnownFields(true)
+	if err := dec.Decode(&so); err != nil {
+		t.Fatalf("%s: %v", KEDAFile, err)
+	}
+	tr := so.Spec.Triggers[0]
+	if so.APIVersion != "keda.sh/v1alpha1" || so.Kind != "ScaledObject" || so.Spec.ScaleTargetRef["name"] == "" || tr.Type != "prometheus" || tr.MetricType != "AverageValue" {
+		t.Errorf("ScaledObject %+v is not a KEDA prometheus ScaledObject", so)
+	}
+	if th, err := strconv.ParseFloat(tr.Metadata["threshold"], 64); err != nil || th != 21.6 {
+		t.Errorf("KEDA threshold %q, want 21.6", tr.Metadata["threshold"])
+	}
+	for _, k := range []string{"serverAddress", "query", "threshold"} {
+		if tr.Metadata[k] == "" {
+			t.Errorf("KEDA trigger without %s", k)
+		}
+	}
+
+	var rf ruleFile
+	dec = yaml.NewDecoder(bytes.NewReader(files[RulesFile]))
+	dec.KnownFields(true)
+	if err := dec.Decode(&rf); err != nil {
+		t.Fatal(err)
+	}
+	var exprs []string
+	for _, r := range rf.Groups[0].Rules {
+		exprs = append(exprs, r.Alert+": "+r.Expr)
+	}
+	want := []string{
+		`LLMServerNearCapacity: avg_over_time(vllm:num_requests_running{model_name="llama"}[5m]) > 24.3`,
+		`LLMServerSLATTFTP99: histogram_quantile(0.99, sum by (le, model_name) (rate(vllm:time_to_first_token_seconds_bucket{model_name="llama"}[5m]))) > 0.5`,
+	}
+	if diff := cmp.Diff(want, exprs); diff != "" {
+		t.Errorf("rules (-want +got):\n%s", diff)
+	}
+}
+
+// validateHPA checks what Kubernetes' own validation of an autoscaling/v2
+// HorizontalPodAutoscaler checks of the fields written here.
+func validateHPA(h *autoscalingv2.HorizontalPodAutoscaler) error {
+	s := h.Spec
+	switch {
+	case h.APIVersion != "autoscaling/v2" || h.Kind != "HorizontalPodAutoscaler":
+		return errorf("apiVersion %q kind %q", h.APIVersion, h.Kind)
+	case s.ScaleTargetRef.Kind == "" || s.ScaleTargetRef.Name == "":
+		return errorf("scaleTargetRef needs kind and name")
+	case s.MinReplicas == nil || *s.MinReplicas < 1 || s.MaxReplicas < *s.MinReplicas:
+		return errorf("replicas: want 1 <= min <= max")
+	case len(s.Metrics) == 0:
+		return errorf("no metric")
+	}
+	for _, m := range s.Metrics {
+		if m.Type != autoscalingv2.PodsMetricSourceType || m.Pods == nil || m.Object != nil || m.External != nil || m.Resource != nil {
+			return errorf("metric of type %q must populate pods only", m.Type)
+		}
+		if n := m.Pods.Metric.Name; n == "" || strings.ContainsAny(n, "/%") {
+			return errorf("metric name %q", n)
+		}
+		if m.Pods.Target.Type != autoscalingv2.AverageValueMetricType || m.Pods.Target.AverageValue == nil || m.Pods.Target.AverageValue.Sign() <= 0 {
+			return errorf("pods target must be a positive averageValue")
+		}
+	}
+	return nil
+}
+
+func errorf(format string, a ...any) error { return fmt.Errorf(format, a...) }
+
+
+
+// TestPromtool runs Prometheus' own checks on the rules and their unit
+// tests, and shows the tests can fail: with the warning's threshold raised
+// past the replica that should trip it, promtool test rules fails.
+// Without promtool it skips, except in CI (CI=true), which installs it.
+func TestPromtool(t *testing.T) {
+	promtool, err := exec.LookPath("promtool")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("promtool is missing in CI: .ci/run installs Debian's prometheus package")
+		}
+		t.Skip("promtool is absent (apt-get install prometheus to run this test)")
+	}
+	for _, tt := range []struct {
+		name string
+		r    *results.Result
+	}{
+		{"vllm users", sweep(results.VaryUsers, 0)},
+		{"vllm repeats", sweep(results.VaryUsers, 3)},
+		{"unlabelled engine", func() *results.Result {
+			r := sweep(results.VaryUsers, 0)
+			f := r.Summary.Server.Figures
+			f["requests_running"] = metrics.ServerFigure{Source: "llamacpp:requests_processing", Type: metrics.SeriesGauge}
+			delete(f, "ttft")
+			return r
+		}()},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := Derive(tt.r, Options{For: "2m", Window: "1m"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			files, err := p.Files()
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			for n, b := range files {
+				if err := os.WriteFile(filepath.Join(dir, n), b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			run := func(args ...string) (string, error) {
+				cmd := exec.Command(promtool, args...)
+				cmd.Dir = dir
+				out, err := cmd.CombinedOutput()
+				return string(out), err
+			}
+			if out, err := run("check", "rules", RulesFile); err != nil {
+				t.Fatalf("promtool check rules: %v\n%s", err, out)
+			}
+			if out, err := run("test", "rules", TestsFile); err != nil {
+				t.Fatalf("promtool test rules: %v\n%s", err, out)
+			}
+			broken := strings.Replace(string(files[RulesFile]), "> "+num(p.Warn()), "> "+num(p.Warn()*2), 1)
+			if broken == string(files[RulesFile]) {
+				t.Fatal("the warning's threshold is not in the rules")
+			}
+			if err := os.WriteFile(filepath.Join(dir, RulesFile), []byte(broken), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if out, err := run("test", "rules", TestsFile); err == nil {
+				t.Errorf("promtool test rules passed with the warning's threshold doubled:\n%s", out)
+			}
+		})
+	}
+}
