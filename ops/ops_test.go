@@ -266,8 +266,6 @@ func validateHPA(h *autoscalingv2.HorizontalPodAutoscaler) error {
 
 func errorf(format string, a ...any) error { return fmt.Errorf(format, a...) }
 
-
-
 // TestPromtool runs Prometheus' own checks on the rules and their unit
 // tests, and shows the tests can fail: with the warning's threshold raised
 // past the replica that should trip it, promtool test rules fails.
