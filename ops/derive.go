@@ -96,8 +96,8 @@ type Plan struct {
 	Capacity, Lower, Upper float64
 	Runs, RunsPassed       int
 	// Concurrency is the requests in flight at the lower bound by Little's
-	// law (request throughput times mean end-to-end latency); Peak the
-	// most in flight measured there.
+	// law (dispatch rate times mean end-to-end latency); Peak the most in
+	// flight measured there.
 	Concurrency float64
 	Peak        int
 	// Signal is the engine metric chosen, with every candidate's score.
@@ -182,8 +182,15 @@ func Derive(r *results.Result, o Options) (*Plan, error) {
 	} else {
 		p.Notes = append(p.Notes, "no load above the capacity failed: the capacity is at least what was measured")
 	}
+	// Little's law: in flight = arrival rate x time in the system; the
+	// arrival rate is the step's achieved dispatch rate (its throughput
+	// when the result lacks one).
 	s := lower.Summary
-	p.Concurrency = s.RequestThroughput * s.E2EL.Mean / 1000
+	rate := s.AchievedRate
+	if rate <= 0 {
+		rate = s.RequestThroughput
+	}
+	p.Concurrency = rate * s.E2EL.Mean / 1000
 	p.Peak = s.PeakConcurrency
 	if p.Concurrency > float64(p.Peak)*1.0001 && p.Peak > 0 {
 		p.Notes = append(p.Notes, fmt.Sprintf("Little's law gives %.1f requests in flight at the lower bound, more than the %d measured at the peak: the step was too short for a steady state",
@@ -250,16 +257,24 @@ func signalsOf(r *results.Result, steps []results.Step, lower, fail *results.Ste
 	return engine, out
 }
 
-// meanIn is the mean of a server figure over the windows that start within
-// a step's span.
+// meanIn is the mean of a server figure over the windows that start while
+// a step dispatched (its first to its last dispatch): not the tail of its
+// last requests, which ends under the next step's load.
 func meanIn(series *metrics.ServerSeries, s *metrics.Summary, name string) (float64, bool) {
-	if s == nil || s.SpanStart.IsZero() {
+	if s == nil {
+		return 0, false
+	}
+	from, to := s.FirstDispatch, s.LastDispatch
+	if from.IsZero() || !to.After(from) {
+		from, to = s.SpanStart, s.SpanEnd
+	}
+	if from.IsZero() {
 		return 0, false
 	}
 	var sum float64
 	n := 0
 	for _, w := range series.Windows {
-		if w.Start.Before(s.SpanStart) || !w.Start.Before(s.SpanEnd) {
+		if w.Start.Before(from) || !w.Start.Before(to) {
 			continue
 		}
 		if pt, ok := w.Points[name]; ok && !math.IsNaN(pt.Value) {

@@ -70,7 +70,7 @@ func (p *Plan) header(what string) string {
 	line("%s", what)
 	line("Written by llmload %s from %s (scenario %q, run %s).", nonEmpty(p.Options.Version, "dev"), nonEmpty(p.Options.Source, "a result"), p.Scenario, p.RunID)
 	line("%s", p.capacityLine())
-	line("Little's law at the lower bound: %.1f requests in flight (request throughput x mean E2E latency); the most measured there: %d.", p.Concurrency, p.Peak)
+	line("Little's law at the lower bound: %.1f requests in flight (dispatch rate x mean E2E latency); the most measured there: %d.", p.Concurrency, p.Peak)
 	if len(p.Pages) > 0 {
 		var t []string
 		for _, pg := range p.Pages {
@@ -505,4 +505,14 @@ func (p *Plan) tests(rs []rule) ([]byte, error) {
 			})
 	}
 	return marshal(p.header("promtool unit tests of "+RulesFile+" (promtool test rules "+TestsFile+")."), tf)
+}
+
+// Describe writes what the plan found, for the console: the header's
+// lines without their comment marks.
+func (p *Plan) Describe() string {
+	var b strings.Builder
+	for _, l := range strings.Split(strings.TrimSuffix(p.header("From a measured capacity to alerts and autoscaling."), "\n"), "\n") {
+		b.WriteString(strings.TrimPrefix(strings.TrimPrefix(l, "#"), " ") + "\n")
+	}
+	return b.String()
 }

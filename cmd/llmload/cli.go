@@ -80,6 +80,7 @@ func commands() []command {
 		{"report", "render result files as text or as one HTML page, several overlaid", cmdReport},
 		{"compare", "compare a run with a baseline run: deltas, intervals, and a verdict against tolerances", cmdCompare},
 		{"merge", "merge result files of one scenario (shards, machines) and judge the checks", cmdMerge},
+		{"ops", "alert rules, promtool tests and autoscaler targets from a measured capacity", cmdOps},
 		{"dataset", "dataset tools: 'dataset dump' writes the sampled requests", cmdDataset},
 		{"completion", "print a bash or zsh completion script", cmdCompletion},
 		{"version", "print the version, commit and Go version", cmdVersion},

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/llmload/llmload/internal/buildinfo"
+	"github.com/llmload/llmload/ops"
+	"github.com/llmload/llmload/results"
+)
+
+// cmdOps writes alert rules, their promtool tests and autoscaler targets
+// derived from a capacity or sweep result (package ops).
+func cmdOps(_ context.Context, e env, args []string) int {
+	fs := newFlags(e, "ops", "RESULT.json")
+	dir := fs.String("dir", "ops", "write the files into this `directory`")
+	var o ops.Options
+	fs.Float64Var(&o.Headroom, "headroom", 0.8, "the autoscaler's per-replica target as a `share` of the capacity's lower bound")
+	fs.Float64Var(&o.WarnShare, "warn", 0.9, "the warning's threshold as a `share` of the capacity's lower bound")
+	fs.StringVar(&o.For, "for", "5m", "how long an alert's condition must hold before it fires")
+	fs.StringVar(&o.Window, "window", "5m", "the range of rate() and avg_over_time() in the rules and queries")
+	fs.StringVar(&o.Deployment, "deployment", "llm-server", "the Deployment the autoscalers scale")
+	fs.StringVar(&o.Namespace, "namespace", "default", "its namespace")
+	fs.IntVar(&o.MinReplicas, "min-replicas", 1, "the autoscalers' fewest replicas")
+	fs.IntVar(&o.MaxReplicas, "max-replicas", 8, "the autoscalers' most replicas")
+	fs.StringVar(&o.PrometheusURL, "prometheus-url", "http://prometheus.monitoring.svc:9090", "where KEDA queries Prometheus")
+	paths, code, ok := parseInterspersed(fs, args)
+	if !ok {
+		return code
+	}
+	if len(paths) != 1 {
+		return fs.usageError("give one result file")
+	}
+	r, err := results.ReadResult(paths[0])
+	if err != nil {
+		fmt.Fprintf(e.stderr, "llmload ops: %v\n", err)
+		return exitInvalid
+	}
+	o.Source, o.Version = filepath.Base(paths[0]), buildinfo.Read(version, commit).Version
+	plan, err := ops.Derive(r, o)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "llmload ops: %s: %v\n", paths[0], err)
+		return exitInvalid
+	}
+	files, err := plan.Files()
+	if err != nil {
+		fmt.Fprintf(e.stderr, "llmload ops: %s: %v\n", paths[0], err)
+		return exitInvalid
+	}
+	if err := os.MkdirAll(*dir, 0o755); err != nil {
+		fmt.Fprintf(e.stderr, "llmload ops: %v\n", err)
+		return exitInvalid
+	}
+	fmt.Fprint(e.stdout, plan.Describe())
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		path := filepath.Join(*dir, n)
+		if err := os.WriteFile(path, files[n], 0o644); err != nil {
+			fmt.Fprintf(e.stderr, "llmload ops: %v\n", err)
+			return exitInvalid
+		}
+		fmt.Fprintf(e.stdout, "wrote %s\n", path)
+	}
+	return exitOK
+}
