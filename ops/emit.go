@@ -105,7 +105,10 @@ func (p *Plan) signalWhy() string {
 	var parts []string
 	for _, c := range p.Candidates {
 		s := fmt.Sprintf("%s rho %.2f", c.Metric, c.Rho)
-		if !c.Separates {
+		switch {
+		case c.AtLower <= 0:
+			s += " (0 at the capacity: no threshold to set)"
+		case !c.Separates:
 			s += " (not higher past the capacity)"
 		}
 		parts = append(parts, s)

@@ -2,15 +2,21 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/llmload/llmload/ops"
 	"github.com/llmload/llmload/ops/opstest"
 	"github.com/llmload/llmload/results"
+	"github.com/llmload/llmload/sim"
 )
 
 // TestOps drives `llmload ops` on a stored sweep result: it writes the
@@ -75,4 +81,164 @@ func TestOps(t *testing.T) {
 			t.Errorf("%s: wrote %s", tt.name, out)
 		}
 	}
+}
+
+// TestOpsAlertsInPrometheus measures a simulator's capacity with a users
+// sweep, writes the alert rules from it with `llmload ops`, and loads them
+// into Debian's Prometheus scraping the same simulator: under a load below
+// the capacity (2 users) no alert is pending or firing; above it (8 users)
+// the warning on running requests and the TTFT page fire, read back from
+// Prometheus' HTTP API. Skipped without prometheus, except in CI (CI=true),
+// which installs it (.ci/run).
+func TestOpsAlertsInPrometheus(t *testing.T) {
+	bin, err := exec.LookPath("prometheus")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("prometheus is missing in CI: .ci/run installs it (apt-get install -y prometheus)")
+		}
+		t.Skip("prometheus is not installed (apt-get install prometheus); CI runs this test")
+	}
+	p, err := sim.LookupProfile("tiny")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range map[string]string{"max_num_seqs": "4", "step_overhead": "10ms"} {
+		if err := p.Set(k, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv, err := sim.Listen("127.0.0.1:0", p, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	dir := t.TempDir()
+
+	// The capacity: 4 users (the scenario says why on any machine).
+	code, stdout, stderr := call(t, context.Background(), "run", "-out", filepath.Join(dir, "sweep"), "-var", "base_url="+srv.URL, "testdata/ops-sweep.hcl")
+	if code != exitOK {
+		t.Fatalf("the sweep: exit %d\n%s%s", code, stdout, stderr)
+	}
+	rules := filepath.Join(dir, "ops")
+	code, stdout, stderr = call(t, context.Background(), "ops", filepath.Join(dir, "sweep", "ops.json"), "-dir", rules, "-for", "5s", "-window", "10s")
+	if code != exitOK {
+		t.Fatalf("llmload ops: exit %d\n%s%s", code, stdout, stderr)
+	}
+	t.Logf("llmload ops:\n%s", stdout)
+	if !strings.Contains(stdout, "Capacity: 4 users") {
+		t.Fatalf("the sweep did not find 4 users:\n%s", stdout)
+	}
+
+	cfg := fmt.Sprintf("global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nrule_files: [%q]\nscrape_configs:\n  - job_name: vllm\n    static_configs:\n      - targets: [%q]\n",
+		filepath.Join(rules, ops.RulesFile), strings.TrimPrefix(srv.URL, "http://"))
+	if err := os.WriteFile(filepath.Join(dir, "prometheus.yml"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	addr := freeAddr(t)
+	cmd := exec.Command(bin, "--config.file="+filepath.Join(dir, "prometheus.yml"), "--storage.tsdb.path="+filepath.Join(dir, "data"), "--web.listen-address="+addr)
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	prom := "http://" + addr
+
+	load := func(users int) func() {
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			call(t, ctx, "run", "-quiet", "-out", "", "-var", "base_url="+srv.URL, "-var", fmt.Sprintf("users=%d", users), "testdata/ops-load.hcl")
+		}()
+		return func() { cancel(); <-done }
+	}
+
+	// Below the capacity: the rules are loaded and evaluated for longer
+	// than their window and "for" together, and nothing fires.
+	stop := load(2)
+	deadline := time.Now().Add(time.Minute)
+	for !rulesEvaluated(prom, 2) && time.Now().Before(deadline) {
+		time.Sleep(time.Second)
+	}
+	if !rulesEvaluated(prom, 2) {
+		t.Fatalf("Prometheus did not load and evaluate the rules:\n%s", out.String())
+	}
+	time.Sleep(20 * time.Second)
+	if a := alerts(t, prom); len(a) > 0 {
+		t.Errorf("with 2 users (under the capacity of 4) alerts are active: %v", a)
+	}
+	stop()
+
+	// Above it: both fire.
+	stop = load(8)
+	defer stop()
+	want := []string{ops.WarnAlert + " firing", "LLMServerSLATTFTP99 firing"}
+	var got []string
+	for deadline := time.Now().Add(90 * time.Second); time.Now().Before(deadline); time.Sleep(time.Second) {
+		if got = alerts(t, prom); slices.Equal(got, want) {
+			break
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("with 8 users (over the capacity of 4) the alerts are %v, want %v", got, want)
+	}
+}
+
+// alerts are Prometheus' active alerts as "name state", sorted.
+func alerts(t *testing.T, prom string) []string {
+	t.Helper()
+	resp, err := http.Get(prom + "/api/v1/alerts")
+	if err != nil {
+		return nil
+	}
+	defer resp.Body.Close()
+	var r struct {
+		Data struct {
+			Alerts []struct {
+				Labels map[string]string `json:"labels"`
+				State  string            `json:"state"`
+			} `json:"alerts"`
+		} `json:"data"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
+		return nil
+	}
+	var out []string
+	for _, a := range r.Data.Alerts {
+		out = append(out, a.Labels["alertname"]+" "+a.State)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// rulesEvaluated says whether Prometheus has loaded n alerting rules and
+// evaluated them, each with health "ok".
+func rulesEvaluated(prom string, n int) bool {
+	resp, err := http.Get(prom + "/api/v1/rules?type=alert")
+	if err != nil {
+		return false
+	}
+	defer resp.Body.Close()
+	var r struct {
+		Data struct {
+			Groups []struct {
+				Rules []struct {
+					Health string `json:"health"`
+				} `json:"rules"`
+			} `json:"groups"`
+		} `json:"data"`
+	}
+	if json.NewDecoder(resp.Body).Decode(&r) != nil {
+		return false
+	}
+	ok := 0
+	for _, g := range r.Data.Groups {
+		for _, rl := range g.Rules {
+			if rl.Health == "ok" {
+				ok++
+			}
+		}
+	}
+	return ok >= n
 }
