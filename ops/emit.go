@@ -231,6 +231,9 @@ func (p *Plan) Files() (map[string][]byte, error) {
 	if out[TestsFile], err = p.tests(rs); err != nil {
 		return nil, err
 	}
+	if out[GrafanaFile], err = p.dashboard(); err != nil {
+		return nil, err
+	}
 	if p.Signal.Figure == "" {
 		return out, nil
 	}

@@ -2,6 +2,7 @@ package ops
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -117,10 +118,13 @@ func TestFiles(t *testing.T) {
 	for n := range files {
 		names = append(names, n)
 	}
-	if len(names) != 5 {
-		t.Errorf("files %v, want 5", names)
+	if len(names) != 6 {
+		t.Errorf("files %v, want 6", names)
 	}
 	for n, b := range files {
+		if n == GrafanaFile {
+			continue // JSON: checked below
+		}
 		for _, want := range []string{"llmload v1.2.3 from sweep.json", "Capacity: 30 users, in [30, 40)", "vllm:num_requests_running, 27.000 per replica"} {
 			if !strings.Contains(strings.ReplaceAll(string(b), "\n#  ", " "), want) {
 				t.Errorf("%s does not say where it came from (%q):\n%s", n, want, b)
@@ -157,6 +161,46 @@ func TestFiles(t *testing.T) {
 		if tr.Metadata[k] == "" {
 			t.Errorf("KEDA trigger without %s", k)
 		}
+	}
+
+	var dash struct {
+		Description string
+		Panels      []struct {
+			Title       string
+			FieldConfig struct {
+				Defaults struct {
+					Thresholds struct {
+						Steps []struct {
+							Value *float64
+						}
+					}
+				}
+			}
+			Targets []struct{ Expr string }
+		}
+	}
+	if err := json.Unmarshal(files[GrafanaFile], &dash); err != nil {
+		t.Fatal(err)
+	}
+	var panels []string
+	for _, pn := range dash.Panels {
+		var steps []string
+		for _, s := range pn.FieldConfig.Defaults.Thresholds.Steps {
+			if s.Value != nil {
+				steps = append(steps, num(*s.Value))
+			}
+		}
+		panels = append(panels, pn.Title+" | "+pn.Targets[0].Expr+" | "+strings.Join(steps, ","))
+	}
+	wantPanels := []string{
+		`vllm:num_requests_running per replica vs the measured capacity | vllm:num_requests_running{model_name="llama"} | 24.3,27`,
+		`SLA P99 TTFT <= 500 ms (the engine's histogram) | histogram_quantile(0.99, sum by (le, model_name) (rate(vllm:time_to_first_token_seconds_bucket{model_name="llama"}[5m]))) | 0.5`,
+	}
+	if diff := cmp.Diff(wantPanels, panels); diff != "" {
+		t.Errorf("dashboard panels (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(dash.Description, "Capacity: 30 users, in [30, 40)") {
+		t.Errorf("the dashboard does not say where it came from: %q", dash.Description)
 	}
 
 	var rf ruleFile

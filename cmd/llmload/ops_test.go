@@ -53,7 +53,7 @@ func TestOps(t *testing.T) {
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	want := []string{ops.HPAFile, ops.KEDAFile, ops.RulesFile, ops.TestsFile, ops.AdapterFile}
+	want := []string{ops.HPAFile, ops.KEDAFile, ops.RulesFile, ops.TestsFile, ops.AdapterFile, ops.GrafanaFile}
 	slices.Sort(want)
 	if !slices.Equal(names, want) {
 		t.Errorf("files %v, want %v", names, want)
@@ -88,7 +88,8 @@ func TestOps(t *testing.T) {
 // into Debian's Prometheus scraping the same simulator: under a load below
 // the capacity (2 users) no alert is pending or firing; above it (8 users)
 // the warning on running requests and the TTFT page fire, read back from
-// Prometheus' HTTP API. Skipped without prometheus, except in CI (CI=true),
+// Prometheus' HTTP API, and every panel of the capacity dashboard finds
+// data. Skipped without prometheus, except in CI (CI=true),
 // which installs it (.ci/run).
 func TestOpsAlertsInPrometheus(t *testing.T) {
 	bin, err := exec.LookPath("prometheus")
@@ -182,6 +183,26 @@ func TestOpsAlertsInPrometheus(t *testing.T) {
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("with 8 users (over the capacity of 4) the alerts are %v, want %v", got, want)
+	}
+	// Every panel of the capacity dashboard finds data.
+	data, err := os.ReadFile(filepath.Join(rules, ops.GrafanaFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dash struct {
+		Panels []struct {
+			Targets []struct{ Expr string } `json:"targets"`
+		} `json:"panels"`
+	}
+	if err := json.Unmarshal(data, &dash); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range dash.Panels {
+		for _, tg := range p.Targets {
+			if !hasData(prom, tg.Expr) {
+				t.Errorf("the dashboard's %s finds no data", tg.Expr)
+			}
+		}
 	}
 }
 
