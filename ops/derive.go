@@ -111,7 +111,7 @@ type Plan struct {
 
 // Signal is one engine gauge as a load signal: its catalogue name, the
 // engine's metric, its mean at each step, Spearman's rank correlation with
-// the load over the steps, whether it is higher at the first failing load
+// the load over the steps, whether it is not lower at the first failing load
 // than at the lower bound, and its mean at the lower bound.
 type Signal struct {
 	Figure    string
@@ -131,6 +131,12 @@ type Page struct {
 	Quantile float64 // 0.99
 	Bound    float64 // seconds
 }
+
+// saturationNoise is how much lower than at the lower bound a gauge may
+// read at the first failing load and still count as not falling: a gauge
+// pinned at its limit (4 running requests of a batch of 4) reads a
+// percent or two either way from one step to the next.
+const saturationNoise = 0.05
 
 // signals are the gauges that may track the load, in order of preference
 // on a tie: requests in the batch, then waiting, then KV-cache usage.
@@ -250,7 +256,11 @@ func signalsOf(r *results.Result, steps []results.Step, lower, fail *results.Ste
 		}
 		if v, ok := at[top.Step]; ok {
 			sig.AtFail = v
-			sig.Separates = top.Step != lower.Step && v > sig.AtLower && sig.AtLower > 0
+			// Not lower past the capacity (within the noise of a gauge
+			// that saturates there, as the batch's running requests do
+			// when the batch is the limit): at or over the threshold
+			// then means at or over the capacity.
+			sig.Separates = top.Step != lower.Step && v >= (1-saturationNoise)*sig.AtLower && sig.AtLower > 0
 		}
 		out = append(out, sig)
 	}

@@ -109,11 +109,11 @@ func (p *Plan) signalWhy() string {
 		case c.AtLower <= 0:
 			s += " (0 at the capacity: no threshold to set)"
 		case !c.Separates:
-			s += " (not higher past the capacity)"
+			s += " (lower past the capacity)"
 		}
 		parts = append(parts, s)
 	}
-	return "Spearman's rank correlation of each gauge's step mean with the load: " + strings.Join(parts, ", ") + "; the highest that is higher at the first failing load is chosen"
+	return "Spearman's rank correlation of each gauge's step mean with the load: " + strings.Join(parts, ", ") + "; the highest that is not lower at the first failing load is chosen"
 }
 
 // wrap breaks text into lines of at most width runes at spaces, the

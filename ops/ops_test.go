@@ -84,6 +84,33 @@ func TestDerive(t *testing.T) {
 
 var cmpApprox = cmp.Comparer(func(a, b float64) bool { return a == b || (a-b < 1e-9 && b-a < 1e-9) })
 
+// TestSaturatingSignal: a gauge pinned at its limit from the capacity on
+// (the batch's running requests when the batch is the limit) reads a
+// little lower past the capacity by noise and still qualifies; one that
+// falls clearly does not.
+func TestSaturatingSignal(t *testing.T) {
+	for _, tt := range []struct {
+		at40      float64 // running requests at 40 users (27 at 30)
+		separates bool
+	}{{26.5, true}, {27, true}, {20, false}} {
+		r := sweep(results.VaryUsers, 0)
+		for i, w := range r.Summary.Server.Series.Windows {
+			if i >= 60 { // the 40-user step
+				pt := w.Points["requests_running"]
+				pt.Value = tt.at40
+				w.Points["requests_running"] = pt
+			}
+		}
+		p, err := Derive(r, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := p.Candidates[0]; c.Figure != "requests_running" || c.Separates != tt.separates {
+			t.Errorf("running %v at 40 users (27 at 30): %+v, want separates %v", tt.at40, c, tt.separates)
+		}
+	}
+}
+
 func TestSpearman(t *testing.T) {
 	for _, tt := range []struct {
 		x, y []float64
