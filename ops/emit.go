@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -14,6 +17,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	sigsyaml "sigs.k8s.io/yaml"
+
+	"github.com/llmload/llmload/results"
 )
 
 // The files Files writes.
@@ -521,4 +526,35 @@ func (p *Plan) Describe() string {
 		b.WriteString(strings.TrimPrefix(strings.TrimPrefix(l, "#"), " ") + "\n")
 	}
 	return b.String()
+}
+
+// Write derives the plan of r and writes its files into dir (made when
+// missing): the plan and the paths written, sorted. Nothing is written
+// when there is nothing to derive.
+func Write(dir string, r *results.Result, o Options) (*Plan, []string, error) {
+	p, err := Derive(r, o)
+	if err != nil {
+		return nil, nil, err
+	}
+	files, err := p.Files()
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, nil, err
+	}
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	var paths []string
+	for _, n := range names {
+		path := filepath.Join(dir, n)
+		if err := os.WriteFile(path, files[n], 0o644); err != nil {
+			return nil, paths, err
+		}
+		paths = append(paths, path)
+	}
+	return p, paths, nil
 }

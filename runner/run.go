@@ -485,6 +485,10 @@ type answerObserver struct{ book *metrics.AnswerBook }
 func (o answerObserver) Result(r *metrics.Request) { o.book.Add(r) }
 func (answerObserver) Snapshot(metrics.Snapshot)   {}
 
+// ResultName is the result file's name (<scenario>.json, or the
+// scenario's result_filename).
+func (r *Run) ResultName() string { return r.dest.name }
+
 // Files are the files Save wrote beside the result (the requests file,
 // and the outputs file when there is one): a copy of the result made a
 // baseline takes them along, so that its answers can be paired.

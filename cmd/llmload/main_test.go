@@ -325,11 +325,18 @@ func TestRunExitCodes(t *testing.T) {
 		// Without the probe, the load runs and no request completes.
 		{"unreachable without preflight", []string{"-var", "base_url=http://user:SECRET-pw@127.0.0.1:1", "-var", "preflight=false"},
 			exitNoResult, []string{"no request completed"}},
+		// -ops asks for files from a capacity: a passing run without one
+		// is no result; a failing run keeps its code.
+		{"ops without a capacity", []string{"-ops", "OPSDIR"}, exitNoResult, []string{"-ops: tiny: the result has no load steps"}},
+		{"ops on a failed run", []string{"-var", "itl_p95=1us", "-ops", "OPSDIR"}, exitCheckFailed, []string{"-ops: tiny:"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			out := t.TempDir()
-			args := append([]string{"run", "testdata/tiny.hcl", "--out", out, "-quiet"}, tt.args...)
+			args := []string{"run", "testdata/tiny.hcl", "--out", out, "-quiet"}
+			for _, a := range tt.args {
+				args = append(args, strings.ReplaceAll(a, "OPSDIR", filepath.Join(out, "ops")))
+			}
 			code, stdout, stderr := call(t, context.Background(), args...)
 			if code != tt.code {
 				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.code, stdout, stderr)

@@ -3,13 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
-	"slices"
 
 	"github.com/llmload/llmload/internal/buildinfo"
 	"github.com/llmload/llmload/ops"
 	"github.com/llmload/llmload/results"
+	"github.com/llmload/llmload/runner"
 )
 
 // cmdOps writes alert rules, their promtool tests and autoscaler targets
@@ -40,33 +39,34 @@ func cmdOps(_ context.Context, e env, args []string) int {
 		return exitInvalid
 	}
 	o.Source, o.Version = filepath.Base(paths[0]), buildinfo.Read(version, commit).Version
-	plan, err := ops.Derive(r, o)
+	plan, written, err := ops.Write(*dir, r, o)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "llmload ops: %s: %v\n", paths[0], err)
-		return exitInvalid
-	}
-	files, err := plan.Files()
-	if err != nil {
-		fmt.Fprintf(e.stderr, "llmload ops: %s: %v\n", paths[0], err)
-		return exitInvalid
-	}
-	if err := os.MkdirAll(*dir, 0o755); err != nil {
-		fmt.Fprintf(e.stderr, "llmload ops: %v\n", err)
 		return exitInvalid
 	}
 	fmt.Fprint(e.stdout, plan.Describe())
-	names := make([]string, 0, len(files))
-	for n := range files {
-		names = append(names, n)
+	for _, p := range written {
+		fmt.Fprintf(e.stdout, "wrote %s\n", p)
 	}
-	slices.Sort(names)
-	for _, n := range names {
-		path := filepath.Join(*dir, n)
-		if err := os.WriteFile(path, files[n], 0o644); err != nil {
-			fmt.Fprintf(e.stderr, "llmload ops: %v\n", err)
-			return exitInvalid
-		}
-		fmt.Fprintf(e.stdout, "wrote %s\n", path)
+	return exitOK
+}
+
+// writeOps is run -ops: llmload ops on the run's result, its lines on
+// stderr (the console is the report's).
+func writeOps(e env, opts runOptions, name string, r *runner.Run) int {
+	dir := opts.ops
+	if opts.multi {
+		dir = filepath.Join(dir, name)
+	}
+	o := ops.Options{Source: r.ResultName(), Version: buildinfo.Read(version, commit).Version}
+	plan, written, err := ops.Write(dir, r.Result, o)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "llmload: -ops: %s: %v\n", name, err)
+		return exitNoResult
+	}
+	fmt.Fprint(e.stderr, plan.Describe())
+	for _, p := range written {
+		fmt.Fprintf(e.stderr, "llmload: wrote %s\n", p)
 	}
 	return exitOK
 }

@@ -84,7 +84,8 @@ func TestOps(t *testing.T) {
 }
 
 // TestOpsAlertsInPrometheus measures a simulator's capacity with a users
-// sweep, writes the alert rules from it with `llmload ops`, and loads them
+// sweep and writes the alert rules from it in the same command (`run
+// -ops`), checks them with promtool, and loads them
 // into Debian's Prometheus scraping the same simulator: under a load below
 // the capacity (2 users) no alert is pending or firing; above it (8 users)
 // the warning on running requests and the TTFT page fire, read back from
@@ -115,19 +116,29 @@ func TestOpsAlertsInPrometheus(t *testing.T) {
 	defer srv.Close()
 	dir := t.TempDir()
 
-	// The capacity: 4 users (the scenario says why on any machine).
-	code, stdout, stderr := call(t, context.Background(), "run", "-out", filepath.Join(dir, "sweep"), "-var", "base_url="+srv.URL, "testdata/ops-sweep.hcl")
+	// The capacity: 4 users (the scenario says why on any machine), and
+	// the files from it, in one command.
+	rules := filepath.Join(dir, "ops")
+	code, stdout, stderr := call(t, context.Background(), "run", "-out", filepath.Join(dir, "sweep"), "-ops", rules,
+		"-var", "base_url="+srv.URL, "testdata/ops-sweep.hcl")
 	if code != exitOK {
 		t.Fatalf("the sweep: exit %d\n%s%s", code, stdout, stderr)
 	}
-	rules := filepath.Join(dir, "ops")
-	code, stdout, stderr = call(t, context.Background(), "ops", filepath.Join(dir, "sweep", "ops.json"), "-dir", rules, "-for", "5s", "-window", "10s")
-	if code != exitOK {
-		t.Fatalf("llmload ops: exit %d\n%s%s", code, stdout, stderr)
+	t.Logf("run -ops:\n%s", stderr)
+	if !strings.Contains(stderr, "Capacity: 4 users") {
+		t.Fatalf("the sweep did not find 4 users:\n%s", stderr)
 	}
-	t.Logf("llmload ops:\n%s", stdout)
-	if !strings.Contains(stdout, "Capacity: 4 users") {
-		t.Fatalf("the sweep did not find 4 users:\n%s", stdout)
+	// Prometheus' own checks of them.
+	if promtool, err := exec.LookPath("promtool"); err == nil {
+		for _, args := range [][]string{{"check", "rules", ops.RulesFile}, {"test", "rules", ops.TestsFile}} {
+			cmd := exec.Command(promtool, args...)
+			cmd.Dir = rules
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Errorf("promtool %v: %v\n%s", args, err, out)
+			}
+		}
+	} else {
+		t.Errorf("promtool is missing beside prometheus: %v", err)
 	}
 
 	cfg := fmt.Sprintf("global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nrule_files: [%q]\nscrape_configs:\n  - job_name: vllm\n    static_configs:\n      - targets: [%q]\n",

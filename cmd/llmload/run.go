@@ -25,6 +25,7 @@ type runOptions struct {
 	metricsAddr string
 	shard       shardOptions
 	html        string // HTML report path ("" for none)
+	ops         string // directory for llmload ops' files ("" for none)
 	multi       bool   // several scenarios run: one HTML file each
 	gate        *gateOptions
 }
@@ -40,6 +41,7 @@ func cmdRun(ctx context.Context, e env, args []string) int {
 	fs.StringVar(&opts.metricsAddr, "metrics-addr", "", "serve live Prometheus metrics of the run at http://`host:port`/metrics (overrides a scenario's metrics_addr)")
 	opts.shard.register(fs)
 	fs.StringVar(&opts.html, "html", "", "write a self-contained HTML report to this `file` at the end (with several scenarios, <file> gets the scenario's name before .html)")
+	fs.StringVar(&opts.ops, "ops", "", "write alert rules, their promtool tests and autoscaler targets from the run's capacity into this `directory`, as llmload ops does (with several scenarios, a folder per scenario)")
 	opts.gate = &gateOptions{}
 	opts.gate.register(fs)
 	cfg, code := parseAndLoad(e, fs, &cf, args)
@@ -156,6 +158,13 @@ func runScenario(ctx context.Context, e env, cfg *scenario.Config, s *scenario.S
 	// The verdict above stands; losing the files is worth a code only
 	// when there was none worse.
 	code = worse(worse(code, exitCode(r.Save())), opts.gate.finishScenario(e, r))
+	// A run that failed keeps its code; one that passed and could not
+	// give the files it was asked for is no result.
+	if opts.ops != "" {
+		if c := writeOps(e, opts, s.Name, r); code == exitOK {
+			code = c
+		}
+	}
 	if err := report.WriteConsole(console, res); err != nil {
 		fmt.Fprintf(e.stderr, "llmload: writing the report: %v\n", err)
 	}
