@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/llmload/llmload/metrics"
 	"github.com/llmload/llmload/results"
@@ -35,6 +37,9 @@ type Options struct {
 	PrometheusURL string
 	// Source names the result file; Version is llmload's.
 	Source, Version string
+	// Force derives from an invalid run (the load generator did not do
+	// what the scenario said) instead of refusing it.
+	Force bool
 }
 
 func (o *Options) defaults() {
@@ -76,7 +81,23 @@ func (o Options) check() error {
 	case o.MinReplicas < 1 || o.MaxReplicas < o.MinReplicas:
 		return fmt.Errorf("replicas %d to %d: want 1 <= min <= max", o.MinReplicas, o.MaxReplicas)
 	}
+	for name, v := range map[string]string{"for": o.For, "window": o.Window} {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < time.Second || d%time.Second != 0 {
+			return fmt.Errorf("%s %q: want whole seconds, at least 1s (5m, 90s)", name, v)
+		}
+	}
 	return nil
+}
+
+// normalize writes the durations as Prometheus does ("90s" -> "1m30s" is
+// Go's; Prometheus reads "90s", and not "1.5m").
+func (o *Options) normalize() {
+	for _, v := range []*string{&o.For, &o.Window} {
+		if d, err := time.ParseDuration(*v); err == nil {
+			*v = promDuration(d)
+		}
+	}
 }
 
 // Plan is what Derive found: the capacity, the signal that tracks it, the
@@ -100,6 +121,9 @@ type Plan struct {
 	// flight measured there.
 	Concurrency float64
 	Peak        int
+	// EngineHeld is the engine's running plus waiting requests at the
+	// lower bound (0 when it exports not both), beside Little's law.
+	EngineHeld float64
 	// Signal is the engine metric chosen, with every candidate's score.
 	Signal     Signal
 	Candidates []Signal
@@ -110,17 +134,21 @@ type Plan struct {
 }
 
 // Signal is one engine gauge as a load signal: its catalogue name, the
-// engine's metric, its mean at each step, Spearman's rank correlation with
-// the load over the steps, whether it is not lower at the first failing load
-// than at the lower bound, and its mean at the lower bound.
+// engine's metric, Spearman's rank correlation of its step means with the
+// load, its mean at the lower bound (and the spread of its readings
+// there, as a coefficient of variation), at the step below the bound and
+// at the first failing load, and why it was not chosen ("" when it
+// qualifies).
 type Signal struct {
-	Figure    string
-	Metric    string
-	Rho       float64
-	Separates bool
-	AtLower   float64
-	AtFail    float64
-	Steps     int
+	Figure  string
+	Metric  string
+	Rho     float64
+	AtLower float64
+	CV      float64
+	Below   float64 // NaN without a step below the bound
+	AtFail  float64
+	Steps   int
+	Why     string
 }
 
 // Page is an sla check as an alert on the engine's histogram.
@@ -148,6 +176,7 @@ func Derive(r *results.Result, o Options) (*Plan, error) {
 	if err := o.check(); err != nil {
 		return nil, err
 	}
+	o.normalize()
 	sw := results.LoadView(r)
 	if sw == nil {
 		return nil, errors.New("the result has no load steps: run a capacity search, a sweep, or stages of users (examples/capacity.hcl)")
@@ -157,6 +186,9 @@ func Derive(r *results.Result, o Options) (*Plan, error) {
 	}
 	if r.Interrupted {
 		return nil, errors.New("the run was interrupted: its capacity is not measured")
+	}
+	if v := r.Validity; v != nil && !v.Valid && !o.Force {
+		return nil, errors.New("the run is invalid (the load generator did not do what the scenario said): its capacity is the client's, not the server's (-force derives from it all the same)")
 	}
 	p := &Plan{Options: o, Scenario: r.Scenario, RunID: r.RunID, Model: r.ModelID, Vary: sw.Vary, Capacity: sw.Capacity.Value,
 		Runs: sw.Capacity.Runs, RunsPassed: sw.Capacity.RunsPassed}
@@ -202,100 +234,185 @@ func Derive(r *results.Result, o Options) (*Plan, error) {
 		p.Notes = append(p.Notes, fmt.Sprintf("Little's law gives %.1f requests in flight at the lower bound, more than the %d measured at the peak: the step was too short for a steady state",
 			p.Concurrency, p.Peak))
 	}
-	p.Engine, p.Candidates = signalsOf(r, steps, lower, fail)
+	p.Engine, p.Candidates = signalsOf(r, steps, lower, fail, o.WarnShare)
+	// Of the gauges that track the load, the steadiest at the bound: the
+	// fewest false alarms at the same threshold; then the best rank
+	// correlation, then the order of preference.
 	for _, c := range p.Candidates {
-		if c.Separates && (p.Signal.Figure == "" || c.Rho > p.Signal.Rho+1e-9) {
+		if c.Why != "" {
+			continue
+		}
+		best := p.Signal
+		switch {
+		case best.Figure == "":
+			p.Signal = c
+		case c.CV < best.CV-0.02:
+			p.Signal = c
+		case math.Abs(c.CV-best.CV) <= 0.02 && c.Rho > best.Rho+1e-9:
 			p.Signal = c
 		}
 	}
 	if p.Signal.Figure == "" {
-		p.Notes = append(p.Notes, "no scraped engine gauge rose with the load past the capacity (scrape the server's /metrics: the target's metrics_url or scrape_metrics); no warning and no autoscaler are written")
+		p.Notes = append(p.Notes, "no scraped engine gauge tracked the load up to the capacity (scrape the server's /metrics: the target's metrics_url, on by default); no warning and no autoscaler are written")
+	}
+	if fs := r.Summary; fs != nil && fs.Server != nil && p.Signal.Figure != "" {
+		var held float64
+		n := 0
+		for _, c := range p.Candidates {
+			if c.Figure == "requests_running" || c.Figure == "queue" {
+				held += c.AtLower
+				n++
+			}
+		}
+		if n == 2 {
+			p.EngineHeld = held
+		}
 	}
 	p.Pages = pages(r, lower)
 	return p, nil
 }
 
-// signalsOf scores each gauge the run scraped as a load signal: its mean
-// in each step's span (from the server's series), ranked against the
-// steps' loads.
-func signalsOf(r *results.Result, steps []results.Step, lower, fail *results.Step) (string, []Signal) {
+// metricName is what a signal's source must be: one metric, not an
+// expression of several (Triton's sources are).
+var metricName = regexp.MustCompile(`^[a-zA-Z_:][a-zA-Z0-9_:]*$`)
+
+// minRho is the least rank correlation with the load a signal needs.
+const minRho = 0.8
+
+// signalsOf scores each gauge the run scraped as a load signal: its
+// readings in each step while the step dispatched (each repeated run
+// apart), ranked against the steps' loads.
+func signalsOf(r *results.Result, steps []results.Step, lower, fail *results.Step, warnShare float64) (string, []Signal) {
 	s := r.Summary
 	if s == nil || s.Server == nil || s.Server.Series == nil {
 		return "", nil
 	}
 	engine := ""
+	for _, f := range s.Server.Figures {
+		if e := engineOf(f.Source); e != "" {
+			engine = e
+			break
+		}
+	}
 	var out []Signal
 	for _, name := range signals {
 		fig, ok := s.Server.Figures[name]
 		if !ok || fig.Type != metrics.SeriesGauge {
 			continue
 		}
-		if engine == "" {
-			engine = engineOf(fig.Source)
+		if e := engineOf(fig.Source); e != "" {
+			engine = e
 		}
-		sig := Signal{Figure: name, Metric: fig.Source}
+		sig := Signal{Figure: name, Metric: fig.Source, Below: math.NaN()}
 		var loads, means []float64
 		at := map[int]float64{}
 		for _, st := range steps {
-			m, ok := meanIn(s.Server.Series, st.Summary, name)
-			if !ok {
+			vs := readings(s.Server.Series, st, name)
+			if len(vs) == 0 {
 				continue
 			}
+			m := mean(vs)
 			at[st.Step] = m
 			loads, means = append(loads, st.Value), append(means, m)
+			if st.Step == lower.Step && m > 0 {
+				sig.CV = stddev(vs, m) / m
+			}
 		}
 		sig.Steps = len(loads)
-		if sig.Steps < 3 {
-			continue
-		}
-		sig.Rho = spearman(loads, means)
 		sig.AtLower = at[lower.Step]
+		if sig.Steps >= 3 {
+			sig.Rho = spearman(loads, means)
+		}
+		// The step just below the bound.
+		for _, st := range steps {
+			if v, ok := at[st.Step]; ok && st.Value < lower.Value {
+				sig.Below = v
+			}
+		}
 		top := steps[len(steps)-1]
 		if fail != nil {
 			top = *fail
 		}
-		if v, ok := at[top.Step]; ok {
-			sig.AtFail = v
-			// Not lower past the capacity (within the noise of a gauge
-			// that saturates there, as the batch's running requests do
-			// when the batch is the limit): at or over the threshold
-			// then means at or over the capacity.
-			sig.Separates = top.Step != lower.Step && v >= (1-saturationNoise)*sig.AtLower && sig.AtLower > 0
+		v, hasTop := at[top.Step]
+		sig.AtFail = v
+		switch {
+		case !metricName.MatchString(fig.Source):
+			sig.Why = "an expression of several metrics"
+		case sig.Steps < 3:
+			sig.Why = "read in fewer than 3 steps"
+		case sig.AtLower <= 0:
+			sig.Why = "0 at the capacity: no threshold to set"
+		case sig.Rho < minRho:
+			sig.Why = fmt.Sprintf("rho under %g: it does not track the load", minRho)
+		case !hasTop || top.Step == lower.Step:
+			sig.Why = "no load past the capacity to compare"
+		// Not lower past the capacity (within the noise of a gauge that
+		// saturates there, as the batch's running requests do when the
+		// batch is the limit): at or over the threshold then means at or
+		// over the capacity.
+		case v < (1-saturationNoise)*sig.AtLower:
+			sig.Why = "lower past the capacity"
+		// Still rising into the bound: a gauge already at its warning
+		// level a step below the capacity (it stopped rising early) would
+		// warn and scale at a load that needs neither.
+		case !math.IsNaN(sig.Below) && sig.Below >= warnShare*sig.AtLower:
+			sig.Why = "already at the warning level below the capacity"
 		}
 		out = append(out, sig)
 	}
 	return engine, out
 }
 
-// meanIn is the mean of a server figure over the windows that start while
-// a step dispatched (its first to its last dispatch): not the tail of its
-// last requests, which ends under the next step's load.
-func meanIn(series *metrics.ServerSeries, s *metrics.Summary, name string) (float64, bool) {
-	if s == nil {
-		return 0, false
+// readings are a server figure's values in the windows that start while a
+// step dispatched (its first to its last dispatch, each repeated run
+// apart): not the tail of its last requests, which ends under the next
+// step's load, nor the pauses between runs.
+func readings(series *metrics.ServerSeries, st results.Step, name string) []float64 {
+	spans := []*metrics.Summary{st.Summary}
+	if len(st.Runs) > 0 {
+		spans = nil
+		for _, run := range st.Runs {
+			spans = append(spans, run.Summary)
+		}
 	}
-	from, to := s.FirstDispatch, s.LastDispatch
-	if from.IsZero() || !to.After(from) {
-		from, to = s.SpanStart, s.SpanEnd
-	}
-	if from.IsZero() {
-		return 0, false
-	}
-	var sum float64
-	n := 0
-	for _, w := range series.Windows {
-		if w.Start.Before(from) || !w.Start.Before(to) {
+	var out []float64
+	for _, s := range spans {
+		if s == nil {
 			continue
 		}
-		if pt, ok := w.Points[name]; ok && !math.IsNaN(pt.Value) {
-			sum += pt.Value
-			n++
+		from, to := s.FirstDispatch, s.LastDispatch
+		if from.IsZero() || !to.After(from) {
+			from, to = s.SpanStart, s.SpanEnd
+		}
+		if from.IsZero() {
+			continue
+		}
+		for _, w := range series.Windows {
+			if w.Start.Before(from) || !w.Start.Before(to) {
+				continue
+			}
+			if pt, ok := w.Points[name]; ok && !math.IsNaN(pt.Value) {
+				out = append(out, pt.Value)
+			}
 		}
 	}
-	if n == 0 {
-		return 0, false
+	return out
+}
+
+func mean(vs []float64) float64 {
+	var sum float64
+	for _, v := range vs {
+		sum += v
 	}
-	return sum / float64(n), true
+	return sum / float64(len(vs))
+}
+
+func stddev(vs []float64, m float64) float64 {
+	var ss float64
+	for _, v := range vs {
+		ss += (v - m) * (v - m)
+	}
+	return math.Sqrt(ss / float64(len(vs)))
 }
 
 // spearman is the rank correlation of x and y (ties take their mean rank).

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -56,12 +57,34 @@ func (p *Plan) modelLabel() string {
 }
 
 // selector is the series selector of the model, "" when the engine does
-// not label it.
-func (p *Plan) selector() string {
+// not label it, with more matchers ("namespace=\"x\"") after it.
+func (p *Plan) selector(more ...string) string {
+	var m []string
 	if l := p.modelLabel(); l != "" && p.Model != "" {
-		return "{" + l + "=" + strconv.Quote(p.Model) + "}"
+		m = append(m, l+"="+strconv.Quote(p.Model))
 	}
-	return ""
+	m = append(m, more...)
+	if len(m) == 0 {
+		return ""
+	}
+	return "{" + strings.Join(m, ",") + "}"
+}
+
+// perReplica aggregates the signal's series per replica (the scrape
+// target, or the pod under Kubernetes): a sum of counts, as llmload's
+// scraper sums an engine's series (vLLM's data-parallel engines, several
+// models), and the highest of fractions (KV-cache usage).
+func (p *Plan) perReplica() string {
+	if p.Signal.Figure == "kv_cache_usage" {
+		return "max by (instance, pod)"
+	}
+	return "sum by (instance, pod)"
+}
+
+// deploymentPods selects the autoscaled Deployment's pods: its namespace,
+// and pod names it gives its ReplicaSets' pods.
+func (p *Plan) deploymentPods() []string {
+	return []string{"namespace=" + strconv.Quote(p.Options.Namespace), "pod=~" + strconv.Quote(regexp.QuoteMeta(p.Options.Deployment)+"-.*")}
 }
 
 // header is the provenance every file starts with, as YAML comments.
@@ -75,7 +98,11 @@ func (p *Plan) header(what string) string {
 	line("%s", what)
 	line("Written by llmload %s from %s (scenario %q, run %s).", nonEmpty(p.Options.Version, "dev"), nonEmpty(p.Options.Source, "a result"), p.Scenario, p.RunID)
 	line("%s", p.capacityLine())
-	line("Little's law at the lower bound: %.1f requests in flight (dispatch rate x mean E2E latency); the most measured there: %d.", p.Concurrency, p.Peak)
+	held := ""
+	if p.EngineHeld > 0 {
+		held = fmt.Sprintf("; the engine held %.1f (running + waiting)", p.EngineHeld)
+	}
+	line("Little's law at the lower bound: %.1f requests in flight (dispatch rate x mean E2E latency); the most measured there: %d%s.", p.Concurrency, p.Peak, held)
 	if len(p.Pages) > 0 {
 		var t []string
 		for _, pg := range p.Pages {
@@ -109,16 +136,14 @@ func (p *Plan) capacityLine() string {
 func (p *Plan) signalWhy() string {
 	var parts []string
 	for _, c := range p.Candidates {
-		s := fmt.Sprintf("%s rho %.2f", c.Metric, c.Rho)
-		switch {
-		case c.AtLower <= 0:
-			s += " (0 at the capacity: no threshold to set)"
-		case !c.Separates:
-			s += " (lower past the capacity)"
+		s := fmt.Sprintf("%s rho %.2f, spread %.0f%%", c.Metric, c.Rho, 100*c.CV)
+		if c.Why != "" {
+			s += " (" + c.Why + ")"
 		}
 		parts = append(parts, s)
 	}
-	return "Spearman's rank correlation of each gauge's step mean with the load: " + strings.Join(parts, ", ") + "; the highest that is not lower at the first failing load is chosen"
+	return "each gauge's rank correlation with the load over the steps and the spread of its readings at the bound: " + strings.Join(parts, "; ") +
+		"; of those that track the load up to the capacity, the steadiest is chosen"
 }
 
 // wrap breaks text into lines of at most width runes at spaces, the
@@ -185,7 +210,7 @@ func (p *Plan) rules() []rule {
 	if p.Signal.Figure != "" {
 		out = append(out, rule{
 			Alert:  WarnAlert,
-			Expr:   fmt.Sprintf("avg_over_time(%s%s[%s]) > %s", p.Signal.Metric, p.selector(), p.Options.Window, num(p.Warn())),
+			Expr:   fmt.Sprintf("%s (avg_over_time(%s%s[%s])) > %s", p.perReplica(), p.Signal.Metric, p.selector(), p.Options.Window, num(p.Warn())),
 			For:    p.Options.For,
 			Labels: map[string]string{"severity": "warning"},
 			Annotations: map[string]string{
@@ -224,6 +249,9 @@ func num(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 // Files returns the files to write, by name.
 func (p *Plan) Files() (map[string][]byte, error) {
 	out := map[string][]byte{}
+	if p.Signal.Figure != "" && (p.Warn() < 0.001 || p.Target() < 0.001) {
+		return nil, fmt.Errorf("the signal %s reads %g at the capacity: a threshold under 0.001 would always fire", p.Signal.Metric, p.Signal.AtLower)
+	}
 	rs := p.rules()
 	if len(rs) == 0 {
 		return nil, fmt.Errorf("nothing to alert on: %s", strings.Join(p.Notes, "; "))
@@ -381,7 +409,7 @@ func (p *Plan) keda() ([]byte, error) {
 				Type: "prometheus", MetricType: "AverageValue",
 				Metadata: map[string]string{
 					"serverAddress": o.PrometheusURL,
-					"query":         fmt.Sprintf("sum(avg_over_time(%s%s[%s]))", p.Signal.Metric, p.selector(), o.Window),
+					"query":         fmt.Sprintf("sum(avg_over_time(%s%s[%s]))", p.Signal.Metric, p.selector(p.deploymentPods()...), o.Window),
 					"threshold":     num(p.Target()),
 				},
 			}},
@@ -442,7 +470,7 @@ func (p *Plan) tests(rs []rule) ([]byte, error) {
 		if ml := p.modelLabel(); ml != "" && p.Model != "" {
 			l = append(l, ml+"="+strconv.Quote(p.Model))
 		}
-		for _, k := range []string{"le", "pod"} {
+		for _, k := range []string{"le", "instance", "engine"} {
 			if v, ok := labels[k]; ok {
 				l = append(l, k+"="+strconv.Quote(v))
 			}
@@ -462,19 +490,30 @@ func (p *Plan) tests(rs []rule) ([]byte, error) {
 	tf := testFile{RuleFiles: []string{RulesFile}, EvaluationInterval: promDuration(step)}
 	for _, r := range rs {
 		if r.Alert == WarnAlert {
-			over, under := num(round3(p.Warn()*1.05)+0.001), num(round3(p.Warn()*0.95))
+			over, under := round3(p.Warn()*1.05)+0.002, round3(p.Warn()*0.95)
+			// The replica over its threshold reads it in two series
+			// (vLLM's data-parallel engines): summed for counts, the
+			// highest for a fraction.
+			a := round3(over/2) + 0.001
+			b := a
+			if p.Signal.Figure == "kv_cache_usage" {
+				a, b = over, under/2
+			}
+			checks := []alertTest{{EvalTime: promDuration(eval), Alertname: WarnAlert,
+				ExpAlerts: []expAlert{{ExpLabels: map[string]string{"severity": "warning", "instance": "over"}, ExpAnnotations: r.Annotations}}}}
+			if forD >= 2*step {
+				// Not before its condition has held for "for".
+				checks = append(checks, alertTest{EvalTime: promDuration(forD - step), Alertname: WarnAlert, ExpAlerts: []expAlert{}})
+			}
 			tf.Tests = append(tf.Tests, ruleTest{
 				Name:     "the warning fires for a replica over " + num(p.Warn()) + " and not for one under",
 				Interval: promDuration(step),
 				InputSeries: []inputSeries{
-					{Series: series(p.Signal.Metric, map[string]string{"pod": "over"}), Values: fmt.Sprintf("%sx%d", over, samples)},
-					{Series: series(p.Signal.Metric, map[string]string{"pod": "under"}), Values: fmt.Sprintf("%sx%d", under, samples)},
+					{Series: series(p.Signal.Metric, map[string]string{"instance": "over", "engine": "0"}), Values: fmt.Sprintf("%sx%d", num(a), samples)},
+					{Series: series(p.Signal.Metric, map[string]string{"instance": "over", "engine": "1"}), Values: fmt.Sprintf("%sx%d", num(b), samples)},
+					{Series: series(p.Signal.Metric, map[string]string{"instance": "under", "engine": "0"}), Values: fmt.Sprintf("%sx%d", num(under), samples)},
 				},
-				AlertRuleTest: []alertTest{
-					{EvalTime: promDuration(eval), Alertname: WarnAlert, ExpAlerts: []expAlert{{ExpLabels: labelsOf(map[string]string{"severity": "warning", "pod": "over"}), ExpAnnotations: r.Annotations}}},
-					// Not before its condition has held for "for".
-					{EvalTime: promDuration((forD / 2).Round(step)), Alertname: WarnAlert, ExpAlerts: []expAlert{}},
-				},
+				AlertRuleTest: checks,
 			})
 			continue
 		}

@@ -3,6 +3,7 @@ package ops
 import (
 	"encoding/json"
 	"fmt"
+	"hash/crc32"
 	"strings"
 )
 
@@ -52,7 +53,7 @@ func (p *Plan) dashboard() ([]byte, error) {
 	d := map[string]any{
 		"__inputs":      []map[string]string{{"name": "DS_PROMETHEUS", "label": "Prometheus", "type": "datasource", "pluginId": "prometheus", "pluginName": "Prometheus"}},
 		"title":         "llmload: capacity of " + nonEmpty(p.Scenario, "the run"),
-		"uid":           "llmload-capacity",
+		"uid":           fmt.Sprintf("llmload-capacity-%08x", crc32.ChecksumIEEE([]byte(p.Scenario+"\x00"+p.Model))),
 		"description":   p.provenance(),
 		"editable":      true,
 		"schemaVersion": 39,

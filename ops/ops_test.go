@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -105,9 +106,63 @@ func TestSaturatingSignal(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c := p.Candidates[0]; c.Figure != "requests_running" || c.Separates != tt.separates {
+		if c := p.Candidates[0]; c.Figure != "requests_running" || (c.Why == "") != tt.separates {
 			t.Errorf("running %v at 40 users (27 at 30): %+v, want separates %v", tt.at40, c, tt.separates)
 		}
+	}
+}
+
+// TestSignalChoice: the gauges that do not track the load up to the
+// capacity are passed over, each saying why, and an invalid run is
+// refused unless forced.
+func TestSignalChoice(t *testing.T) {
+	set := func(r *results.Result, name string, f func(load float64) float64) {
+		for i, w := range r.Summary.Server.Series.Windows {
+			pt := w.Points[name]
+			pt.Value = f(float64(10 * (i/20 + 1)))
+			w.Points[name] = pt
+		}
+	}
+	for _, tt := range []struct {
+		name string
+		edit func(r *results.Result)
+		want string // the running gauge's Why
+	}{
+		{"tracks", func(*results.Result) {}, ""},
+		{"flat", func(r *results.Result) { set(r, "requests_running", func(float64) float64 { return 7 }) }, "rho under 0.8: it does not track the load"},
+		// Pinned from 20 users on: it would warn at 20, where nothing is
+		// wrong.
+		{"saturated early", func(r *results.Result) {
+			set(r, "requests_running", func(l float64) float64 { return math.Min(l, 20) + l/1000 })
+		}, "already at the warning level below the capacity"},
+		{"expression", func(r *results.Result) {
+			f := r.Summary.Server.Figures["requests_running"]
+			f.Source = "a_total / b_total"
+			r.Summary.Server.Figures["requests_running"] = f
+		}, "an expression of several metrics"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := sweep(results.VaryUsers, 0)
+			tt.edit(r)
+			p, err := Derive(r, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c := p.Candidates[0]; c.Figure != "requests_running" || c.Why != tt.want {
+				t.Errorf("running: why %q, want %q (%+v)", c.Why, tt.want, c)
+			}
+			if tt.want != "" && p.Signal.Figure == "requests_running" {
+				t.Errorf("chose running requests although %s", tt.want)
+			}
+		})
+	}
+	r := sweep(results.VaryUsers, 0)
+	r.Validity = &results.Validity{Valid: false}
+	if _, err := Derive(r, Options{}); err == nil || !strings.Contains(err.Error(), "invalid") {
+		t.Errorf("an invalid run: err %v, want a refusal", err)
+	}
+	if _, err := Derive(r, Options{Force: true}); err != nil {
+		t.Errorf("an invalid run, forced: %v", err)
 	}
 }
 
@@ -241,7 +296,7 @@ func TestFiles(t *testing.T) {
 		exprs = append(exprs, r.Alert+": "+r.Expr)
 	}
 	want := []string{
-		`LLMServerNearCapacity: avg_over_time(vllm:num_requests_running{model_name="llama"}[5m]) > 24.3`,
+		`LLMServerNearCapacity: sum by (instance, pod) (avg_over_time(vllm:num_requests_running{model_name="llama"}[5m])) > 24.3`,
 		`LLMServerSLATTFTP99: histogram_quantile(0.99, sum by (le, model_name) (rate(vllm:time_to_first_token_seconds_bucket{model_name="llama"}[5m]))) > 0.5`,
 	}
 	if diff := cmp.Diff(want, exprs); diff != "" {
@@ -341,6 +396,19 @@ func TestPromtool(t *testing.T) {
 			}
 			if out, err := run("test", "rules", TestsFile); err == nil {
 				t.Errorf("promtool test rules passed with the warning's threshold doubled:\n%s", out)
+			}
+			// And with a page's bound doubled.
+			for _, pg := range p.Pages {
+				broken := strings.Replace(string(files[RulesFile]), "]))) > "+num(pg.Bound), "]))) > "+num(2*pg.Bound), 1)
+				if broken == string(files[RulesFile]) {
+					t.Fatalf("the page's bound %v is not in the rules", pg.Bound)
+				}
+				if err := os.WriteFile(filepath.Join(dir, RulesFile), []byte(broken), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				if out, err := run("test", "rules", TestsFile); err == nil {
+					t.Errorf("promtool test rules passed with %s's bound doubled:\n%s", pg.Check, out)
+				}
 			}
 		})
 	}

@@ -130,6 +130,16 @@ func TestTimeline(t *testing.T) {
 	if got := tl.lines(func(w metrics.Window) (float64, bool) { return 1, true }); len(got) != 1 || len(got[0]) != 10 || len(tl.starts) != 0 {
 		t.Errorf("a plain run: %d pieces, starts %v; want one line of 10 and none", len(got), tl.starts)
 	}
+	// One or two windows in a row without a value are bridged; three
+	// break the line.
+	for _, tt := range []struct{ from, to, pieces int }{{40, 50, 1}, {40, 60, 2}} {
+		got := tl.lines(func(w metrics.Window) (float64, bool) {
+			return 1, w.OutputTokens < tt.from || w.OutputTokens > tt.to
+		})
+		if len(got) != tt.pieces {
+			t.Errorf("windows with %d to %d tokens without a value: %d pieces, want %d", tt.from, tt.to, len(got), tt.pieces)
+		}
+	}
 }
 
 var cmpApprox = cmp.Comparer(func(a, b float64) bool { return math.Abs(a-b) < 1e-9 })

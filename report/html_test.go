@@ -308,6 +308,8 @@ func TestTicks(t *testing.T) {
 		// A TTFT from 12 ms to 2.5 s: 1-2-5 steps, not two decades alone.
 		{12, 2500, []string{"20", "50", "100", "200", "500", "1000", "2000"}},
 		{0.001, 1000, []string{"0.001", "0.01", "0.1", "1", "10", "100", "1000"}},
+		// Under a decade: every integer multiple.
+		{5, 47, []string{"5", "6", "7", "8", "9", "10", "20", "30", "40"}},
 		{12, 18, []string{"12", "18"}},
 	} {
 		if got := labels(logTicks{}.Ticks(tt.lo, tt.hi)); !slices.Equal(got, tt.want) {

@@ -9,6 +9,7 @@ import (
 	"image/color"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -252,10 +253,12 @@ func (tl timeline) idleAt(j int) bool {
 }
 
 // lines returns a value of each window at its middle, in pieces broken
-// where no load ran; windows without a value are bridged.
+// where no load ran or where more than two windows in a row have no value
+// (a latency with no request completing); one or two are bridged.
 func (tl timeline) lines(value func(w metrics.Window) (float64, bool)) []plotter.XYs {
 	var segs []plotter.XYs
 	var cur plotter.XYs
+	missing := 0
 	for j, w := range tl.ws {
 		if tl.idleAt(j) {
 			if len(cur) > 0 {
@@ -263,9 +266,15 @@ func (tl timeline) lines(value func(w metrics.Window) (float64, bool)) []plotter
 			}
 			continue
 		}
-		if v, ok := value(w); ok {
-			cur = append(cur, plotter.XY{X: tl.offs[j] + tl.interval/2, Y: v})
+		v, ok := value(w)
+		if !ok {
+			if missing++; missing > 2 && len(cur) > 0 {
+				segs, cur = append(segs, cur), nil
+			}
+			continue
 		}
+		missing = 0
+		cur = append(cur, plotter.XY{X: tl.offs[j] + tl.interval/2, Y: v})
 	}
 	if len(cur) > 0 {
 		segs = append(segs, cur)
@@ -418,28 +427,33 @@ func slaLine(c *chart, stat string, bound float64) {
 // results (overall, or on their stages or steps): its stat and bound in
 // ms. Without one, the stat is p99 and ok false.
 func gate(runs []Labelled, metric string) (stat string, bound float64, ok bool) {
-	find := func(checks []results.Check) bool {
+	// The highest gated percentile: the tail is what a latency plot is
+	// read for (ttft_p50 and ttft_p99 both set: P99).
+	var best float64
+	find := func(checks []results.Check) {
 		for _, c := range checks {
-			if c.Kind == "sla" && c.Metric == metric && c.Threshold != nil && strings.HasPrefix(c.Stat, "p") && (c.Unit == "" || c.Unit == "ms") {
-				stat, bound = c.Stat, *c.Threshold
-				return true
+			if c.Kind != "sla" || c.Metric != metric || c.Threshold == nil || !strings.HasPrefix(c.Stat, "p") || (c.Unit != "" && c.Unit != "ms") {
+				continue
 			}
+			q, err := strconv.ParseFloat("0."+strings.TrimPrefix(c.Stat, "p"), 64)
+			if err != nil || q <= best {
+				continue
+			}
+			best, stat, bound, ok = q, c.Stat, *c.Threshold, true
 		}
-		return false
 	}
 	for _, r := range runs {
-		if find(r.Result.Checks) {
-			return stat, bound, true
-		}
+		find(r.Result.Checks)
 		if sw := loadView(r.Result); sw != nil {
 			for _, st := range sw.Steps {
-				if find(st.Checks) {
-					return stat, bound, true
-				}
+				find(st.Checks)
 			}
 		}
 	}
-	return "p99", 0, false
+	if !ok {
+		return "p99", 0, false
+	}
+	return stat, bound, true
 }
 
 func hasSweep(results []Labelled) bool {

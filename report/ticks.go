@@ -54,8 +54,9 @@ func formatTick(v float64, prec int) string {
 	return strconv.FormatFloat(v, 'f', prec, 64)
 }
 
-// logTicks marks a log axis: every decade labelled, and within a span of
-// under three decades 2 and 5 times each power of ten labelled too, so that
+// logTicks marks a log axis: every decade labelled, within a span of
+// under one decade every integer multiple, and within one of under three
+// decades 2 and 5 times each power of ten labelled too, so that
 // data within one decade still has labels; the other integers are
 // unlabelled ticks.
 type logTicks struct{}
@@ -65,6 +66,9 @@ func (logTicks) Ticks(lo, hi float64) []plot.Tick {
 		return nil
 	}
 	fine := math.Log10(hi/lo) < 3
+	// Under a decade, every integer multiple is labelled (5 to 47 ms:
+	// 5, 6, 7, 8, 9, 10, 20, 30, 40).
+	finest := math.Log10(hi/lo) < 1
 	var out []plot.Tick
 	for e := math.Floor(math.Log10(lo)); e <= math.Ceil(math.Log10(hi)); e++ {
 		p := math.Pow(10, e)
@@ -74,7 +78,7 @@ func (logTicks) Ticks(lo, hi float64) []plot.Tick {
 				continue
 			}
 			t := plot.Tick{Value: v}
-			if m == 1 || fine && (m == 2 || m == 5) {
+			if m == 1 || finest || fine && (m == 2 || m == 5) {
 				t.Label = strconv.FormatFloat(v, 'g', -1, 64)
 			}
 			out = append(out, t)

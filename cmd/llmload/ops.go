@@ -26,6 +26,7 @@ func cmdOps(_ context.Context, e env, args []string) int {
 	fs.IntVar(&o.MinReplicas, "min-replicas", 1, "the autoscalers' fewest replicas")
 	fs.IntVar(&o.MaxReplicas, "max-replicas", 8, "the autoscalers' most replicas")
 	fs.StringVar(&o.PrometheusURL, "prometheus-url", "http://prometheus.monitoring.svc:9090", "where KEDA queries Prometheus")
+	fs.BoolVar(&o.Force, "force", false, "derive from an invalid run (the load generator did not do what the scenario said)")
 	paths, code, ok := parseInterspersed(fs, args)
 	if !ok {
 		return code

@@ -141,6 +141,14 @@ func TestOpsAlertsInPrometheus(t *testing.T) {
 		t.Errorf("promtool is missing beside prometheus: %v", err)
 	}
 
+	// For Prometheus, the same result with short windows, so that the
+	// alerts fire within the test.
+	fast := filepath.Join(dir, "ops-fast")
+	if code, stdout, stderr := call(t, context.Background(), "ops", filepath.Join(dir, "sweep", "ops.json"), "-dir", fast, "-for", "5s", "-window", "10s"); code != exitOK {
+		t.Fatalf("llmload ops: exit %d\n%s%s", code, stdout, stderr)
+	}
+	rules = fast
+
 	cfg := fmt.Sprintf("global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nrule_files: [%q]\nscrape_configs:\n  - job_name: vllm\n    static_configs:\n      - targets: [%q]\n",
 		filepath.Join(rules, ops.RulesFile), strings.TrimPrefix(srv.URL, "http://"))
 	if err := os.WriteFile(filepath.Join(dir, "prometheus.yml"), []byte(cfg), 0o644); err != nil {
@@ -187,8 +195,13 @@ func TestOpsAlertsInPrometheus(t *testing.T) {
 	defer stop()
 	want := []string{ops.WarnAlert + " firing", "LLMServerSLATTFTP99 firing"}
 	var got []string
+	start := time.Now()
 	for deadline := time.Now().Add(90 * time.Second); time.Now().Before(deadline); time.Sleep(time.Second) {
-		if got = alerts(t, prom); slices.Equal(got, want) {
+		prev := got
+		if got = alerts(t, prom); !slices.Equal(got, prev) {
+			t.Logf("%4.0fs: %v", time.Since(start).Seconds(), got)
+		}
+		if slices.Equal(got, want) {
 			break
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"html"
 	"math"
 	"os"
 	"os/exec"
@@ -39,7 +40,7 @@ func shoot(page, title, out, chromium string) error {
 	if err != nil {
 		return err
 	}
-	label := `aria-label="` + strings.ReplaceAll(title, `"`, "&#34;") + `"`
+	label := `aria-label="` + html.EscapeString(title) + `"`
 	var svg string
 	var titles []string
 	for _, s := range svgRe.FindAllString(string(b), -1) {
