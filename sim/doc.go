@@ -3,7 +3,9 @@
 // KV-cache bound and a max_num_seqs bound) behind an OpenAI-compatible HTTP
 // front with vLLM's Prometheus metrics and seeded fault injection. It lets
 // scenarios, examples and tests run without a GPU, and SimulateClosedLoop runs
-// the same engine in virtual time for calibration.
+// the same engine in virtual time for calibration. ListenDeployment serves
+// several replicas, each a whole simulator on a listener of its own, behind
+// a round-robin balancer whose /metrics merges theirs with a replica label.
 //
 // It imports metrics, tokenizer, internal/openaiwire and internal/secret.
 // runner (for sim:// targets) and tests import it; it

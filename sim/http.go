@@ -42,6 +42,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // errorTypes names an HTTP status the way OpenAI-compatible servers do.
 var errorTypes = map[int]string{
 	http.StatusBadRequest:          "BadRequestError",
+	http.StatusBadGateway:          "BadGatewayError",
 	http.StatusNotFound:            "NotFoundError",
 	http.StatusTooManyRequests:     "RateLimitError",
 	http.StatusInternalServerError: "InternalServerError",

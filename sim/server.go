@@ -251,11 +251,18 @@ func (s *Server) Stats() Stats {
 		st.Faults[f.kind] = s.faults[i].Load()
 	}
 	s.jitMu.Lock()
-	js := slices.Clone(s.jitter)
 	st.JitterMax, st.JitterSamples = s.jitMax, s.jitSample
 	s.jitMu.Unlock()
+	js := s.recentJitter()
 	st.JitterP50, st.JitterP99 = percentile(js, 50), percentile(js, 99)
 	return st
+}
+
+// recentJitter is a copy of the last jitterWindow steps' lateness.
+func (s *Server) recentJitter() []time.Duration {
+	s.jitMu.Lock()
+	defer s.jitMu.Unlock()
+	return slices.Clone(s.jitter)
 }
 
 // Running is a simulator serving on a loopback port.
@@ -264,6 +271,9 @@ type Running struct {
 	Server *Server // for Stats
 	http   *http.Server
 	served chan error
+
+	closeOne sync.Once
+	closeErr error
 }
 
 // Listen starts a simulator with profile p on addr ("127.0.0.1:0" picks a
@@ -288,12 +298,15 @@ func Listen(addr string, p Profile, seed int64) (*Running, error) {
 	return r, nil
 }
 
-// Close closes the listener and every connection, then stops the scheduler.
+// Close closes the listener and every connection, then stops the
+// scheduler. It is idempotent: later calls return the first one's error.
 func (r *Running) Close() error {
-	err := r.http.Close()
-	r.Server.Close()
-	if serr := <-r.served; !errors.Is(serr, http.ErrServerClosed) && err == nil {
-		err = serr
-	}
-	return err
+	r.closeOne.Do(func() {
+		r.closeErr = r.http.Close()
+		r.Server.Close()
+		if serr := <-r.served; !errors.Is(serr, http.ErrServerClosed) && r.closeErr == nil {
+			r.closeErr = serr
+		}
+	})
+	return r.closeErr
 }
