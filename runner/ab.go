@@ -234,7 +234,7 @@ func startBaselineArm(ctx context.Context, log io.Writer, s *scenario.Scenario, 
 	lt.ctx = ctx
 	lt.target.Secrets = secrets
 	if lt.profile != "" {
-		fmt.Fprintf(log, "llmload: baseline arm: simulator %q listening on %s\n", lt.profile, lt.target.BaseURL)
+		fmt.Fprintf(log, "llmload: baseline arm: %s\n", lt.simListening())
 	}
 	return &abArm{name: results.ArmBaseline, lt: lt, target: s.BaselineTarget, version: probeVersion(ctx, log, lt)}, nil
 }

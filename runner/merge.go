@@ -51,7 +51,8 @@ func CheckSimTargets(cfg *scenario.Config) hcl.Diagnostics {
 	for _, t := range cfg.Targets {
 		if strings.HasPrefix(t.BaseURL, SimScheme) {
 			_, d := simProfile(t)
-			diags = append(diags, d...)
+			_, rd := simReplicas(t)
+			diags = append(append(diags, d...), rd...)
 		}
 	}
 	return diags

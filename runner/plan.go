@@ -63,7 +63,9 @@ func WritePlan(w io.Writer, cfg *scenario.Config, s *scenario.Scenario, ds *data
 	fmt.Fprintf(w, "Scenario %q (%s:%d)\n", s.Name, s.DeclRange.Filename, s.DeclRange.Start.Line)
 	t := s.Target
 	fmt.Fprintf(w, "  Target:  %s at %s, api %s, model %q\n", t.Name, RedactURL(t.BaseURL), t.API, t.Model)
-	if strings.HasPrefix(t.BaseURL, SimScheme) {
+	if n, _ := simReplicas(t); strings.HasPrefix(t.BaseURL, SimScheme) && n > 1 {
+		fmt.Fprintf(w, "           (the built-in simulator: %d replicas, each on a free loopback port, behind a round-robin balancer, started in-process)\n", n)
+	} else if strings.HasPrefix(t.BaseURL, SimScheme) {
 		fmt.Fprintln(w, "           (the built-in simulator, started in-process on a free loopback port)")
 	}
 	fmt.Fprintf(w, "           timeout %v, stall timeout %v, ignore_eos %v (%s)\n", t.Timeout, t.StallTimeout, t.IgnoreEOS, ignoreEOSMeaning(t.IgnoreEOS))

@@ -153,7 +153,7 @@ func (r *Run) run(ctx context.Context) (Status, hcl.Diagnostics) {
 	lt.ctx = ctx
 	lt.target.Secrets = opts.Secrets
 	if lt.profile != "" {
-		fmt.Fprintf(log, "llmload: simulator %q listening on %s\n", lt.profile, lt.target.BaseURL)
+		fmt.Fprintf(log, "llmload: %s\n", lt.simListening())
 	}
 
 	ds, tok, err := loadDatasetCtx(ctx, s.Dataset, lt)

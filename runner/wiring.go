@@ -41,7 +41,7 @@ type liveTarget struct {
 	ctx     context.Context
 	target  executor.Target
 	profile string // simulator profile, "" for a real server
-	sim     *sim.Running
+	sim     *sim.Deployment
 }
 
 // simStats returns the simulator's own statistics for the result file,
@@ -50,9 +50,9 @@ func (l *liveTarget) simStats() any {
 	if l.sim == nil {
 		return nil
 	}
-	st := l.sim.Server.Stats()
+	st := l.sim.Stats()
 	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-	return map[string]any{
+	out := map[string]any{
 		"profile":              l.profile,
 		"requests":             st.Requests,
 		"steps":                st.Steps,
@@ -63,6 +63,29 @@ func (l *liveTarget) simStats() any {
 		"scheduler_jitter_max": ms(st.JitterMax),
 		"jitter_samples":       st.JitterSamples,
 	}
+	if n := len(l.sim.Replicas); n > 1 {
+		// What each replica served: how evenly the balancer spread the load.
+		perReplica := make([]int64, n)
+		for i, r := range l.sim.Replicas {
+			perReplica[i] = r.Server.Stats().Requests
+		}
+		out["replicas"], out["replica_requests"] = n, perReplica
+	}
+	return out
+}
+
+// simListening says where the simulator listens, for the log: the
+// balancer and each replica when there are several.
+func (l *liveTarget) simListening() string {
+	if len(l.sim.Replicas) == 1 {
+		return fmt.Sprintf("simulator %q listening on %s", l.profile, l.target.BaseURL)
+	}
+	urls := make([]string, len(l.sim.Replicas))
+	for i, r := range l.sim.Replicas {
+		urls[i] = r.URL
+	}
+	return fmt.Sprintf("simulator %q: %d replicas (%s) behind a round-robin balancer listening on %s",
+		l.profile, len(urls), strings.Join(urls, ", "), l.target.BaseURL)
 }
 
 func (l *liveTarget) Close() {
@@ -72,17 +95,19 @@ func (l *liveTarget) Close() {
 }
 
 // startTarget resolves a scenario target. A sim://<profile> URL starts the
-// built-in simulator on a free loopback port for the duration of the run.
+// built-in simulator on a free loopback port for the duration of the run
+// (with replicas = N in its sim block, N of them behind a balancer).
 func startTarget(t *scenario.Target, seed int64) (*liveTarget, hcl.Diagnostics) {
 	lt := &liveTarget{target: ExecutorTarget(t)}
 	if !strings.HasPrefix(t.BaseURL, SimScheme) {
 		return lt, nil
 	}
 	p, diags := simProfile(t)
-	if diags.HasErrors() {
+	n, rdiags := simReplicas(t)
+	if diags = append(diags, rdiags...); diags.HasErrors() {
 		return nil, diags
 	}
-	running, err := sim.Listen("127.0.0.1:0", p, seed)
+	running, err := sim.ListenDeployment("127.0.0.1:0", p, seed, n)
 	if err != nil {
 		rng := t.DeclRange
 		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Cannot start the simulator", Detail: err.Error(), Subject: &rng}}
@@ -94,8 +119,9 @@ func startTarget(t *scenario.Target, seed int64) (*liveTarget, hcl.Diagnostics) 
 }
 
 // simProfile builds the simulator profile a sim:// target names, with the
-// target's model and its sim { } overrides applied. Problems point at the
-// target block or at the offending override.
+// target's model and its sim { } overrides applied (all but replicas, see
+// simReplicas). Problems point at the target block or at the offending
+// override.
 func simProfile(t *scenario.Target) (sim.Profile, hcl.Diagnostics) {
 	rng := t.DeclRange
 	p, err := sim.LookupProfile(strings.TrimSuffix(strings.TrimPrefix(t.BaseURL, SimScheme), "/"))
@@ -122,6 +148,9 @@ func simProfile(t *scenario.Target) (sim.Profile, hcl.Diagnostics) {
 	}
 	var diags hcl.Diagnostics
 	for _, k := range sortedKeys(t.Sim) {
+		if k == sim.ReplicasKey {
+			continue
+		}
 		if err := p.Set(k, t.Sim[k]); err != nil {
 			r := rng
 			if sr, ok := t.SimRanges[k]; ok {
@@ -136,6 +165,24 @@ func simProfile(t *scenario.Target) (sim.Profile, hcl.Diagnostics) {
 		}
 	}
 	return p, diags
+}
+
+// simReplicas is how many replicas a sim:// target's sim block asks for
+// (replicas = N), 1 without it.
+func simReplicas(t *scenario.Target) (int, hcl.Diagnostics) {
+	v, ok := t.Sim[sim.ReplicasKey]
+	if !ok {
+		return 1, nil
+	}
+	n, err := sim.ParseReplicas(v)
+	if err != nil {
+		r := t.DeclRange
+		if sr, ok := t.SimRanges[sim.ReplicasKey]; ok {
+			r = sr
+		}
+		return 1, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid simulator setting", Detail: err.Error() + ".", Subject: &r}}
+	}
+	return n, nil
 }
 
 // RedactURL hides a password in a URL (user:xxxxx@host), for everything
