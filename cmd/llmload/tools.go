@@ -20,8 +20,9 @@ import (
 func cmdSim(ctx context.Context, e env, args []string) int {
 	fs := newFlags(e, "sim", "")
 	listen := fs.String("listen", "127.0.0.1:8000", "`address` to listen on")
-	profileName := fs.String("profile", "a100-llama3-8b", "engine `profile`: "+joinProfiles())
+	profileName := fs.String("profile", "a100-llama3-8b", "engine `profile`: "+strings.Join(sim.Profiles(), ", "))
 	seed := fs.Int64("seed", 0, "random `seed` for output lengths and faults")
+	replicas := fs.Int(sim.ReplicasKey, 1, "serve `N` replicas, each with its own engine and /metrics on a free port of -listen's host, behind a round-robin balancer on -listen (1 to "+strconv.Itoa(sim.MaxReplicas)+"; replica i is seeded seed+i)")
 	// Every engine parameter is a flag of its own; they are applied over
 	// the profile after parsing, in the order given.
 	base, _ := sim.LookupProfile(sim.Profiles()[0])
@@ -47,7 +48,7 @@ func cmdSim(ctx context.Context, e env, args []string) int {
 	}
 	p, err := sim.LookupProfile(*profileName)
 	if err != nil {
-		fmt.Fprintf(e.stderr, "llmload sim: %v (profiles: %s)\n", err, joinProfiles())
+		fmt.Fprintf(e.stderr, "llmload sim: %v (profiles: %s)\n", err, strings.Join(sim.Profiles(), ", "))
 		return exitInvalid
 	}
 	for _, o := range overrides {
@@ -56,26 +57,20 @@ func cmdSim(ctx context.Context, e env, args []string) int {
 			return exitInvalid
 		}
 	}
-	running, err := sim.Listen(*listen, p, *seed)
+	running, err := sim.ListenDeployment(*listen, p, *seed, *replicas)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "llmload sim: %v\n", err)
 		return exitInvalid
 	}
 	defer running.Close()
 	fmt.Fprintf(e.stderr, "llmload sim: profile %s serving an OpenAI-compatible API on %s (Ctrl-C to stop)\n", *profileName, running.URL)
+	for i, r := range running.Replicas {
+		if len(running.Replicas) > 1 {
+			fmt.Fprintf(e.stderr, "llmload sim: replica %d on %s, behind the round-robin balancer (its own /metrics; the balancer's merges them with %s=\"%d\")\n", i, r.URL, sim.ReplicaLabel, i)
+		}
+	}
 	<-ctx.Done()
 	return exitInterrupted
-}
-
-func joinProfiles() string {
-	s := ""
-	for i, p := range sim.Profiles() {
-		if i > 0 {
-			s += ", "
-		}
-		s += p
-	}
-	return s
 }
 
 func cmdTokenize(_ context.Context, e env, args []string) int {
