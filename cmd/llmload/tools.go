@@ -22,7 +22,7 @@ func cmdSim(ctx context.Context, e env, args []string) int {
 	listen := fs.String("listen", "127.0.0.1:8000", "`address` to listen on")
 	profileName := fs.String("profile", "a100-llama3-8b", "engine `profile`: "+strings.Join(sim.Profiles(), ", "))
 	seed := fs.Int64("seed", 0, "random `seed` for output lengths and faults")
-	replicas := fs.Int(sim.ReplicasKey, 1, "serve `N` replicas, each with its own engine and /metrics on a free port of -listen's host, behind a round-robin balancer on -listen (1 to "+strconv.Itoa(sim.MaxReplicas)+"; replica i is seeded seed+i)")
+	replicas := fs.Int(sim.ReplicasKey, 1, "serve `N` replicas, each with its own engine and /metrics on a free port of -listen's host, behind a round-robin balancer on -listen whose /metrics merges theirs with a replica label (1 to "+strconv.Itoa(sim.MaxReplicas)+"; replica i is seeded seed+i)")
 	// Every engine parameter is a flag of its own; they are applied over
 	// the profile after parsing, in the order given.
 	base, _ := sim.LookupProfile(sim.Profiles()[0])
