@@ -5,7 +5,9 @@
 # about a whole reply for a place, so P99 TTFT is 0.6 s or more, however
 # fast the machine. On two replicas each holds 4 and a request's first
 # token comes in its first step or two: tens of ms, with room for a busy
-# machine's late steps under the 300 ms bound.
+# machine's late steps under the 300 ms bound. It is the simulator of
+# ops-sweep.hcl, whose sweep measures a capacity of 4 users per replica:
+# 8 users are twice that, which an autoscaler meets with a second replica.
 variable "replicas" {
   default = 1
 }
