@@ -308,7 +308,8 @@ var durationType = reflect.TypeOf(time.Duration(0))
 func (p *Profile) Set(key, value string) error {
 	f, ok := p.field(key)
 	if !ok {
-		return fmt.Errorf("unknown simulator parameter %q (valid: %s)", key, strings.Join(p.Keys(), ", "))
+		// A target's sim block also takes replicas (not a profile field).
+		return fmt.Errorf("unknown simulator parameter %q (valid: %s)", key, strings.Join(append(p.Keys(), ReplicasKey), ", "))
 	}
 	old := reflect.ValueOf(*p)
 	value = strings.TrimSpace(value)

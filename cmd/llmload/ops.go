@@ -34,6 +34,9 @@ func cmdOps(_ context.Context, e env, args []string) int {
 	if len(paths) != 1 {
 		return fs.usageError("give one result file")
 	}
+	if o.Headroom <= 0 || o.WarnShare <= 0 {
+		return fs.usageError(fmt.Sprintf("-headroom %g, -warn %g: each is a share in (0, 1]", o.Headroom, o.WarnShare))
+	}
 	r, err := results.ReadResult(paths[0])
 	if err != nil {
 		fmt.Fprintf(e.stderr, "llmload ops: %v\n", err)

@@ -63,6 +63,20 @@ func TestOps(t *testing.T) {
 		t.Errorf("hpa.yaml does not target 13.5 (50%% of 27):\n%s", hpa)
 	}
 
+	// A share of 0 is refused, not taken for the default.
+	if code, _, stderr := call(t, context.Background(), "ops", good, "-dir", filepath.Join(dir, "zero"), "-headroom", "0"); code != exitInvalid || !strings.Contains(stderr, "-headroom 0") {
+		t.Errorf("-headroom 0: exit %d, stderr %q; want %d naming it", code, stderr, exitInvalid)
+	}
+	// A Go duration Prometheus cannot read is written as it can ("1.5m":
+	// "90s"); one not in whole seconds is refused.
+	if code, _, stderr := call(t, context.Background(), "ops", good, "-dir", filepath.Join(dir, "odd"), "-for", "1.5m"); code != exitOK {
+		t.Errorf("-for 1.5m: exit %d, stderr %q", code, stderr)
+	} else if b, _ := os.ReadFile(filepath.Join(dir, "odd", ops.RulesFile)); !strings.Contains(string(b), "for: 90s") {
+		t.Errorf("-for 1.5m: the rules do not say for: 90s:\n%s", b)
+	}
+	if code, _, stderr := call(t, context.Background(), "ops", good, "-dir", filepath.Join(dir, "odd2"), "-for", "1.5s"); code != exitInvalid || !strings.Contains(stderr, "whole seconds") {
+		t.Errorf("-for 1.5s: exit %d, stderr %q; want %d saying whole seconds", code, stderr, exitInvalid)
+	}
 	for _, tt := range []struct {
 		name string
 		edit func(*results.Result)
