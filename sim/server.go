@@ -105,6 +105,16 @@ func (s *Server) Close() {
 	<-s.done
 }
 
+// stopped says whether Close has stopped the server.
+func (s *Server) stopped() bool {
+	select {
+	case <-s.stop:
+		return true
+	default:
+		return false
+	}
+}
+
 // now is the engine clock.
 func (s *Server) now() time.Duration { return time.Since(s.start) }
 
