@@ -4,11 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/url"
 	"regexp"
 	"slices"
 	"sort"
 	"strings"
 	"time"
+
+	k8svalidation "k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/llmload/llmload/metrics"
 	"github.com/llmload/llmload/results"
@@ -78,8 +81,19 @@ func (o Options) check() error {
 		return fmt.Errorf("headroom %g: want a share in (0, 1]", o.Headroom)
 	case !(o.WarnShare > 0 && o.WarnShare <= 1):
 		return fmt.Errorf("warning share %g: want a share in (0, 1]", o.WarnShare)
+	case o.Headroom > o.WarnShare:
+		return fmt.Errorf("headroom %g over the warning share %g: the autoscaler would keep every replica over the warning, which would fire in steady state", o.Headroom, o.WarnShare)
 	case o.MinReplicas < 1 || o.MaxReplicas < o.MinReplicas:
-		return fmt.Errorf("replicas %d to %d: want 1 <= min <= max", o.MinReplicas, o.MaxReplicas)
+		return fmt.Errorf("replicas %d to %d: want 1 <= min <= max (an HPA cannot scale to 0)", o.MinReplicas, o.MaxReplicas)
+	}
+	if errs := k8svalidation.IsDNS1123Label(o.Namespace); len(errs) > 0 {
+		return fmt.Errorf("namespace %q: %s", o.Namespace, strings.Join(errs, "; "))
+	}
+	if errs := k8svalidation.IsDNS1123Subdomain(o.Deployment); len(errs) > 0 {
+		return fmt.Errorf("deployment %q: %s", o.Deployment, strings.Join(errs, "; "))
+	}
+	if u, err := url.Parse(o.PrometheusURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("prometheus URL %q: want http(s)://host:port", o.PrometheusURL)
 	}
 	for name, v := range map[string]string{"for": o.For, "window": o.Window} {
 		d, err := time.ParseDuration(v)
@@ -88,6 +102,14 @@ func (o Options) check() error {
 		}
 	}
 	return nil
+}
+
+// windowNote warns of a window too short for a usual scrape interval.
+func (o Options) windowNote() string {
+	if d, err := time.ParseDuration(o.Window); err == nil && d < time.Minute {
+		return fmt.Sprintf("the window %s is under a minute: rate() and avg_over_time() need at least 4 scrapes in it (a 15 s scrape interval needs 1m), or the rules see no data and never fire", o.Window)
+	}
+	return ""
 }
 
 // normalize writes the durations as Prometheus does ("90s" -> "1m30s" is
@@ -131,6 +153,9 @@ type Plan struct {
 	Pages []Page
 	// Notes say what could not be derived and why.
 	Notes []string
+	// Removed are an earlier run's files in the directory that Write
+	// removed because this result gives none of them.
+	Removed []string
 }
 
 // Signal is one engine gauge as a load signal: its catalogue name, the
@@ -212,8 +237,8 @@ func Derive(r *results.Result, o Options) (*Plan, error) {
 	}
 	p.Lower = lower.Value
 	if lower.Value < p.Capacity {
-		p.Notes = append(p.Notes, fmt.Sprintf("the capacity %s held in %d of %d runs: the lower bound is %s, the highest load that held in every run",
-			formatLoad(p.Capacity), p.RunsPassed, p.Runs, formatLoad(lower.Value)))
+		p.Notes = append(p.Notes, fmt.Sprintf("the capacity %s held in %d of %d runs: the lower bound is %s, the highest load that held in every run; the load every run would hold lies in [%s, %s), unsearched (more repeats, or a search between the two, would narrow it)",
+			formatLoad(p.Capacity), p.RunsPassed, p.Runs, formatLoad(lower.Value), formatLoad(lower.Value), formatLoad(p.Capacity)))
 	}
 	if fail != nil {
 		p.Upper = fail.Value
@@ -221,11 +246,12 @@ func Derive(r *results.Result, o Options) (*Plan, error) {
 		p.Notes = append(p.Notes, "no load above the capacity failed: the capacity is at least what was measured")
 	}
 	// Little's law: in flight = arrival rate x time in the system; the
-	// arrival rate is the step's achieved dispatch rate (its throughput
-	// when the result lacks one).
+	// arrival rate is an open loop's achieved dispatch rate.
+	// A closed loop's dispatch rate counts its users' first burst, which
+	// no steady state has: its arrival rate is its completions'.
 	s := lower.Summary
 	rate := s.AchievedRate
-	if rate <= 0 {
+	if rate <= 0 || lower.MeanUsers > 0 {
 		rate = s.RequestThroughput
 	}
 	p.Concurrency = rate * s.E2EL.Mean / 1000
@@ -269,6 +295,9 @@ func Derive(r *results.Result, o Options) (*Plan, error) {
 		}
 	}
 	p.Pages = pages(r, lower)
+	if n := o.windowNote(); n != "" {
+		p.Notes = append(p.Notes, n)
+	}
 	return p, nil
 }
 

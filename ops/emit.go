@@ -84,7 +84,9 @@ func (p *Plan) perReplica() string {
 // deploymentPods selects the autoscaled Deployment's pods: its namespace,
 // and pod names it gives its ReplicaSets' pods.
 func (p *Plan) deploymentPods() []string {
-	return []string{"namespace=" + strconv.Quote(p.Options.Namespace), "pod=~" + strconv.Quote(regexp.QuoteMeta(p.Options.Deployment)+"-.*")}
+	// <deployment>-<ReplicaSet hash>-<suffix>: not another Deployment
+	// whose name begins the same (llm-server-canary-...).
+	return []string{"namespace=" + strconv.Quote(p.Options.Namespace), "pod=~" + strconv.Quote(regexp.QuoteMeta(p.Options.Deployment)+"-[a-z0-9]+-[a-z0-9]+")}
 }
 
 // header is the provenance every file starts with, as YAML comments.
@@ -102,7 +104,7 @@ func (p *Plan) header(what string) string {
 	if p.EngineHeld > 0 {
 		held = fmt.Sprintf("; the engine held %.1f (running + waiting)", p.EngineHeld)
 	}
-	line("Little's law at the lower bound: %.1f requests in flight (dispatch rate x mean E2E latency); the most measured there: %d%s.", p.Concurrency, p.Peak, held)
+	line("Little's law at the lower bound: %.1f requests in flight (arrival rate x mean E2E latency); the most measured there: %d%s.", p.Concurrency, p.Peak, held)
 	if len(p.Pages) > 0 {
 		var t []string
 		for _, pg := range p.Pages {
@@ -214,7 +216,7 @@ func (p *Plan) rules() []rule {
 			For:    p.Options.For,
 			Labels: map[string]string{"severity": "warning"},
 			Annotations: map[string]string{
-				"summary": fmt.Sprintf("A replica is at %.0f%% of its measured capacity", 100*p.Options.WarnShare),
+				"summary": fmt.Sprintf("A replica is at %.0f%% of the lower bound of its measured capacity", 100*p.Options.WarnShare),
 				"description": fmt.Sprintf("%s per replica passed %s; llmload measured %s at the capacity's lower bound (%s). Add replicas before the SLA breaks.",
 					p.Signal.Metric, num(p.Warn()), num(p.Signal.AtLower), strings.TrimSuffix(strings.TrimPrefix(p.capacityLine(), "Capacity: "), ".")),
 			},
@@ -362,7 +364,7 @@ type adapterRule struct {
 
 func (p *Plan) adapter() ([]byte, error) {
 	c := adapterConfig{Rules: []adapterRule{{
-		SeriesQuery: fmt.Sprintf(`{__name__=%q,namespace!="",pod!=""}`, p.Signal.Metric),
+		SeriesQuery: p.selector(fmt.Sprintf("__name__=%q", p.Signal.Metric), `namespace!=""`, `pod!=""`),
 		Resources: map[string]map[string]any{"overrides": {
 			"namespace": map[string]string{"resource": "namespace"},
 			"pod":       map[string]string{"resource": "pod"},
@@ -594,6 +596,19 @@ func Write(dir string, r *results.Result, o Options) (*Plan, []string, error) {
 			return nil, paths, err
 		}
 		paths = append(paths, path)
+	}
+	// An earlier run's files that this one does not give (no signal: no
+	// autoscaler) would be deployed as if they were its.
+	for _, n := range []string{RulesFile, TestsFile, HPAFile, AdapterFile, KEDAFile, GrafanaFile} {
+		if _, ok := files[n]; ok {
+			continue
+		}
+		path := filepath.Join(dir, n)
+		if err := os.Remove(path); err == nil {
+			p.Removed = append(p.Removed, path)
+		} else if !os.IsNotExist(err) {
+			return nil, paths, err
+		}
 	}
 	return p, paths, nil
 }

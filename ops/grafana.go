@@ -37,7 +37,7 @@ func (p *Plan) dashboard() ([]byte, error) {
 		panels = append(panels, panel(len(panels)+1, p.Signal.Metric+" per replica vs the measured capacity",
 			fmt.Sprintf("Warning at %s (%.0f%% of the capacity's lower bound), capacity %s per replica. %s", num(p.Warn()), 100*p.Options.WarnShare,
 				num(round3(p.Signal.AtLower)), p.provenance()),
-			p.Signal.Metric+p.selector(), "{{instance}}", "short",
+			fmt.Sprintf("%s (avg_over_time(%s%s[%s]))", p.perReplica(), p.Signal.Metric, p.selector(), p.Options.Window), "{{instance}} {{pod}}", "short",
 			[]map[string]any{step("green", nil), step("orange", p.Warn()), step("red", round3(p.Signal.AtLower))}))
 	}
 	for _, pg := range p.Pages {

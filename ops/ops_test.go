@@ -166,6 +166,30 @@ func TestSignalChoice(t *testing.T) {
 	}
 }
 
+// TestOptionsRefused: choices that would write files Kubernetes or
+// Prometheus reject, or a warning that fires in steady state.
+func TestOptionsRefused(t *testing.T) {
+	for _, tt := range []struct {
+		o    Options
+		want string
+	}{
+		{Options{Headroom: 0.95, WarnShare: 0.5}, "over the warning share"},
+		{Options{Namespace: "NS!"}, "namespace"},
+		{Options{Deployment: "Bad_Name"}, "deployment"},
+		{Options{PrometheusURL: "not a url"}, "prometheus URL"},
+		{Options{For: "1.5s"}, "whole seconds"},
+	} {
+		if _, err := Derive(sweep(results.VaryUsers, 0), tt.o); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%+v: err %v, want one about %q", tt.o, err, tt.want)
+		}
+	}
+	// A short window is written, with a note.
+	p, err := Derive(sweep(results.VaryUsers, 0), Options{Window: "10s"})
+	if err != nil || !strings.Contains(strings.Join(p.Notes, " "), "under a minute") {
+		t.Errorf("window 10s: err %v, notes %q; want a note on the window", err, p.Notes)
+	}
+}
+
 func TestSpearman(t *testing.T) {
 	for _, tt := range []struct {
 		x, y []float64
@@ -275,7 +299,7 @@ func TestFiles(t *testing.T) {
 		panels = append(panels, pn.Title+" | "+pn.Targets[0].Expr+" | "+strings.Join(steps, ","))
 	}
 	wantPanels := []string{
-		`vllm:num_requests_running per replica vs the measured capacity | vllm:num_requests_running{model_name="llama"} | 24.3,27`,
+		`vllm:num_requests_running per replica vs the measured capacity | sum by (instance, pod) (avg_over_time(vllm:num_requests_running{model_name="llama"}[5m])) | 24.3,27`,
 		`SLA P99 TTFT <= 500 ms (the engine's histogram) | histogram_quantile(0.99, sum by (le, model_name) (rate(vllm:time_to_first_token_seconds_bucket{model_name="llama"}[5m]))) | 0.5`,
 	}
 	if diff := cmp.Diff(wantPanels, panels); diff != "" {

@@ -34,8 +34,9 @@ func cmdOps(_ context.Context, e env, args []string) int {
 	if len(paths) != 1 {
 		return fs.usageError("give one result file")
 	}
-	if o.Headroom <= 0 || o.WarnShare <= 0 {
-		return fs.usageError(fmt.Sprintf("-headroom %g, -warn %g: each is a share in (0, 1]", o.Headroom, o.WarnShare))
+	if o.Headroom <= 0 || o.WarnShare <= 0 || o.MinReplicas < 1 || o.MaxReplicas < 1 {
+		return fs.usageError(fmt.Sprintf("-headroom %g, -warn %g: each a share in (0, 1]; -min-replicas %d, -max-replicas %d: each at least 1 (an HPA cannot scale to 0)",
+			o.Headroom, o.WarnShare, o.MinReplicas, o.MaxReplicas))
 	}
 	r, err := results.ReadResult(paths[0])
 	if err != nil {
@@ -51,6 +52,9 @@ func cmdOps(_ context.Context, e env, args []string) int {
 	fmt.Fprint(e.stdout, plan.Describe())
 	for _, p := range written {
 		fmt.Fprintf(e.stdout, "wrote %s\n", p)
+	}
+	for _, p := range plan.Removed {
+		fmt.Fprintf(e.stdout, "removed %s (an earlier run's: this result gives none)\n", p)
 	}
 	return exitOK
 }

@@ -77,6 +77,17 @@ func TestOps(t *testing.T) {
 	if code, _, stderr := call(t, context.Background(), "ops", good, "-dir", filepath.Join(dir, "odd2"), "-for", "1.5s"); code != exitInvalid || !strings.Contains(stderr, "whole seconds") {
 		t.Errorf("-for 1.5s: exit %d, stderr %q; want %d saying whole seconds", code, stderr, exitInvalid)
 	}
+	// An earlier run's autoscaler files are removed when this result
+	// gives none (no engine gauge: no signal, the TTFT page alone).
+	noSignal := write("no-signal.json", func(r *results.Result) {
+		for _, g := range []string{"requests_running", "queue", "kv_cache_usage"} {
+			delete(r.Summary.Server.Figures, g)
+		}
+	})
+	code, stdout, _ = call(t, context.Background(), "ops", noSignal, "-dir", out)
+	if _, err := os.Stat(filepath.Join(out, ops.HPAFile)); code != exitOK || err == nil || !strings.Contains(stdout, "removed "+filepath.Join(out, ops.HPAFile)) {
+		t.Errorf("a result without a signal into the same folder: exit %d, hpa.yaml still there (%v):\n%s", code, err == nil, stdout)
+	}
 	for _, tt := range []struct {
 		name string
 		edit func(*results.Result)
