@@ -309,13 +309,13 @@ func TestCompletion(t *testing.T) {
 			t.Fatalf("completion %s: exit %d\n%s", shell, code, errOut)
 		}
 		for _, c := range cmds {
-			if !strings.Contains(out, c.name) {
-				t.Errorf("%s: command %s missing", shell, c.name)
+			if !strings.Contains(out, c.Name) {
+				t.Errorf("%s: command %s missing", shell, c.Name)
 			}
-			for _, f := range c.flags {
+			for _, f := range c.Flags {
 				total++
 				if !strings.Contains(out, "-"+f.Name+map[string]string{"bash": "", "zsh": "["}[shell]) {
-					t.Errorf("%s: flag -%s of %s missing", shell, f.Name, c.name)
+					t.Errorf("%s: flag -%s of %s missing", shell, f.Name, c.Name)
 				}
 			}
 		}

@@ -51,6 +51,8 @@ var allowed = map[string][]string{
 	"internal/profile": {},
 	// Which llmload is running (-ldflags, else Go's build information): a leaf.
 	"internal/buildinfo": {},
+	// The shell completion scripts, from the commands' flags: a leaf.
+	"internal/completion": {},
 	// A vLLM command line into a scenario file, checked by decoding it.
 	"internal/vllmimport": {"scenario", "metrics", "compare", "internal/secret", "internal/safehttp"},
 	// Test-only packages: the import check itself, the executor against the
@@ -65,7 +67,7 @@ var allowed = map[string][]string{
 		"internal/secret", "internal/openaiwire", "internal/safehttp"},
 	// The binary: the top of the graph.
 	"cmd": {"metrics", "tokenizer", "dataset", "scenario", "assert", "compare", "executor", "sim", "results", "report", "ops", "live", "scrape", "runner",
-		"internal/openaiwire", "internal/secret", "internal/testshared", "internal/vllmimport", "internal/profile", "internal/safehttp", "internal/buildinfo"},
+		"internal/openaiwire", "internal/secret", "internal/testshared", "internal/vllmimport", "internal/profile", "internal/safehttp", "internal/buildinfo", "internal/completion"},
 	// The examples' data generator and the Kubernetes example's test.
 	"examples": {"tokenizer", "internal/secret"},
 	// Real engines in the loop: the GGUF writer and the tiny-model
