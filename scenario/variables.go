@@ -370,7 +370,9 @@ func (l *loader) validate(v *variable) {
 		if diags.HasErrors() {
 			continue
 		}
-		if res, err := convert.Convert(res, cty.Bool); err != nil || res.IsNull() {
+		// An empty or unknown condition is no condition: saying so beats
+		// reading it (cty panics on True() of an unknown value).
+		if res, err := convert.Convert(res, cty.Bool); err != nil || res.IsNull() || !res.IsWhollyKnown() {
 			l.diags = append(l.diags, &hcl.Diagnostic{
 				Severity:    hcl.DiagError,
 				Summary:     "Invalid validation condition",
