@@ -67,6 +67,12 @@ type Options struct {
 	// the spread of the per-block differences (MethodBlocks), in which
 	// drift common to both arms cancels.
 	Paired bool
+	// baseScale is set by Judge for a relative tolerance judged over
+	// runs or blocks: 1 + f for a figure that regresses upwards, 1 - f
+	// for one that regresses downwards. The interval's spread is then
+	// that of c - scale*b, whose sign is the tolerance's test (c beyond
+	// b by more than f), so the ratio's own noise is inside it.
+	baseScale float64
 }
 
 func (o Options) withDefaults() Options {
@@ -191,6 +197,12 @@ func Verdict(ds []Delta) string {
 
 // Judge measures the tolerance's figure and judges it.
 func Judge(base, cand *metrics.Summary, t Tolerance, opts Options) Delta {
+	if m, _ := metrics.Lookup(t.Metric); !t.Absolute() {
+		opts.baseScale = 1 + t.Fraction
+		if m.Better == metrics.HigherIsBetter {
+			opts.baseScale = 1 - t.Fraction
+		}
+	}
 	d := Measure(base, cand, t.Metric, t.Stat, opts)
 	d.Key = t.Key
 	tol := t

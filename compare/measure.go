@@ -12,6 +12,8 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"gonum.org/v1/gonum/stat/distuv"
+
 	"github.com/llmload/llmload/metrics"
 )
 
@@ -259,21 +261,13 @@ func measureThroughput(d *Delta, base, cand *metrics.Summary, o Options) {
 }
 
 // tQuantile is the two-sided Student t quantile for df degrees of freedom
-// (the Cornish-Fisher expansion around the normal quantile; within 1% of
-// the exact value from 3 degrees of freedom up; exact at 1 and 2).
+// (gonum's inverse of the regularized incomplete beta: exact, also at the
+// extreme confidences of a sequential gate's early looks).
 func tQuantile(conf, df float64) float64 {
-	// Exact for 1 and 2 degrees of freedom (two runs or blocks per side),
-	// where the expansion is too narrow.
-	p := (1 + conf) / 2
-	switch {
-	case df <= 1:
-		return math.Tan(math.Pi * (p - 0.5))
-	case df == 2:
-		return (2*p - 1) / math.Sqrt(2*p*(1-p))
+	if df <= 0 {
+		return math.Inf(1)
 	}
-	x := z(conf)
-	x3, x5, x7 := x*x*x, x*x*x*x*x, x*x*x*x*x*x*x
-	return x + (x3+x)/(4*df) + (5*x5+16*x3+3*x)/(96*df*df) + (3*x7+19*x5+17*x3-15*x)/(384*df*df*df)
+	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile((1 + conf) / 2)
 }
 
 // measureRuns: Welch's t-interval over the per-run values of each side,
@@ -303,10 +297,14 @@ func measureRuns(d *Delta, base, cand *metrics.Summary, o Options) bool {
 			}
 		}
 	}
+	scale := o.baseScale
+	if scale == 0 {
+		scale = 1
+	}
 	if o.Paired && len(vb) == len(vn) {
 		diffs := make([]float64, len(vb))
 		for i := range vb {
-			diffs[i] = vn[i] - vb[i]
+			diffs[i] = vn[i] - scale*vb[i]
 		}
 		se := SpreadOf(diffs).SD / math.Sqrt(float64(len(diffs)))
 		t := tQuantile(o.Confidence, float64(len(diffs)-1))
@@ -315,7 +313,7 @@ func measureRuns(d *Delta, base, cand *metrics.Summary, o Options) bool {
 		return true
 	}
 	sb, sn := SpreadOf(vb), SpreadOf(vn)
-	varB, varN := sb.SD*sb.SD/float64(len(vb)), sn.SD*sn.SD/float64(len(vn))
+	varB, varN := scale*scale*sb.SD*sb.SD/float64(len(vb)), sn.SD*sn.SD/float64(len(vn))
 	se := math.Sqrt(varB + varN)
 	df := float64(len(vb) + len(vn) - 2)
 	if varB+varN > 0 {
