@@ -475,6 +475,11 @@ type Scenario struct {
 	// apart; checks judge the runs pooled.
 	Repeat   int           `json:"repeat,omitempty"`
 	Cooldown time.Duration `json:"cooldown,omitempty"`
+	// Budget limits an A/B run's blocks or a repeat's runs to what fits
+	// in it (nil: none); StopEarly re-judges the regression block after
+	// every block or run and stops the run once it is decided.
+	Budget    *Budget `json:"budget,omitempty"`
+	StopEarly bool    `json:"stop_early,omitempty"`
 	// BaselineTarget, set by targets = { baseline = ..., candidate = ... },
 	// makes the run an interleaved A/B: blocks of the schedule (Interleave)
 	// go to each arm in turn; Target is then the candidate arm's.

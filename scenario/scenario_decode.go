@@ -22,6 +22,7 @@ var scenarioSchema = &hcl.BodySchema{
 		{Name: "preflight"}, {Name: "ready_timeout"},
 		{Name: "baseline"}, {Name: "baseline_optional"},
 		{Name: "history"}, {Name: "turn_think_time"},
+		{Name: "budget"}, {Name: "gpus"}, {Name: "stop_early"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{
 		{Type: "open_loop"}, {Type: "closed_loop"}, {Type: "replay"}, {Type: "warmup"}, {Type: "outputs"}, {Type: "sla"}, {Type: "goodput"}, {Type: "validity"}, {Type: "regression"},
@@ -302,6 +303,7 @@ func (l *loader) decodeScenario(d dec, filename string, b *hcl.Block) {
 	if rb := atMostOne(&l.diags, content.Blocks.OfType("regression"), "a scenario"); rb != nil {
 		l.decodeRegression(d, s, rb)
 	}
+	l.decodeBudget(d, a, s)
 	for _, ab := range content.Blocks.OfType("assert") {
 		l.decodeAssert(d, s, ab)
 	}
