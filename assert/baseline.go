@@ -36,6 +36,10 @@ type Baseline struct {
 	// Paired says Runs[k] and NewRuns[k] ran under the same conditions
 	// (the blocks of an interleaved A/B run; compare.Options.Paired).
 	Paired bool
+	// Confidence of the regression block's intervals (0: the default
+	// 95%): a sequential gate's last look's, so that the verdict is the
+	// one the gate stopped on.
+	Confidence float64
 }
 
 // EvaluateWith is Evaluate with a baseline: conditions read
@@ -107,7 +111,8 @@ func skipped(o Outcome, base *Baseline, rng hcl.Range) Outcome {
 // baseline's 100 ms and 10%), the measured value, and the 95% interval of
 // the candidate's value (the baseline plus the interval of the delta).
 func evalRegression(s *scenario.Scenario, r scenario.RegressionRule, sum *metrics.Summary, b *Baseline) Outcome {
-	d := compare.Judge(b.Summary, sum, r.Tolerance, compare.Options{MinSamples: int64(s.MinSamples), BaseRuns: b.Runs, NewRuns: b.NewRuns, Paired: b.Paired})
+	bconf := b.Confidence
+	d := compare.Judge(b.Summary, sum, r.Tolerance, compare.Options{MinSamples: int64(s.MinSamples), BaseRuns: b.Runs, NewRuns: b.NewRuns, Paired: b.Paired, Confidence: b.Confidence})
 	o := Outcome{Check: metrics.Check{Name: r.Key, Kind: KindRegression, Metric: r.Metric, Stat: r.Stat, Unit: d.Unit,
 		Samples: d.NewSamples, Verdict: d.Verdict, Message: d.Message}}
 	tol := r.Fraction
@@ -129,6 +134,9 @@ func evalRegression(s *scenario.Scenario, r scenario.RegressionRule, sum *metric
 		if d.HasInterval {
 			lo, hi := d.Base+d.Lower, d.Base+d.Upper
 			o.Lower, o.Upper = &lo, &hi
+			if bconf > 0 && bconf != metrics.DefaultConfidence {
+				o.Confidence = bconf
+			}
 		}
 	}
 	if o.Message == "" && o.Verdict != Pass {

@@ -279,7 +279,7 @@ func Allowed(t Tolerance, better metrics.Direction) string {
 }
 
 func confidence(o Options) string {
-	return fmt.Sprintf("%g%%", 100*o.withDefaults().Confidence)
+	return FormatConfidence(o.withDefaults().Confidence)
 }
 
 // describe renders a delta for messages: "rose 30.2% (95% interval

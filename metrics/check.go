@@ -50,6 +50,9 @@ type Check struct {
 	// (distribution-free, from order statistics); absent for other figures.
 	Lower *float64 `json:"lower,omitempty"`
 	Upper *float64 `json:"upper,omitempty"`
+	// Confidence of Lower and Upper when it is not 95%: a regression
+	// check judged by a sequential gate's last look (stop_early).
+	Confidence float64 `json:"confidence,omitempty"`
 	// Default marks a check the scenario did not write (the default error
 	// budget).
 	Default bool `json:"default,omitempty"`

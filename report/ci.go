@@ -303,7 +303,7 @@ func WriteComparisonMarkdown(w io.Writer, c *results.Comparison) error {
 	if len(c.Forced) > 0 {
 		p.printf("\n")
 	}
-	p.printf("%s", mdRow(ComparisonHeader...))
+	p.printf("%s", mdRow(comparisonHeader(c)...))
 	p.printf("|---|---:|---:|---:|---:|---|---|\n")
 	for _, r := range c.Rows {
 		cells := rowCells(r)

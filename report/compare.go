@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -97,6 +98,16 @@ func verdictCell(d compare.Delta) string {
 // ComparisonHeader is the comparison table's header row.
 var ComparisonHeader = []string{"metric", "base", "new", "delta", "delta %", "95% interval of delta", "verdict"}
 
+// comparisonHeader is c's header row: its intervals' confidence, when a
+// sequential gate set another than 95%.
+func comparisonHeader(c *results.Comparison) []string {
+	h := slices.Clone(ComparisonHeader)
+	if c.Confidence > 0 && c.Confidence != 0.95 {
+		h[5] = compare.FormatConfidence(c.Confidence) + " interval of delta"
+	}
+	return h
+}
+
 // WriteComparison writes a comparison as an aligned table, followed by the
 // messages of the rows that did not pass, the verdict and the notes (an
 // output figure that moved sharply).
@@ -109,7 +120,7 @@ func WriteComparison(w io.Writer, c *results.Comparison) error {
 	for _, f := range c.Forced {
 		p.printf("WARNING: -force: the workloads differ: %s\n", f)
 	}
-	rows := [][]string{ComparisonHeader}
+	rows := [][]string{comparisonHeader(c)}
 	for _, r := range c.Rows {
 		rows = append(rows, rowCells(r))
 	}

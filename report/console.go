@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/llmload/llmload/compare"
 	"github.com/llmload/llmload/metrics"
 	"github.com/llmload/llmload/results"
 )
@@ -372,7 +373,11 @@ func writeChecks(p *printer, checks []results.Check, s *metrics.Summary) {
 		if c.Samples > 0 && c.Stat != "" {
 			measured += fmt.Sprintf(" (n=%d", c.Samples)
 			if c.Lower != nil && c.Upper != nil {
-				measured += fmt.Sprintf("; 95%% CI %s to %s", metrics.Format(c.Metric, c.Stat, *c.Lower), metrics.Format(c.Metric, c.Stat, *c.Upper))
+				conf := "95%"
+				if c.Confidence > 0 {
+					conf = compare.FormatConfidence(c.Confidence)
+				}
+				measured += fmt.Sprintf("; %s CI %s to %s", conf, metrics.Format(c.Metric, c.Stat, *c.Lower), metrics.Format(c.Metric, c.Stat, *c.Upper))
 			}
 			measured += ")"
 		}

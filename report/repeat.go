@@ -15,6 +15,7 @@ func writeRepeats(p *printer, r *results.Repeats) {
 	}
 	p.center(" Repeats ", "=")
 	p.printf("%d of %d runs, pooled above (cooldown %gs); per-run spread:\n", len(r.Runs), r.Count, r.Cooldown)
+	defer writeStopping(p, r.Stopping)
 	p.printf("%-32s %10s %10s %10s %7s\n", "figure", "median", "min", "max", "CV")
 	for _, s := range r.Spread {
 		if s.Median == nil {
@@ -41,6 +42,7 @@ func writeAB(p *printer, ab *results.AB, cand *metrics.Summary) {
 	p.center(" A/B ", "=")
 	p.printf("Interleaved in %d blocks of %s per arm, alternating which arm goes first.\n", ab.Blocks, ab.Interleave)
 	p.printf("The figures above are the candidate arm's; the comparison below is candidate minus baseline.\n")
+	writeStopping(p, ab.Stopping)
 	b := ab.Baseline.Summary
 	if b == nil {
 		b = &metrics.Summary{}

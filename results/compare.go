@@ -138,4 +138,7 @@ type Comparison struct {
 	// and change no verdict: the output figures that moved sharply
 	// (runner.OutputShift). They hold figures only, never server text.
 	Notes []string `json:"notes,omitempty"`
+	// Confidence of the rows' intervals when it is not the default 95%:
+	// a sequential gate's last look's (stop_early).
+	Confidence float64 `json:"confidence,omitempty"`
 }

@@ -4,6 +4,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/llmload/llmload/compare"
 	"github.com/llmload/llmload/metrics"
 )
 
@@ -19,6 +20,9 @@ type Repeats struct {
 	// Spread is, for each figure llmload compare shows, its values over
 	// the runs, their median, range and coefficient of variation.
 	Spread []Spread `json:"spread"`
+	// Stopping is how a budget or stop_early limited the runs (nil:
+	// neither was set).
+	Stopping *Stopping `json:"stopping,omitempty"`
 }
 
 // RepeatRun is one run of a repeated scenario.
@@ -79,6 +83,9 @@ type AB struct {
 	First     []string `json:"first"`
 	Baseline  Arm      `json:"baseline"`
 	Candidate Arm      `json:"candidate"`
+	// Stopping is how a budget or stop_early limited the blocks (nil:
+	// neither was set).
+	Stopping *Stopping `json:"stopping,omitempty"`
 }
 
 // Arm is one side of an A/B run.
@@ -108,4 +115,54 @@ func ptrOf(v float64) *float64 {
 func NewSpread(key, metric, stat, unit string, values []float64, median, lo, hi, cv float64) Spread {
 	return Spread{Key: key, Metric: metric, Stat: stat, Unit: unit, Values: values,
 		Median: ptrOf(median), Min: ptrOf(lo), Max: ptrOf(hi), CV: ptrOf(cv)}
+}
+
+// How a run with a budget or stop_early ended (Stopping.Stopped).
+const (
+	StoppedDecided  = "decided"  // stop_early: the regression block was decided
+	StoppedBudget   = "budget"   // another block or run would pass the budget
+	StoppedSchedule = "schedule" // every scheduled block or run ran
+)
+
+// Stopping is how an A/B run's blocks or a repeat's runs were limited by
+// a budget and stopped early (budget, stop_early).
+type Stopping struct {
+	// Unit is "block" or "run"; Scheduled how many the schedule has,
+	// Planned how many fit in the budget (estimated before the run), Ran
+	// how many ran.
+	Unit      string `json:"unit"`
+	Scheduled int    `json:"scheduled"`
+	Planned   int    `json:"planned"`
+	Ran       int    `json:"ran"`
+	// Stopped: StoppedDecided, StoppedBudget or StoppedSchedule.
+	Stopped string `json:"stopped"`
+	// Budget as written and in seconds of wall time.
+	Budget        string  `json:"budget,omitempty"`
+	BudgetSeconds float64 `json:"budget_s,omitempty"`
+	// ElapsedSeconds is what the blocks or runs took; FullSeconds what
+	// all the scheduled ones would have taken at the same pace. With a
+	// GPU-time budget, the same in GPU minutes.
+	ElapsedSeconds float64 `json:"elapsed_s"`
+	FullSeconds    float64 `json:"full_s"`
+	GPUMinutes     float64 `json:"gpu_minutes,omitempty"`
+	FullGPUMinutes float64 `json:"full_gpu_minutes,omitempty"`
+	// StopEarly: the regression block was re-judged after every block or
+	// run (Looks) by Method, whose intervals hold Confidence over all the
+	// looks; Verdict is the last look's.
+	StopEarly  bool           `json:"stop_early"`
+	Method     string         `json:"method,omitempty"`
+	Confidence float64        `json:"confidence,omitempty"`
+	Looks      []compare.Look `json:"looks,omitempty"`
+	Verdict    string         `json:"verdict,omitempty"`
+	// MoreNeeded estimates, for each figure still inconclusive, how many
+	// more blocks or runs would decide it if its observed effect held.
+	MoreNeeded []MoreNeeded `json:"more_needed,omitempty"`
+}
+
+// MoreNeeded is one inconclusive figure's estimate.
+type MoreNeeded struct {
+	Key  string `json:"key"`
+	More int    `json:"more"`
+	// Undecidable: the delta sits on the tolerance.
+	Undecidable bool `json:"undecidable,omitempty"`
 }

@@ -110,6 +110,9 @@ type abOutcome struct {
 	// of both arms ran back to back: paired).
 	baseBlocks, candBlocks []*metrics.Summary
 	ab                     *results.AB
+	// confidence is what the regression block is judged at: a
+	// sequential gate's last look's (0: the default).
+	confidence float64
 }
 
 // interleaved is an A/B run: the schedule cut into blocks, each block run
@@ -136,8 +139,11 @@ func (il *interleaved) run(ctx context.Context, plan executor.Plan) (*executor.O
 	var all []*executor.Outcome
 	cut := false
 	fmt.Fprintf(il.log, "llmload: A/B: %d blocks of %s, baseline %s and candidate %s in turn\n", len(blocks), s.Interleave, arms[0].target.Name, arms[1].target.Name)
+	// A block pair takes about twice its span of the schedule.
+	es := newEarlyStop(s, il.log, "block", len(blocks), 2*blockSpan(offs, blocks[0], s.Interleave))
 run:
 	for k, b := range blocks {
+		blockStarted := time.Now()
 		order := arms
 		if k%2 == 1 {
 			order[0], order[1] = arms[1], arms[0]
@@ -181,8 +187,12 @@ run:
 			}
 		}
 		res.Blocks = k + 1
+		if es.after(k+1, time.Since(blockStarted), func(conf float64) []compare.Delta { return il.look(conf) }) {
+			break
+		}
 	}
-	o := &abOutcome{ab: res, baseBlocks: summaries(arms[0].outs), candBlocks: summaries(arms[1].outs)}
+	res.Stopping = es.finish()
+	o := &abOutcome{ab: res, baseBlocks: summaries(arms[0].outs), candBlocks: summaries(arms[1].outs), confidence: es.confidence()}
 	il.ab = o
 	base, err := pool(ctx, arms[0].outs, cut, il.stop)
 	if err != nil {
@@ -224,6 +234,42 @@ run:
 	return out, nil
 }
 
+// blockSpan is how long block b spans of the schedule: its interleave
+// duration, or from its first arrival to its last.
+func blockSpan(offs []time.Duration, b abBlock, il scenario.Interleave) time.Duration {
+	if il.Duration > 0 {
+		return il.Duration
+	}
+	return offs[b.end-1] - offs[b.first]
+}
+
+// look judges the regression block on the blocks so far, at a sequential
+// gate's confidence: the arms' blocks pooled, paired block by block.
+// Agreement figures are judged once, at the end (their answers are paired
+// over the whole run).
+func (il *interleaved) look(confidence float64) []compare.Delta {
+	bb, cb := summaries(il.arms[0].outs), summaries(il.arms[1].outs)
+	base, err1 := metrics.PoolSummaries(bb...)
+	cand, err2 := metrics.PoolSummaries(cb...)
+	if err1 != nil || err2 != nil {
+		return nil
+	}
+	return compare.Compare(base, cand, []compare.Row{}, sequentialTolerances(il.s), compare.Options{
+		Confidence: confidence, BaseRuns: bb, NewRuns: cb, Paired: true, MinSamples: int64(il.s.MinSamples)})
+}
+
+// sequentialTolerances are the regression block's tolerances a sequential
+// gate judges at each look: all but the agreement figures.
+func sequentialTolerances(s *scenario.Scenario) []compare.Tolerance {
+	var out []compare.Tolerance
+	for _, t := range s.Tolerances() {
+		if !metrics.IsAgreement(t.Metric) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
 // startBaselineArm starts the baseline arm's target (a simulator for
 // sim://) and asks it its version.
 func startBaselineArm(ctx context.Context, log io.Writer, s *scenario.Scenario, secrets []string) (*abArm, hcl.Diagnostics) {
@@ -243,7 +289,7 @@ func startBaselineArm(ctx context.Context, log io.Writer, s *scenario.Scenario, 
 // reads it, and the regression block judges the candidate against it.
 func armsBaseline(s *scenario.Scenario, o *abOutcome) *assert.Baseline {
 	return &assert.Baseline{Path: fmt.Sprintf("the baseline arm (target %q)", s.BaselineTarget.Name), Summary: o.baseline,
-		Runs: o.baseBlocks, NewRuns: o.candBlocks, Paired: true}
+		Runs: o.baseBlocks, NewRuns: o.candBlocks, Paired: true, Confidence: o.confidence}
 }
 
 // abComparison compares the candidate arm with the baseline arm by the
@@ -255,7 +301,7 @@ func abComparison(s *scenario.Scenario, o *abOutcome, rep *results.Run) *results
 		base.Goodput, cand.Goodput = &results.SLOms{}, &results.SLOms{}
 	}
 	b := armsBaseline(s, o)
-	c := compareWith(b.Path, base, cand, s.Tolerances(), compare.Options{BaseRuns: b.Runs, NewRuns: b.NewRuns, Paired: b.Paired})
+	c := compareWith(b.Path, base, cand, s.Tolerances(), compare.Options{BaseRuns: b.Runs, NewRuns: b.NewRuns, Paired: b.Paired, Confidence: b.Confidence})
 	if len(s.Regression) == 0 {
 		c.Verdict = ""
 	}

@@ -80,6 +80,7 @@ func compareWith(basePath string, base, cand *results.Result, tols []compare.Tol
 		ServerVersion:     cand.ServerVersion,
 		Verdict:           compare.Verdict(ds),
 		Rows:              ds,
+		Confidence:        opts.Confidence,
 	}
 }
 

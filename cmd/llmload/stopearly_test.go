@@ -1,0 +1,122 @@
+package main
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/llmload/llmload/compare"
+	"github.com/llmload/llmload/results"
+)
+
+// TestABStopEarly runs sequential A/B gates on two simulators end to end:
+//   - a candidate whose prefill costs 9 us per prompt token instead of 5
+//     (a TTFT regression well over 30%) fails, and stops before its 20
+//     blocks;
+//   - equal arms never fail: they stop with a pass, or run to the end;
+//   - without stop_early, a budget of 1 s stops the run after the blocks
+//     that fit, and says so.
+//
+// Each records where it stopped in ab.stopping, and the verdict rests on
+// the blocks that ran.
+func TestABStopEarly(t *testing.T) {
+	tests := []struct {
+		name string
+		vars []string
+		// want: the exit codes allowed, and how the run may stop.
+		codes   []int
+		stopped []string
+		verdict string // the last look's verdict ("" for no look)
+	}{
+		{"regression", []string{"cand_prefill=9us"}, []int{exitCheckFailed}, []string{results.StoppedDecided}, compare.Fail},
+		{"equal arms", []string{"cand_prefill=5us"}, []int{exitOK}, []string{results.StoppedDecided, results.StoppedSchedule}, compare.Pass},
+		{"budget", []string{"cand_prefill=5us", "stop_early=false", "budget=1s"}, []int{exitOK, exitCheckFailed, exitNoResult}, []string{results.StoppedBudget}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "ab.json")
+			args := []string{"run", "-out", out}
+			for _, v := range tt.vars {
+				args = append(args, "-var", v)
+			}
+			code, stdout, stderr := call(t, context.Background(), append(args, "testdata/ab-stop.hcl")...)
+			if !containsInt(tt.codes, code) {
+				t.Fatalf("exit %d, want one of %v\n%s%s", code, tt.codes, stdout, stderr)
+			}
+			res, err := results.ReadResult(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st := res.AB.Stopping
+			if st == nil {
+				t.Fatalf("no ab.stopping in the result")
+			}
+			if !containsString(tt.stopped, st.Stopped) {
+				t.Fatalf("stopped %q, want one of %v\n%s", st.Stopped, tt.stopped, stderr)
+			}
+			if st.Scheduled != 20 || st.Ran != res.AB.Blocks || st.Ran < 1 || st.Ran > st.Scheduled {
+				t.Errorf("scheduled %d, ran %d, blocks %d", st.Scheduled, st.Ran, res.AB.Blocks)
+			}
+			if st.Stopped != results.StoppedSchedule && st.Ran >= st.Scheduled {
+				t.Errorf("stopped %q but ran all %d blocks", st.Stopped, st.Ran)
+			}
+			// The verdict rests on the blocks that ran: 20 requests each.
+			if got, want := res.Summary.Completed+res.Summary.Failed, 20*st.Ran; got != want {
+				t.Errorf("the candidate arm measured %d requests over %d blocks, want %d", got, st.Ran, want)
+			}
+			if st.ElapsedSeconds <= 0 || (st.Stopped != results.StoppedSchedule && st.FullSeconds <= st.ElapsedSeconds) {
+				t.Errorf("elapsed %gs, the whole schedule %gs", st.ElapsedSeconds, st.FullSeconds)
+			}
+			if tt.verdict == "" {
+				if len(st.Looks) != 0 || st.StopEarly {
+					t.Errorf("looks without stop_early: %+v", st.Looks)
+				}
+				if !strings.Contains(stdout, "Stopped at the budget (1s)") {
+					t.Errorf("the console does not say the budget stopped the run:\n%s", stdout)
+				}
+				return
+			}
+			if len(st.Looks) == 0 {
+				t.Fatal("no looks recorded")
+			}
+			last := st.Looks[len(st.Looks)-1]
+			if last.At != st.Ran || last.Verdict != tt.verdict {
+				t.Errorf("last look at %d with %q, want at %d with %q", last.At, last.Verdict, st.Ran, tt.verdict)
+			}
+			// The regression check and the comparison are judged at the
+			// last look's confidence: the verdict the gate stopped on.
+			if c := res.Comparison; c == nil || c.Confidence != last.Confidence || c.Verdict != tt.verdict {
+				t.Errorf("comparison %+v, want verdict %s at confidence %g", c, tt.verdict, last.Confidence)
+			}
+			if tt.verdict == compare.Fail {
+				for _, r := range res.Comparison.Rows {
+					if r.Key == "ttft_p50" && r.Percent < 30 {
+						t.Errorf("the candidate's P50 TTFT is %.1f%% worse; the test wants a regression of 30%% or more", r.Percent)
+					}
+				}
+				if !strings.Contains(stdout, "Stopped early: the verdict rests on") {
+					t.Errorf("the console does not say the run stopped early:\n%s", stdout)
+				}
+			}
+		})
+	}
+}
+
+func containsInt(s []int, v int) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+func containsString(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,66 @@
+# A sequential A/B gate on two simulators, for stopearly_test.go: the
+# candidate's prefill costs cand_prefill per prompt token (the baseline's
+# 5us), so its TTFT is that much worse; stop_early ends the run once the
+# regression block is decided.
+variable "cand_prefill" {
+  default = "9us"
+}
+
+variable "budget" {
+  default = "10m"
+}
+
+variable "stop_early" {
+  default = true
+}
+
+target "old" {
+  base_url   = "sim://tiny"
+  api        = "openai-chat"
+  model      = "tiny"
+  ignore_eos = true
+  timeout    = "20s"
+}
+
+target "new" {
+  base_url   = "sim://tiny"
+  api        = "openai-chat"
+  model      = "tiny"
+  ignore_eos = true
+  timeout    = "20s"
+  sim {
+    prefill_compute_per_token = var.cand_prefill
+  }
+}
+
+dataset "random" {
+  random {
+    input_len   = 512
+    output_len  = 4
+    num_prompts = 400
+    seed        = 3
+  }
+}
+
+scenario "ab-stop" {
+  targets    = { baseline = target.old, candidate = target.new }
+  interleave = 20
+  dataset    = dataset.random
+  requests   = 400
+  budget     = var.budget
+  stop_early = var.stop_early
+  open_loop {
+    rate = 100
+  }
+
+  # The tests share a busy machine with the simulators in the same process.
+  validity {
+    max_rate_shortfall = 0.5
+    max_lag_p99        = "1s"
+    max_client_cpu     = 1
+  }
+
+  regression {
+    ttft_p50 = "10%"
+  }
+}
