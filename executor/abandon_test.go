@@ -235,7 +235,9 @@ func TestResponsesStream(t *testing.T) {
 	r := out.Results[0]
 	if !r.OK() || r.OutputEvents != 5 || r.OutputTokens != 5 || r.OutputTokensSource != metrics.SourceUsage || r.PromptTokens != 9 ||
 		r.ReasoningTokens != 2 || r.ReasoningEvents != 2 || r.AnswerEvents != 3 || r.FinishReason != "stop" ||
-		r.GeneratedText != "hm so ok ok ok" || r.TTFTAnswer <= r.TTFT {
+		r.GeneratedText != "hm so ok ok ok" || r.TTFTAnswer < r.TTFT {
+		// The answer's first token never precedes the reasoning's first;
+		// on a busy machine both can arrive in one read (equal stamps).
 		t.Errorf("result %+v", r)
 	}
 }
