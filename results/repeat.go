@@ -159,6 +159,15 @@ type Stopping struct {
 	MoreNeeded []MoreNeeded `json:"more_needed,omitempty"`
 }
 
+// LastConfidence is the confidence of a sequential gate's last look, the
+// one its verdict is judged at (0, the default, without looks).
+func (s *Stopping) LastConfidence() float64 {
+	if s == nil || len(s.Looks) == 0 {
+		return 0
+	}
+	return s.Looks[len(s.Looks)-1].Confidence
+}
+
 // MoreNeeded is one inconclusive figure's estimate.
 type MoreNeeded struct {
 	Key  string `json:"key"`

@@ -15,6 +15,12 @@ import (
 // sides, the run-to-run spread makes the intervals (compare.MethodRuns).
 func CompareResults(basePath string, base, cand *results.Result, tols []compare.Tolerance) *results.Comparison {
 	opts := compare.Options{BaseRuns: base.Repeat.Summaries(), NewRuns: cand.Repeat.Summaries()}
+	// A candidate that a sequential gate stopped is judged at its last
+	// look's confidence, as its run judged it: a fixed 95% after the
+	// gate's looks would be one look more than it paid for.
+	if cand.Repeat != nil {
+		opts.Confidence = cand.Repeat.Stopping.LastConfidence()
+	}
 	return compareWith(basePath, base, cand, tols, opts)
 }
 

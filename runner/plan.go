@@ -484,13 +484,20 @@ func writeRepeatPlan(w io.Writer, s *scenario.Scenario, arrivals []time.Duration
 	case s.Repeats() > 1:
 		fmt.Fprintf(w, "  Repeat:  %d runs, %v apart; checks judge them pooled, compare uses their spread\n", s.Repeats(), s.Cooldown)
 	}
-	if !s.AB() {
-		return
+	unit := "run"
+	if s.AB() {
+		b := s.BaselineTarget
+		fmt.Fprintf(w, "  A/B:     baseline arm %s at %s; candidate arm %s (the target above)\n", b.Name, RedactURL(b.BaseURL), s.Target.Name)
+		fmt.Fprintf(w, "           %d blocks of %s of the schedule, each sent to both arms, alternating which goes first; baseline.* and the regression block read the baseline arm\n",
+			ABBlocks(arrivals, s.Interleave), s.Interleave)
+		unit = "block"
 	}
-	b := s.BaselineTarget
-	fmt.Fprintf(w, "  A/B:     baseline arm %s at %s; candidate arm %s (the target above)\n", b.Name, RedactURL(b.BaseURL), s.Target.Name)
-	fmt.Fprintf(w, "           %d blocks of %s of the schedule, each sent to both arms, alternating which goes first; baseline.* and the regression block read the baseline arm\n",
-		ABBlocks(arrivals, s.Interleave), s.Interleave)
+	if s.Budget != nil {
+		fmt.Fprintf(w, "  Budget:  %s: the run stops before a %s that would not fit\n", s.Budget, unit)
+	}
+	if s.StopEarly {
+		fmt.Fprintf(w, "  Stop:    early: after every %s from the second, the regression block is judged by a sequential gate (alpha spending, 95%% over all looks) and the run stops once it is decided\n", unit)
+	}
 }
 
 // promptCacheMeaning says what a target's prompt_cache does.

@@ -9,6 +9,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/llmload/llmload/assert"
 	"github.com/llmload/llmload/compare"
 	"github.com/llmload/llmload/executor"
 	"github.com/llmload/llmload/metrics"
@@ -26,6 +27,9 @@ type repeats struct {
 	stop   *stop
 	// reps is what the runs measured, for the result.
 	reps *results.Repeats
+	// base is the stored baseline a sequential gate judges against (nil:
+	// none).
+	base *assert.Baseline
 }
 
 func (rs *repeats) run(ctx context.Context, plan executor.Plan) (*executor.Outcome, error) {
@@ -35,11 +39,17 @@ func (rs *repeats) run(ctx context.Context, plan executor.Plan) (*executor.Outco
 		say:  func(run int) string { return fmt.Sprintf("run %d of %d", run, n) },
 		mark: func(run int, r *metrics.Request) { r.Repeat = run },
 	}
+	es := rs.earlyStop(plan)
+	if es != nil {
+		rp.after = func(run int, took time.Duration, runs []repeatRun) bool {
+			return es.after(run, took, func(conf float64) []compare.Delta { return rs.look(conf, runs) })
+		}
+	}
 	runs, cut, err := rp.run(ctx, plan)
 	if err != nil {
 		return nil, err
 	}
-	rs.reps = &results.Repeats{Count: n, Cooldown: s.Cooldown.Seconds()}
+	rs.reps = &results.Repeats{Count: n, Cooldown: s.Cooldown.Seconds(), Stopping: es.finish()}
 	for i, r := range runs {
 		own := *r.out.Overall
 		own.Series = nil
@@ -54,6 +64,39 @@ func (rs *repeats) run(ctx context.Context, plan executor.Plan) (*executor.Outco
 	}
 	rs.reps.Spread = spreads(rs.reps.Summaries(), out.Overall)
 	return out, nil
+}
+
+// earlyStop watches the runs for a budget and stop_early (nil: neither).
+// A sequential gate needs the baseline's repeated runs: it judges by the
+// run-to-run spread.
+func (rs *repeats) earlyStop(plan executor.Plan) *earlyStop {
+	s := rs.s
+	if s.StopEarly && (rs.base == nil || len(rs.base.Runs) < compare.MinRuns) {
+		fmt.Fprintf(rs.log, "llmload: stop_early: the baseline holds no repeated runs (repeat = N), so no gate can judge by the run-to-run spread: every run runs\n")
+		sc := *s
+		sc.StopEarly = false
+		s = &sc
+	}
+	// A run takes about its schedule's length and a cooldown.
+	estimate := time.Duration(0)
+	if offs := executor.Arrivals(plan); len(offs) > 0 {
+		estimate = offs[len(offs)-1] + s.Cooldown
+	} else if plan.Duration > 0 {
+		estimate = plan.Duration + s.Cooldown
+	}
+	return newEarlyStop(s, rs.log, "run", s.Repeats(), estimate)
+}
+
+// look judges the regression block on the runs so far against the stored
+// baseline's runs, at a sequential gate's confidence.
+func (rs *repeats) look(confidence float64, runs []repeatRun) []compare.Delta {
+	sums := summaries(outcomes(runs))
+	cand, err := metrics.PoolSummaries(sums...)
+	if err != nil {
+		return nil
+	}
+	return compare.Compare(rs.base.Summary, cand, []compare.Row{}, sequentialTolerances(rs.s), compare.Options{
+		Confidence: confidence, BaseRuns: rs.base.Runs, NewRuns: sums, MinSamples: int64(rs.s.MinSamples)})
 }
 
 // poolStages pools each closed-loop stage over the runs: its figures over

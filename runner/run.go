@@ -311,7 +311,7 @@ func (r *Run) run(ctx context.Context) (Status, hcl.Diagnostics) {
 	bounds := opts.validity(s)
 	started := time.Now()
 	stopped := &stop{}
-	tree := treeOf(log, s, bounds, arms, stopped)
+	tree := treeOf(log, s, bounds, arms, base, stopped)
 	outcome, err := tree.run(ctx, plan)
 	var sweep *results.Sweep
 	var reps *results.Repeats
@@ -368,6 +368,7 @@ func (r *Run) run(ctx context.Context) (Status, hcl.Diagnostics) {
 	}
 	if base != nil && reps != nil {
 		base.NewRuns = reps.Summaries()
+		base.Confidence = reps.Stopping.LastConfidence()
 	}
 	outs := evaluateRun(s, outcome.Overall, sweep, base)
 	rep := buildReport(s, lt, ds, tok, outcome, outs, started, ended, opts.ToolVersion)

@@ -24,6 +24,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/llmload/llmload/assert"
 	"github.com/llmload/llmload/executor"
 	"github.com/llmload/llmload/metrics"
 	"github.com/llmload/llmload/results"
@@ -48,14 +49,14 @@ func (once) run(ctx context.Context, p executor.Plan) (*executor.Outcome, error)
 // treeOf is the tree of s's run: the level at its top. A sweep or search
 // (steps) comes first, then an A/B run's blocks, then repeats; a plain run
 // is one executor run.
-func treeOf(log io.Writer, s *scenario.Scenario, bounds scenario.Validity, arms [2]*abArm, st *stop) level {
+func treeOf(log io.Writer, s *scenario.Scenario, bounds scenario.Validity, arms [2]*abArm, base *assert.Baseline, st *stop) level {
 	switch {
 	case s.Varies() != "":
 		return &steps{s: s, log: log, stop: st}
 	case s.AB():
 		return &interleaved{s: s, log: log, arms: arms, stop: st}
 	case s.Repeats() > 1:
-		return &repeats{s: s, log: log, bounds: bounds, stop: st}
+		return &repeats{s: s, log: log, bounds: bounds, stop: st, base: base}
 	}
 	return once{}
 }
@@ -76,6 +77,10 @@ type repeat struct {
 	mark func(run int, r *metrics.Request)
 	// part runs one repeat.
 	part level
+	// after, when set, is called once run k has run, taking took (its
+	// cooldown included), with the runs so far; true stops the repeat
+	// there (a budget or stop_early).
+	after func(run int, took time.Duration, runs []repeatRun) bool
 }
 
 // repeatRun is one run of a repeat and when it ran.
@@ -91,6 +96,7 @@ func (rp *repeat) run(ctx context.Context, p executor.Plan) ([]repeatRun, bool, 
 	var runs []repeatRun
 	for i := range rp.n {
 		run := i + 1
+		began := time.Now()
 		if i > 0 {
 			fmt.Fprintf(rp.log, "llmload: cooldown %v\n", rp.cooldown)
 			if !pause(ctx, rp.cooldown) {
@@ -114,6 +120,9 @@ func (rp *repeat) run(ctx context.Context, p executor.Plan) ([]repeatRun, bool, 
 		runs = append(runs, repeatRun{out: out, started: started, ended: time.Now()})
 		if out.Interrupted || out.Aborted != "" {
 			return runs, true, nil
+		}
+		if rp.after != nil && rp.after(run, time.Since(began), runs) {
+			break
 		}
 	}
 	return runs, false, nil

@@ -120,3 +120,60 @@ func containsString(s []string, v string) bool {
 	}
 	return false
 }
+
+// TestRepeatStopEarly: a repeated run against a stored baseline of
+// repeated runs, judged by the run-to-run spread after every run: a
+// candidate 5 ms slower per decode step fails and stops before its 8 runs;
+// the same system never fails.
+func TestRepeatStopEarly(t *testing.T) {
+	dir := t.TempDir()
+	base := filepath.Join(dir, "base.json")
+	code, stdout, stderr := call(t, context.Background(), "run", "-out", base, "-var", "repeat=3", "testdata/repeat-stop.hcl")
+	if code != exitOK {
+		t.Fatalf("baseline: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stderr, "stop_early: the baseline holds no repeated runs") {
+		t.Errorf("a run without a baseline does not say stop_early has nothing to judge against:\n%s", stderr)
+	}
+	for _, tt := range []struct {
+		name, overhead string
+		codes          []int
+		stopped        []string
+		verdict        string
+	}{
+		{"regression", "5ms", []int{exitCheckFailed}, []string{results.StoppedDecided}, compare.Fail},
+		{"same system", "100us", []int{exitOK, exitNoResult}, []string{results.StoppedDecided, results.StoppedSchedule}, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "cand.json")
+			code, stdout, stderr := call(t, context.Background(), "run", "-out", out, "-var", "baseline="+base, "-var", "step_overhead="+tt.overhead, "testdata/repeat-stop.hcl")
+			if !containsInt(tt.codes, code) {
+				t.Fatalf("exit %d, want one of %v\n%s%s", code, tt.codes, stdout, stderr)
+			}
+			res, err := results.ReadResult(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st := res.Repeat.Stopping
+			if st == nil || !containsString(tt.stopped, st.Stopped) || st.Scheduled != 8 || st.Ran != len(res.Repeat.Runs) {
+				t.Fatalf("stopping %+v (runs %d), want stopped one of %v\n%s", st, len(res.Repeat.Runs), tt.stopped, stderr)
+			}
+			if len(st.Looks) == 0 {
+				t.Fatal("no looks")
+			}
+			last := st.Looks[len(st.Looks)-1]
+			if last.Verdict == compare.Fail && tt.verdict != compare.Fail {
+				t.Errorf("the same system failed: %+v", last)
+			}
+			if tt.verdict != "" && last.Verdict != tt.verdict {
+				t.Errorf("last look %+v, want %s", last, tt.verdict)
+			}
+			if tt.verdict == compare.Fail && st.Ran >= st.Scheduled {
+				t.Errorf("a clear regression ran all %d runs", st.Ran)
+			}
+			if c := res.Comparison; c == nil || c.Confidence != last.Confidence {
+				t.Errorf("comparison %+v not judged at the last look's confidence %g", c, last.Confidence)
+			}
+		})
+	}
+}
