@@ -30,7 +30,10 @@ func TestABStopEarly(t *testing.T) {
 		verdict string // the last look's verdict ("" for no look)
 	}{
 		{"regression", []string{"cand_prefill=9us"}, []int{exitCheckFailed}, []string{results.StoppedDecided}, compare.Fail},
-		{"equal arms", []string{"cand_prefill=5us"}, []int{exitOK}, []string{results.StoppedDecided, results.StoppedSchedule}, compare.Pass},
+		// Equal arms may also run all 20 blocks and end inconclusive
+		// (exit 3): the gate only promises never to fail them but 2.5%
+		// of the time.
+		{"equal arms", []string{"cand_prefill=5us"}, []int{exitOK, exitNoResult}, []string{results.StoppedDecided, results.StoppedSchedule}, "pass or inconclusive"},
 		{"budget", []string{"cand_prefill=5us", "stop_early=false", "budget=1s"}, []int{exitOK, exitCheckFailed, exitNoResult}, []string{results.StoppedBudget}, ""},
 	}
 	for _, tt := range tests {
@@ -81,13 +84,20 @@ func TestABStopEarly(t *testing.T) {
 				t.Fatal("no looks recorded")
 			}
 			last := st.Looks[len(st.Looks)-1]
-			if last.At != st.Ran || last.Verdict != tt.verdict {
-				t.Errorf("last look at %d with %q, want at %d with %q", last.At, last.Verdict, st.Ran, tt.verdict)
+			want := []string{tt.verdict}
+			if tt.verdict == "pass or inconclusive" {
+				want = []string{compare.Pass, compare.Inconclusive}
+			}
+			if last.At != st.Ran || !containsString(want, last.Verdict) {
+				t.Errorf("last look at %d with %q, want at %d with one of %v", last.At, last.Verdict, st.Ran, want)
+			}
+			if last.Verdict == compare.Pass && st.Stopped != results.StoppedDecided && st.Ran < st.Scheduled {
+				t.Errorf("a pass before the end that did not stop the run: %+v", st)
 			}
 			// The regression check and the comparison are judged at the
 			// last look's confidence: the verdict the gate stopped on.
-			if c := res.Comparison; c == nil || c.Confidence != last.Confidence || c.Verdict != tt.verdict {
-				t.Errorf("comparison %+v, want verdict %s at confidence %g", c, tt.verdict, last.Confidence)
+			if c := res.Comparison; c == nil || c.Confidence != last.Confidence || c.Verdict != last.Verdict {
+				t.Errorf("comparison %+v, want verdict %s at confidence %g", c, last.Verdict, last.Confidence)
 			}
 			if tt.verdict == compare.Fail {
 				for _, r := range res.Comparison.Rows {
