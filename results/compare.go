@@ -129,6 +129,17 @@ type Comparison struct {
 	ServerVersion     string `json:"server_version,omitempty"`
 	// Forced lists the workload differences a -force comparison ignored.
 	Forced []string `json:"forced,omitempty"`
+	// ServerConfigChanges are the keys of the two servers' configurations
+	// that differ (results.ConfigChanges); ServerConfigNote says why there
+	// are none to list when a side exposed no configuration ("the servers
+	// exposed no configuration"). ForcedServerConfig lists the required
+	// settings (require_same_server_config) a -force comparison ignored.
+	ServerConfigChanges []ConfigChange `json:"server_config_changes,omitempty"`
+	ServerConfigNote    string         `json:"server_config_note,omitempty"`
+	ForcedServerConfig  []string       `json:"forced_server_config,omitempty"`
+	// ServerMetricDrift lists the server figures the two servers exposed
+	// under other engine metrics, or on one side only (MetricDrifts).
+	ServerMetricDrift []MetricDrift `json:"server_metric_drift,omitempty"`
 	// Verdict is pass, fail or inconclusive over the rows with a tolerance.
 	Verdict string `json:"verdict"`
 	// Rows are the figures compared: candidate minus baseline, the

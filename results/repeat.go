@@ -93,6 +93,8 @@ type Arm struct {
 	Target        string `json:"target"`
 	TargetURL     string `json:"target_url"`
 	ServerVersion string `json:"server_version,omitempty"`
+	// ServerConfig is what the arm's server said of its configuration.
+	ServerConfig *ServerConfig `json:"server_config,omitempty"`
 	// Summary is the arm's blocks pooled: set for the baseline arm (the
 	// candidate's is the result's summary).
 	Summary *metrics.Summary `json:"summary,omitempty"`

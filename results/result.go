@@ -202,9 +202,12 @@ type Extras struct {
 	// ServerVersion is what the target said of its version, when it said
 	// anything ("vllm 0.6.3 (/version)"). Comparison holds the deltas
 	// against the scenario's baseline, when it has one.
-	Workload      *Workload   `json:"workload,omitempty"`
-	ServerVersion string      `json:"server_version,omitempty"`
-	Comparison    *Comparison `json:"comparison,omitempty"`
+	Workload      *Workload `json:"workload,omitempty"`
+	ServerVersion string    `json:"server_version,omitempty"`
+	// ServerConfig is what the target said of its configuration at the
+	// start of the run (nil in results written before it was read).
+	ServerConfig *ServerConfig `json:"server_config,omitempty"`
+	Comparison   *Comparison   `json:"comparison,omitempty"`
 	// Repeat holds a repeated run's runs and spread; AB an interleaved
 	// A/B run's arms (nil otherwise).
 	Repeat    *Repeats        `json:"repeat,omitempty"`
@@ -417,6 +420,7 @@ func NewResult(r *Run) (*Result, error) {
 			MissingShards:        r.MissingShards,
 			Workload:             r.Workload,
 			ServerVersion:        r.ServerVersion,
+			ServerConfig:         r.ServerConfig,
 			Comparison:           r.Comparison,
 			Repeat:               r.Repeat,
 			AB:                   r.AB,

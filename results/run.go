@@ -209,7 +209,9 @@ type Run struct {
 	// the run against its baseline (nil without one).
 	Workload      *Workload
 	ServerVersion string
-	Comparison    *Comparison
+	// ServerConfig is what the target said of its configuration.
+	ServerConfig *ServerConfig
+	Comparison   *Comparison
 
 	// Repeat holds a repeated run's runs (Overall pools them); AB an
 	// interleaved A/B run's arms (Overall is the candidate's).

@@ -28,6 +28,7 @@ func (s *Server) routes() *http.ServeMux {
 		// As vLLM answers it, so that a run can record what it ran against.
 		writeJSON(w, http.StatusOK, map[string]any{"version": "llmload-sim " + s.p.Name})
 	})
+	mux.HandleFunc("GET /get_server_info", s.serverInfo)
 	mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusOK) })
 	mux.Handle("GET /metrics", s.metrics.handler())
 	return mux
@@ -74,6 +75,23 @@ func (s *Server) models(w http.ResponseWriter, r *http.Request) {
 		"id": s.p.Model, "object": "model", "created": time.Now().Unix(), "owned_by": "vllm",
 		"root": s.p.Model, "parent": nil, "max_model_len": s.p.MaxModelLen,
 	}}})
+}
+
+// serverInfo answers as SGLang's /get_server_info does: every setting of
+// the profile flat at the top level (in the syntax -<param> takes), the
+// model's path and the version, so that a run records the simulator's
+// configuration as it records a real engine's.
+func (s *Server) serverInfo(w http.ResponseWriter, r *http.Request) {
+	info := map[string]any{}
+	for _, k := range s.p.Keys() {
+		if v, err := s.p.Get(k); err == nil {
+			info[k] = v
+		}
+	}
+	info["profile"] = s.p.Name
+	info["model_path"], info["served_model_name"], info["context_length"] = s.p.Model, s.p.Model, s.p.MaxModelLen
+	info["version"] = "llmload-sim " + s.p.Name
+	writeJSON(w, http.StatusOK, info)
 }
 
 func (s *Server) tokenize(w http.ResponseWriter, r *http.Request) {

@@ -518,3 +518,29 @@ func TestNonStreamDrop(t *testing.T) {
 		t.Fatalf("got status %d, body %q; want the connection closed", resp.StatusCode, b)
 	}
 }
+
+// /get_server_info answers as SGLang's does, with every setting of the
+// profile: an override shows in it.
+func TestServerInfo(t *testing.T) {
+	cases := []struct {
+		overrides map[string]string
+		key, want string
+	}{
+		{nil, "max_num_seqs", "16"},
+		{map[string]string{"max_num_seqs": "2"}, "max_num_seqs", "2"},
+		{map[string]string{"step_overhead": "5ms"}, "step_overhead", "5ms"},
+		{nil, "version", "llmload-sim tiny"},
+		{nil, "model_path", "sim-tiny"},
+	}
+	for _, c := range cases {
+		r := startTiny(t, c.overrides)
+		code, body := getBody(t, r.URL+"/get_server_info")
+		var info map[string]any
+		if err := json.Unmarshal([]byte(body), &info); err != nil || code != 200 {
+			t.Fatalf("/get_server_info: %d %s %v", code, body, err)
+		}
+		if got := fmt.Sprint(info[c.key]); got != c.want {
+			t.Errorf("with %v: %s = %q, want %q", c.overrides, c.key, got, c.want)
+		}
+	}
+}

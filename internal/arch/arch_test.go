@@ -38,6 +38,9 @@ var allowed = map[string][]string{
 	// server-metrics scraper: both read and write only metrics' types.
 	"live":   {"metrics"},
 	"scrape": {"metrics", "internal/safehttp"},
+	// What a server says of its configuration, read before a run: into
+	// results' ServerConfig.
+	"serverinfo": {"results", "metrics", "compare", "internal/secret"},
 	// The OpenAI wire format's names, shared by executor and sim: a leaf.
 	"internal/openaiwire": {},
 	// Scrubbing credentials from text, for every package that prints or
@@ -63,10 +66,10 @@ var allowed = map[string][]string{
 	"internal/freshclone": {"internal/testshared", "results", "metrics"},
 	// What a run is: target, dataset, baseline, shards, load, result and
 	// verdict; cmd renders it.
-	"runner": {"scenario", "assert", "compare", "dataset", "executor", "metrics", "results", "live", "scrape", "sim", "tokenizer",
+	"runner": {"scenario", "assert", "compare", "dataset", "executor", "metrics", "results", "live", "scrape", "serverinfo", "sim", "tokenizer",
 		"internal/secret", "internal/openaiwire", "internal/safehttp"},
 	// The binary: the top of the graph.
-	"cmd": {"metrics", "tokenizer", "dataset", "scenario", "assert", "compare", "executor", "sim", "results", "report", "ops", "live", "scrape", "runner",
+	"cmd": {"metrics", "tokenizer", "dataset", "scenario", "assert", "compare", "executor", "sim", "results", "report", "ops", "live", "scrape", "serverinfo", "runner",
 		"internal/openaiwire", "internal/secret", "internal/testshared", "internal/vllmimport", "internal/profile", "internal/safehttp", "internal/buildinfo", "internal/completion"},
 	// The examples' data generator and the Kubernetes example's test.
 	"examples": {"tokenizer", "internal/secret"},
@@ -81,7 +84,7 @@ var allowed = map[string][]string{
 }
 
 // hclFree are the packages that must not depend on HCL or cty.
-var hclFree = []string{"compare", "metrics", "tokenizer", "dataset", "executor", "sim", "results", "report", "ops", "live", "scrape", "internal/openaiwire", "internal/secret"}
+var hclFree = []string{"compare", "metrics", "tokenizer", "dataset", "executor", "sim", "results", "report", "ops", "live", "scrape", "serverinfo", "internal/openaiwire", "internal/secret"}
 
 // unit is the name the rules know a package of ours by: its top-level
 // folder ("executor" for executor/executortest), or, under internal/, the
