@@ -303,6 +303,7 @@ func WriteComparisonMarkdown(w io.Writer, c *results.Comparison) error {
 	if len(c.Forced) > 0 {
 		p.printf("\n")
 	}
+	writeConfigMarkdown(p, c)
 	p.printf("%s", mdRow(comparisonHeader(c)...))
 	p.printf("|---|---:|---:|---:|---:|---|---|\n")
 	for _, r := range c.Rows {

@@ -120,6 +120,7 @@ func WriteComparison(w io.Writer, c *results.Comparison) error {
 	for _, f := range c.Forced {
 		p.printf("WARNING: -force: the workloads differ: %s\n", f)
 	}
+	writeConfigText(p, c)
 	rows := [][]string{comparisonHeader(c)}
 	for _, r := range c.Rows {
 		rows = append(rows, rowCells(r))

@@ -179,6 +179,8 @@ func RequiredMismatches(base, cand *ServerConfig, required []string) []string {
 // configuration, or one did not ("" when both did).
 func ServerConfigNote(base, cand *ServerConfig) string {
 	switch be, ce := base.Exposed(), cand.Exposed(); {
+	case base == nil && cand == nil:
+		return "" // results written before the configuration was read
 	case !be && !ce:
 		return "the servers exposed no configuration"
 	case !be && base == nil:

@@ -79,7 +79,7 @@ func compareWith(basePath string, base, cand *results.Result, tols []compare.Tol
 	rows = append(rows, engineRows(base.Summary, cand.Summary)...)
 	rows = append(rows, agreementRows(cand.Summary)...)
 	ds := compare.Compare(base.Summary, cand.Summary, rows, tols, opts)
-	return &results.Comparison{
+	c := &results.Comparison{
 		Baseline:          basePath,
 		BaseRunID:         base.RunID,
 		BaseServerVersion: base.ServerVersion,
@@ -88,6 +88,9 @@ func compareWith(basePath string, base, cand *results.Result, tols []compare.Tol
 		Rows:              ds,
 		Confidence:        opts.Confidence,
 	}
+	withServerConfig(c, base.ServerConfig, cand.ServerConfig, nil)
+	withMetricDrift(c, base, cand)
+	return c
 }
 
 // engineRows are the rows of the engine's own numbers that both sides

@@ -75,7 +75,8 @@ func comparison(s *scenario.Scenario, baseRes *results.Result, rep *results.Run,
 	if baseRes == nil || baseRes.Summary == nil {
 		return nil
 	}
-	cand := &results.Result{Extras: results.Extras{Summary: rep.Overall, RunID: rep.RunID, ServerVersion: rep.ServerVersion, Repeat: rep.Repeat}}
+	cand := &results.Result{Extras: results.Extras{Summary: rep.Overall, RunID: rep.RunID, ServerVersion: rep.ServerVersion,
+		ServerConfig: rep.ServerConfig, Checks: rep.Checks, Repeat: rep.Repeat}}
 	if !rep.Goodput.Empty() {
 		cand.Goodput = &results.SLOms{}
 	}

@@ -215,9 +215,26 @@ func (r *Run) run(ctx context.Context) (Status, hcl.Diagnostics) {
 			return StatusInvalid, nil
 		}
 	}
-	serverVersion := probeVersion(ctx, log, lt)
+	serverVersion, serverCfg := probeServer(ctx, log, lt)
 	if arms[1] != nil {
 		arms[1].version = serverVersion
+	}
+	// The settings the comparison requires to match, before any load.
+	var baseCfg *results.ServerConfig
+	var forcedCfg []string
+	switch {
+	case arms[0] != nil:
+		baseCfg = readServerConfig(ctx, log, arms[0].lt)
+		var ok bool
+		if forcedCfg, ok = CheckServerConfigs(log, "A/B", baseCfg, serverCfg, s.RequireSameServerConfig, opts.Force); !ok {
+			return StatusInvalid, nil
+		}
+	case baseRes != nil:
+		baseCfg = baseRes.ServerConfig
+		var ok bool
+		if forcedCfg, ok = CheckServerConfigs(log, "baseline "+s.Baseline, baseCfg, serverCfg, s.RequireSameServerConfig, opts.Force); !ok {
+			return StatusInvalid, nil
+		}
 	}
 	// The prompt cache policy in the fields each engine takes.
 	fits := []*abArm{{lt: lt, version: serverVersion}}
@@ -373,9 +390,12 @@ func (r *Run) run(ctx context.Context) (Status, hcl.Diagnostics) {
 	outs := evaluateRun(s, outcome.Overall, sweep, base)
 	rep := buildReport(s, lt, ds, tok, outcome, outs, started, ended, opts.ToolVersion)
 	rep.ToolCommit = opts.ToolCommit
-	rep.Workload, rep.ServerVersion = workload, serverVersion
+	rep.Workload, rep.ServerVersion, rep.ServerConfig = workload, serverVersion, serverCfg
 	rep.Repeat = reps
 	rep.Comparison = comparison(s, baseRes, rep, forced)
+	if rep.Comparison != nil {
+		rep.Comparison.ForcedServerConfig = forcedCfg
+	}
 	if detailed != nil {
 		rep.Detailed = detailed.Detailed()
 	}
@@ -387,6 +407,8 @@ func (r *Run) run(ctx context.Context) (Status, hcl.Diagnostics) {
 		}
 		rep.Comparison = abComparison(s, abo, rep)
 		rep.Comparison.Notes = OutputNotes(abo.baseline, abo.candidate)
+		rep.AB.Baseline.ServerConfig, rep.AB.Candidate.ServerConfig = baseCfg, serverCfg
+		withServerConfig(rep.Comparison, baseCfg, serverCfg, forcedCfg)
 		// The load generator's validity covers both arms' blocks.
 		abo.all.ClientCPU = outcome.Overall.ClientCPU
 		rep.Validity = ReportValidity(bounds, abo.all)

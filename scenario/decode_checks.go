@@ -22,6 +22,10 @@ func (l *loader) decodeRegression(d dec, s *Scenario, b *hcl.Block) {
 	attrs, diags := b.Body.JustAttributes()
 	l.diags = append(l.diags, diags...)
 	for _, attr := range sortedAttrs(attrs) {
+		if attr.Name == "require_same_server_config" {
+			l.decodeRequireSame(d, s, attrs, attr)
+			continue
+		}
 		var v string
 		if d.str(attrs, attr.Name, &v) == nil {
 			continue
@@ -36,6 +40,26 @@ func (l *loader) decodeRegression(d dec, s *Scenario, b *hcl.Block) {
 	if len(attrs) == 0 && !diags.HasErrors() {
 		l.diags = append(l.diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Empty regression block",
 			Detail: "A regression block sets at least one tolerance, such as ttft_p99 = \"10%\".", Subject: b.DefRange.Ptr()})
+	}
+}
+
+// decodeRequireSame reads require_same_server_config: the server settings
+// (keys of the result's server_config: engine, version, model, revision,
+// max_model_len, or an engine setting such as max_num_seqs) that must be
+// equal on the baseline's server and the candidate's for a comparison.
+func (l *loader) decodeRequireSame(d dec, s *Scenario, attrs hcl.Attributes, attr *hcl.Attribute) {
+	var keys []string
+	d.stringList(attrs, attr.Name, &keys)
+	for _, k := range keys {
+		if strings.TrimSpace(k) == "" || k != strings.TrimSpace(k) || strings.ContainsAny(k, ",= ") {
+			d.invalid(attr, "require_same_server_config lists server settings by name, such as [\"max_num_seqs\", \"model\"]; %q is not a name.", k)
+			return
+		}
+		if slices.Contains(s.RequireSameServerConfig, k) {
+			d.invalid(attr, "require_same_server_config lists %q twice.", k)
+			return
+		}
+		s.RequireSameServerConfig = append(s.RequireSameServerConfig, k)
 	}
 }
 

@@ -236,6 +236,7 @@ func ChecksFromResolved(name string, raw []byte) (*Scenario, hcl.Diagnostics) {
 		Baseline          string           `json:"baseline"`
 		BaselineOptional  bool             `json:"baseline_optional"`
 		Regression        []RegressionRule `json:"regression"`
+		RequireSame       []string         `json:"require_same_server_config"`
 	}
 	// A result written before these settings existed judges by the
 	// defaults.
@@ -244,7 +245,7 @@ func ChecksFromResolved(name string, raw []byte) (*Scenario, hcl.Diagnostics) {
 		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Unreadable checks", Detail: fmt.Sprintf("%s: the result's config holds no readable checks: %v.", name, err)}}
 	}
 	s := &Scenario{Name: v.Name, SLA: v.SLA, Verdict: v.Verdict, MinSamples: v.MinSamples, AllowInconclusive: v.AllowInconclusive, Validity: v.Validity,
-		Baseline: v.Baseline, BaselineOptional: v.BaselineOptional, Regression: v.Regression}
+		Baseline: v.Baseline, BaselineOptional: v.BaselineOptional, Regression: v.Regression, RequireSameServerConfig: v.RequireSame}
 	var diags hcl.Diagnostics
 	if s.Verdict != VerdictPoint && s.Verdict != VerdictStrict {
 		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Unknown verdict", Detail: fmt.Sprintf("%s: verdict %q is not one this version of llmload knows.", name, s.Verdict)})

@@ -471,6 +471,11 @@ type Scenario struct {
 	// Regression holds the regression block's tolerances, in the order
 	// written: how much worse than the baseline each figure may get.
 	Regression []RegressionRule `json:"regression,omitempty"`
+	// RequireSameServerConfig (require_same_server_config in the
+	// regression block) names the server settings that must be equal on
+	// both sides of a comparison: a difference, or a side that did not
+	// expose one, refuses it (-force compares with a warning).
+	RequireSameServerConfig []string `json:"require_same_server_config,omitempty"`
 	// Repeat runs the scenario this many times (0 or 1: once), Cooldown
 	// apart; checks judge the runs pooled.
 	Repeat   int           `json:"repeat,omitempty"`

@@ -17,7 +17,8 @@ import (
 func cmdCompare(_ context.Context, e env, args []string) int {
 	fs := newFlags(e, "compare", "BASE.json NEW.json")
 	spec := fs.String("max-regression", "", "tolerances, `key=pct,...` such as ttft_p99=10%,itl_p99=10%,output_throughput=5% (default: the baseline scenario's regression block, else "+runner.DefaultTolerances()+")")
-	force := fs.Bool("force", false, "compare results whose workloads differ, or a run that was interrupted (printed loudly)")
+	force := fs.Bool("force", false, "compare results whose workloads or required server settings differ, or a run that was interrupted (printed loudly)")
+	same := fs.String("require-same-server-config", "", "refuse (exit 2) unless both servers exposed these settings with equal values, `key,...` such as max_num_seqs,model (and the baseline scenario's require_same_server_config)")
 	format := fs.String("format", "text", "output `format`: text (the table) or json (the comparison as data)")
 	markdown := fs.String("markdown", "", "also write the comparison as GitHub-flavoured Markdown to `file` (and append it to $GITHUB_STEP_SUMMARY when set)")
 	paths, code, ok := parseInterspersed(fs, args)
@@ -52,12 +53,16 @@ func cmdCompare(_ context.Context, e env, args []string) int {
 	if !ok {
 		return exitInvalid
 	}
+	forcedCfg, ok := runner.CheckServerConfigs(e.stderr, "compare", base.ServerConfig, cand.ServerConfig, runner.RequiredServerConfig(*same, paths[0], base), *force)
+	if !ok {
+		return exitInvalid
+	}
 	c, err := runner.CompareFiles(paths[0], paths[1], base, cand, tols)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "llmload compare: %v\n", err)
 		return exitInvalid
 	}
-	c.Forced, c.Notes = forced, runner.OutputNotes(base.Summary, cand.Summary)
+	c.Forced, c.ForcedServerConfig, c.Notes = forced, forcedCfg, runner.OutputNotes(base.Summary, cand.Summary)
 	if *format == "json" {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
