@@ -91,6 +91,14 @@ func TestABInterleaved(t *testing.T) {
 			if c := res.Comparison; c == nil || c.Verdict != results.Fail || !strings.Contains(stdout, "the baseline arm") {
 				t.Errorf("the comparison does not show the regression: %+v\n%s", c, stdout)
 			}
+			// Each arm's server configuration, and the one setting they
+			// differ in, named beside the figures.
+			if ab.Baseline.ServerConfig == nil || ab.Candidate.ServerConfig == nil || res.ServerConfig == nil || ab.Baseline.ServerConfig.Engine != "llmload-sim" {
+				t.Errorf("the arms' server configurations: baseline %+v, candidate %+v", ab.Baseline.ServerConfig, ab.Candidate.ServerConfig)
+			}
+			if ch := res.Comparison.ServerConfigChanges; len(ch) != 1 || ch[0].Key != "step_overhead" || !strings.Contains(stdout, "Server configuration: candidate: step_overhead") {
+				t.Errorf("configuration changes %+v, want step_overhead named\n%s", ch, stdout)
+			}
 			for _, r := range res.Comparison.Rows {
 				if r.Key == "itl_p50" && r.Method != "blocks" {
 					t.Errorf("itl_p50 compared by %q, want the per-block differences", r.Method)

@@ -140,3 +140,31 @@ func TestServerConfigNothingExposed(t *testing.T) {
 		t.Errorf("requiring a setting neither server exposed: exit %d, want %d\n%s%s", code, exitInvalid, stdout, stderr)
 	}
 }
+
+// An A/B run whose arms' servers differ in a required setting is refused
+// before its load (-force is covered by the baseline run above). (testdata/ab.hcl with
+// require_same_server_config added to its regression block.)
+func TestServerConfigABRequired(t *testing.T) {
+	src, err := os.ReadFile("testdata/ab.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := strings.Replace(string(src), `itl_p50 = "50%"`, `itl_p50 = "50%"
+    require_same_server_config = ["step_overhead"]`, 1)
+	if body == string(src) {
+		t.Fatal("testdata/ab.hcl has no itl_p50 tolerance to put the requirement beside")
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "ab.hcl")
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "ab.json")
+	code, stdout, stderr := call(t, context.Background(), "run", "-quiet", "-out", out, path)
+	if code != exitInvalid || !strings.Contains(stderr, "A/B: the two servers do not share the settings") || !strings.Contains(stderr, "step_overhead: ") {
+		t.Errorf("exit %d, want %d naming step_overhead\n%s%s", code, exitInvalid, stdout, stderr)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("a refused A/B run wrote a result")
+	}
+}
