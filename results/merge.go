@@ -108,6 +108,7 @@ func MergeResults(parts []*Result) (*Result, error) {
 	if sharded {
 		run.ShardCount, run.MissingShards = shards.count, shards.missing()
 	}
+	run.ServerConfig = commonServerConfig(parts)
 	overall, err := metrics.MergeSummaries(sums...)
 	if err != nil {
 		return nil, err
@@ -168,4 +169,18 @@ func piecesOf(r *Result) []Part {
 		return r.Parts
 	}
 	return []Part{PartOf(r)}
+}
+
+// commonServerConfig is the parts' server configuration when every part
+// recorded the same one (shards of one deployment), else nil: a merge of
+// runs against differently configured servers has no one configuration.
+func commonServerConfig(parts []*Result) *ServerConfig {
+	first := parts[0].ServerConfig
+	for _, p := range parts[1:] {
+		c := p.ServerConfig
+		if (c == nil) != (first == nil) || c.Exposed() != first.Exposed() || len(ConfigChanges(first, c)) > 0 {
+			return nil
+		}
+	}
+	return first
 }

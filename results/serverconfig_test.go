@@ -63,3 +63,27 @@ func TestRequiredMismatches(t *testing.T) {
 		t.Errorf("nothing required: %v", m)
 	}
 }
+
+// A merge keeps the server configuration its parts share, and none when
+// they differ.
+func TestCommonServerConfig(t *testing.T) {
+	a := &ServerConfig{Engine: "vllm", Settings: map[string]string{"max_num_seqs": "256"}}
+	b := &ServerConfig{Engine: "vllm", Settings: map[string]string{"max_num_seqs": "128"}}
+	res := func(c *ServerConfig) *Result { return &Result{Extras: Extras{ServerConfig: c}} }
+	cases := []struct {
+		name  string
+		parts []*Result
+		want  *ServerConfig
+	}{
+		{"one", []*Result{res(a)}, a},
+		{"alike", []*Result{res(a), res(&ServerConfig{Engine: "vllm", Settings: map[string]string{"max_num_seqs": "256"}})}, a},
+		{"different", []*Result{res(a), res(b)}, nil},
+		{"one recorded none", []*Result{res(a), res(nil)}, nil},
+		{"none recorded", []*Result{res(nil), res(nil)}, nil},
+	}
+	for _, c := range cases {
+		if got := commonServerConfig(c.parts); got != c.want {
+			t.Errorf("%s: %+v, want %+v", c.name, got, c.want)
+		}
+	}
+}
