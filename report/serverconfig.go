@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/llmload/llmload/results"
 )
@@ -38,6 +39,10 @@ func writeConfigText(p *printer, c *results.Comparison) {
 		p.printf("Server configuration: %s\n", note)
 	}
 	for _, ch := range changes {
+		if strings.HasPrefix(ch, "... ") {
+			p.printf("Server configuration: %s\n", ch)
+			continue
+		}
 		p.printf("Server configuration: candidate: %s\n", ch)
 	}
 	for _, d := range drift {
