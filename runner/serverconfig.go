@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/llmload/llmload/compare"
 	"github.com/llmload/llmload/metrics"
@@ -31,7 +32,7 @@ func probeServer(ctx context.Context, log io.Writer, lt *liveTarget) (string, *r
 // readServerConfig reads what the target says of its configuration
 // (package serverinfo) through the target's own client: its TLS settings
 // and credentials, no redirect followed, no credential to another host;
-// serverinfo.RequestTimeout per request. Never fatal: nil only when the
+// serverinfo.RequestTimeout per request, configBudget in all. Never fatal: nil only when the
 // target has no HTTP client to ask with.
 func readServerConfig(ctx context.Context, log io.Writer, lt *liveTarget) *results.ServerConfig {
 	client, err := lt.target.HTTPClient(1)
@@ -39,12 +40,19 @@ func readServerConfig(ctx context.Context, log io.Writer, lt *liveTarget) *resul
 		return nil
 	}
 	defer client.CloseIdleConnections()
+	// At most configBudget in all: a server that answers none of the
+	// endpoints holds the start back no longer than that.
+	ctx, cancel := context.WithTimeout(ctx, configBudget)
+	defer cancel()
 	cfg := serverinfo.Read(ctx, client, lt.target.BaseURL, serverinfo.Options{Model: lt.target.Model, Scrub: lt.target.Scrubber().Scrub})
 	if cfg.Exposed() {
 		fmt.Fprintf(log, "llmload: target server configuration: %s\n", describeConfig(cfg))
 	}
 	return cfg
 }
+
+// configBudget bounds the reading of a server's configuration.
+const configBudget = 6 * time.Second
 
 // describeConfig is a configuration in one line: "engine vllm, model m,
 // max_model_len 8192, 12 settings (/version, /v1/models, /metrics)".
