@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -137,9 +138,20 @@ func updateLatest(root, dir string) error {
 // fatal. What the server says is printed and rendered: it comes back
 // escaped (secret.Printable).
 func probeVersion(ctx context.Context, log io.Writer, lt *liveTarget) string {
+	client, err := setupClient(lt)
+	if err != nil {
+		lt.target.ModelAliases = nil
+		return ""
+	}
+	defer client.CloseIdleConnections()
+	return probeVersionWith(ctx, log, lt, client)
+}
+
+// probeVersionWith is probeVersion through client (setupClient).
+func probeVersionWith(ctx context.Context, log io.Writer, lt *liveTarget, client *http.Client) string {
 	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	raw, aliases := probeServerVersion(pctx, lt)
+	raw, aliases := probeServerVersionWith(pctx, lt, client)
 	v := secret.Printable(raw)
 	if v != "" {
 		fmt.Fprintf(log, "llmload: target server: %s\n", v)

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net/http"
 	"slices"
 	"strconv"
 	"strings"
@@ -23,10 +24,16 @@ import (
 )
 
 // probeServer asks the target for its version (probeVersion) and its
-// configuration (readServerConfig), before the run; never fatal.
+// configuration (readServerConfig), before the run, over one kept-alive
+// connection (setupClient); never fatal.
 func probeServer(ctx context.Context, log io.Writer, lt *liveTarget) (string, *results.ServerConfig) {
-	v := probeVersion(ctx, log, lt)
-	return v, readServerConfig(ctx, log, lt)
+	client, err := setupClient(lt)
+	if err != nil {
+		lt.target.ModelAliases = nil
+		return "", nil
+	}
+	defer client.CloseIdleConnections()
+	return probeVersionWith(ctx, log, lt, client), readConfigWith(ctx, log, lt, client)
 }
 
 // readServerConfig reads what the target says of its configuration
@@ -35,11 +42,16 @@ func probeServer(ctx context.Context, log io.Writer, lt *liveTarget) (string, *r
 // serverinfo.RequestTimeout per request, configBudget in all. Never fatal: nil only when the
 // target has no HTTP client to ask with.
 func readServerConfig(ctx context.Context, log io.Writer, lt *liveTarget) *results.ServerConfig {
-	client, err := lt.target.HTTPClient(1)
+	client, err := setupClient(lt)
 	if err != nil {
 		return nil
 	}
 	defer client.CloseIdleConnections()
+	return readConfigWith(ctx, log, lt, client)
+}
+
+// readConfigWith is readServerConfig through client.
+func readConfigWith(ctx context.Context, log io.Writer, lt *liveTarget, client *http.Client) *results.ServerConfig {
 	// At most configBudget in all: a server that answers none of the
 	// endpoints holds the start back no longer than that.
 	ctx, cancel := context.WithTimeout(ctx, configBudget)

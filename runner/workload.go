@@ -135,12 +135,33 @@ func fileHash(path string) string {
 // other names the server gives the model asked for (modelAliases), from
 // the same /v1/models answer.
 func probeServerVersion(ctx context.Context, lt *liveTarget) (version string, aliases []string) {
-	client, err := lt.target.HTTPClient(1)
+	client, err := setupClient(lt)
 	if err != nil {
 		return "", nil
 	}
-	client.Timeout = 2 * time.Second
 	defer client.CloseIdleConnections()
+	return probeServerVersionWith(ctx, lt, client)
+}
+
+// setupClient is the client of the requests a run makes to its target
+// before the load (the version and configuration probes): the target's
+// (its TLS settings and credentials, no redirect followed, no credential
+// to another host), a 2 s timeout per request, and its connection kept
+// alive from one probe to the next even when the load opens one per
+// request, so that the probes open one connection, not one each.
+func setupClient(lt *liveTarget) (*http.Client, error) {
+	t := lt.target
+	t.NewConnectionPerRequest = false
+	client, err := t.HTTPClient(1)
+	if err != nil {
+		return nil, err
+	}
+	client.Timeout = 2 * time.Second
+	return client, nil
+}
+
+// probeServerVersionWith is probeServerVersion through client.
+func probeServerVersionWith(ctx context.Context, lt *liveTarget, client *http.Client) (version string, aliases []string) {
 	base := strings.TrimSuffix(lt.target.BaseURL, "/")
 	var header string
 	get := func(path string) map[string]any {
@@ -153,6 +174,9 @@ func probeServerVersion(ctx context.Context, lt *liveTarget) (version string, al
 			return nil
 		}
 		defer resp.Body.Close()
+		// A body read to its end (a short one) leaves the connection to
+		// the next probe.
+		defer io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 		if header == "" {
 			header = resp.Header.Get("Server")
 		}

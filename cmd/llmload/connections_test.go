@@ -12,9 +12,9 @@ import (
 )
 
 // setupConns bounds the connections a run's setup opens before the load:
-// the preflight probe, the server-version probe (/version, /props,
-// /api/version, /info, /v1/models, over one connection) and the metrics
-// endpoint's probe.
+// the preflight probe, the server-version and configuration probes
+// (/version, /props, /api/version, /info, /v1/models, /get_server_info,
+// /metrics, over one connection) and the metrics endpoint's probe.
 const setupConns = 5
 
 // A TLS server slow to accept, a new connection per request: the phases
