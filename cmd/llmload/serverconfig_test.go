@@ -62,6 +62,34 @@ func TestServerConfigEndToEnd(t *testing.T) {
 		t.Errorf("server_config_changes %+v, want %+v", c.ServerConfigChanges, want)
 	}
 
+	// Metric drift, in two result files: the baseline's server read KV
+	// usage from vLLM's old name, the candidate's exposes no prefix-cache
+	// counters, and the baseline's checks gated the hit rate.
+	oldNames, noPrefix := filepath.Join(dir, "old-names.json"), filepath.Join(dir, "no-prefix.json")
+	rewrite(t, a, oldNames, func(m map[string]any) {
+		figures := m["summary"].(map[string]any)["server"].(map[string]any)["figures"].(map[string]any)
+		figures["kv_cache_usage"].(map[string]any)["source"] = "vllm:gpu_cache_usage_perc"
+		m["checks"] = append(m["checks"].([]any), map[string]any{"name": "hit rate", "kind": "assert", "verdict": "pass", "threshold": nil, "value": nil, "samples": 0,
+			"refs": []any{map[string]any{"ref": "server.prefix_cache_hit_rate.mean", "value": 0}}})
+	})
+	rewrite(t, b, noPrefix, func(m map[string]any) {
+		figures := m["summary"].(map[string]any)["server"].(map[string]any)["figures"].(map[string]any)
+		delete(figures, "prefix_cache_hit_rate")
+	})
+	code, stdout, stderr = call(t, ctx, "compare", oldNames, noPrefix)
+	for _, want := range []string{
+		"Server metrics: server.kv_cache_usage is read from vllm:kv_cache_usage_perc on the candidate's server, from vllm:gpu_cache_usage_perc on the baseline's (a renamed metric)",
+		"Server metrics: server.prefix_cache_hit_rate disappeared",
+		"Inconclusive server.prefix_cache_hit_rate.mean: server.prefix_cache_hit_rate.mean, which a check gates, read nothing on one side",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("compare of drifted metrics lacks %q\n%s%s", want, stdout, stderr)
+		}
+	}
+	if code != exitNoResult {
+		t.Errorf("compare with a gated figure missing on one side: exit %d, want %d (inconclusive)", code, exitNoResult)
+	}
+
 	// Requiring the setting to match: refused, or forced with a warning.
 	code, stdout, stderr = call(t, ctx, "compare", "-require-same-server-config", "max_num_seqs,step_overhead", a, b)
 	if code != exitInvalid || !strings.Contains(stderr, "step_overhead: 20ms vs 21ms") || strings.Contains(stderr, "max_num_seqs:") || strings.Contains(stdout, "P50 TTFT") {
