@@ -75,7 +75,8 @@ func (r *reader) read() {
 	if v := r.getJSON("/get_server_info"); v != nil {
 		r.sglang(v)
 	}
-	if r.cfg.Engine == "" {
+	if r.cfg.Engine == "" || r.cfg.Version == "" {
+		// vLLM's version; SGLang's too, when its server info had none.
 		if v := r.getJSON("/version"); v != nil {
 			r.cfg.Version = str(v, "version")
 		}
