@@ -224,7 +224,7 @@ func (r *Run) run(ctx context.Context) (Status, hcl.Diagnostics) {
 	var forcedCfg []string
 	switch {
 	case arms[0] != nil:
-		baseCfg = readServerConfig(ctx, log, arms[0].lt)
+		baseCfg = readServerConfig(ctx, log, arms[0].lt, "baseline arm")
 		var ok bool
 		if forcedCfg, ok = CheckServerConfigs(log, "A/B", baseCfg, serverCfg, s.RequireSameServerConfig, opts.Force); !ok {
 			return StatusInvalid, nil

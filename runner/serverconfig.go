@@ -33,7 +33,7 @@ func probeServer(ctx context.Context, log io.Writer, lt *liveTarget) (string, *r
 		return "", nil
 	}
 	defer client.CloseIdleConnections()
-	return probeVersionWith(ctx, log, lt, client), readConfigWith(ctx, log, lt, client)
+	return probeVersionWith(ctx, log, lt, client), readConfigWith(ctx, log, lt, client, "target")
 }
 
 // readServerConfig reads what the target says of its configuration
@@ -41,24 +41,25 @@ func probeServer(ctx context.Context, log io.Writer, lt *liveTarget) (string, *r
 // and credentials, no redirect followed, no credential to another host;
 // serverinfo.RequestTimeout per request, configBudget in all. Never fatal: nil only when the
 // target has no HTTP client to ask with.
-func readServerConfig(ctx context.Context, log io.Writer, lt *liveTarget) *results.ServerConfig {
+// who names the server in the log ("target", "baseline arm").
+func readServerConfig(ctx context.Context, log io.Writer, lt *liveTarget, who string) *results.ServerConfig {
 	client, err := setupClient(lt)
 	if err != nil {
 		return nil
 	}
 	defer client.CloseIdleConnections()
-	return readConfigWith(ctx, log, lt, client)
+	return readConfigWith(ctx, log, lt, client, who)
 }
 
 // readConfigWith is readServerConfig through client.
-func readConfigWith(ctx context.Context, log io.Writer, lt *liveTarget, client *http.Client) *results.ServerConfig {
+func readConfigWith(ctx context.Context, log io.Writer, lt *liveTarget, client *http.Client, who string) *results.ServerConfig {
 	// At most configBudget in all: a server that answers none of the
 	// endpoints holds the start back no longer than that.
 	ctx, cancel := context.WithTimeout(ctx, configBudget)
 	defer cancel()
 	cfg := serverinfo.Read(ctx, client, lt.target.BaseURL, serverinfo.Options{Model: lt.target.Model, Scrub: lt.target.Scrubber().Scrub})
 	if cfg.Exposed() {
-		fmt.Fprintf(log, "llmload: target server configuration: %s\n", describeConfig(cfg))
+		fmt.Fprintf(log, "llmload: %s server configuration: %s\n", who, describeConfig(cfg))
 	}
 	return cfg
 }
