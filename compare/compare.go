@@ -40,6 +40,10 @@ const (
 	// MethodBlocks: from the per-block differences of an interleaved A/B
 	// run (paired: block k of one arm against block k of the other).
 	MethodBlocks = "blocks"
+	// MethodBatches: a within-run interval widened to the spread of the
+	// figure over batches of consecutive windows, which serial
+	// correlation (a queue) made wider than the independent method's.
+	MethodBatches = "batches"
 )
 
 // MinRuns is the fewest repeated runs per side for the run-to-run method.

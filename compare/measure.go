@@ -42,7 +42,7 @@ func Measure(base, cand *metrics.Summary, metric, stat string, opts Options) Del
 	switch {
 	case len(opts.BaseRuns) >= MinRuns && len(opts.NewRuns) >= MinRuns && measureRuns(&d, base, cand, opts):
 	case m.Kind == metrics.Distribution:
-		measureDist(&d, base.LatencyOf(metric), cand.LatencyOf(metric), opts)
+		measureDist(&d, base, cand, base.LatencyOf(metric), cand.LatencyOf(metric), opts)
 	case metric == "error_rate":
 		measureErrorRate(&d, base, cand, opts)
 	case isThroughput(metric):
@@ -82,12 +82,15 @@ func z(conf float64) float64 { return math.Sqrt2 * math.Erfinv(conf) }
 
 // measureDist: percentiles by bootstrap, the mean by Welch, other
 // statistics without interval.
-func measureDist(d *Delta, lb, ln *metrics.Latency, o Options) {
+func measureDist(d *Delta, base, cand *metrics.Summary, lb, ln *metrics.Latency, o Options) {
 	d.BaseSamples, d.NewSamples = lb.Count, ln.Count
+	batched := latencySE(d.Metric, d.Stat)
 	if d.Stat == "mean" {
-		se := math.Sqrt(lb.Stddev*lb.Stddev/float64(lb.Count) + ln.Stddev*ln.Stddev/float64(ln.Count))
+		seB, seN := lb.Stddev/math.Sqrt(float64(lb.Count)), ln.Stddev/math.Sqrt(float64(ln.Count))
+		se := math.Sqrt(seB*seB + seN*seN)
 		d.Lower, d.Upper = d.Delta-z(o.Confidence)*se, d.Delta+z(o.Confidence)*se
 		d.HasInterval, d.Method = true, MethodWelch
+		widen(d, base, cand, seB, seN, batched, o.Confidence)
 		return
 	}
 	p, ok := metrics.StatPercentile(d.Stat)
@@ -109,13 +112,17 @@ func measureDist(d *Delta, lb, ln *metrics.Latency, o Options) {
 	}
 	rng := rand.New(rand.NewPCG(o.Seed, seedOf(d.Key)))
 	diffs := make([]float64, o.Replicates)
+	bs, ns := make([]float64, o.Replicates), make([]float64, o.Replicates)
 	for i := range diffs {
-		diffs[i] = rn(100*orderLevel(rng, ln.Count, p/100)) - rb(100*orderLevel(rng, lb.Count, p/100))
+		bs[i], ns[i] = rb(100*orderLevel(rng, lb.Count, p/100)), rn(100*orderLevel(rng, ln.Count, p/100))
+		diffs[i] = ns[i] - bs[i]
 	}
 	slices.Sort(diffs)
 	alpha := 1 - o.Confidence
 	d.Lower, d.Upper = quantile(diffs, alpha/2), quantile(diffs, 1-alpha/2)
 	d.HasInterval, d.Method = true, MethodBootstrap
+	// Serial correlation: the batches' spread, when it is wider.
+	widen(d, base, cand, SpreadOf(bs).SD, SpreadOf(ns).SD, batched, o.Confidence)
 }
 
 // orderLevel draws the level (0..1) at which the q-quantile of n samples
@@ -258,6 +265,23 @@ func measureThroughput(d *Delta, base, cand *metrics.Summary, o Options) {
 	t := tQuantile(o.Confidence, df)
 	d.Lower, d.Upper = d.Delta-t*se, d.Delta+t*se
 	d.HasInterval, d.Method = true, MethodWindows
+	// Serial correlation: batch means of the windows, when wider. The
+	// batches' rates are scaled to the run's own figure, as the windows'
+	// relative spread is.
+	batched := func(s *metrics.Summary, _ float64) (float64, float64, bool) {
+		br := batchRates(s, requests)
+		fig, ok := s.Value(d.Metric, "")
+		mean := SpreadOf(windowRates(s, requests)).Mean
+		if br == nil || !ok || mean <= 0 {
+			return 0, 0, false
+		}
+		for i := range br {
+			br[i] *= fig / mean
+		}
+		se, df := batchSE(br)
+		return se, df, true
+	}
+	widen(d, base, cand, math.Sqrt(vb), math.Sqrt(vn), batched, o.Confidence)
 }
 
 // tQuantile is the two-sided Student t quantile for df degrees of freedom

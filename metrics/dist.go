@@ -214,3 +214,48 @@ func MergeLatency(a, b Latency) (Latency, error) {
 	fillFromHistogram(&l, h)
 	return l, nil
 }
+
+// PooledStat reads a statistic (mean, a percentile, min, max) of several
+// distributions pooled, as MergeLatency of them all would give it but
+// without encoding the merged histogram: the batches of a run's windows,
+// read for every row of a comparison. It also returns the pooled count.
+func PooledStat(ls []Latency, stat string) (float64, int64, error) {
+	var h *hdrhistogram.Histogram
+	l := Latency{Min: math.Inf(1), Max: math.Inf(-1)}
+	for _, part := range ls {
+		if part.Count == 0 {
+			continue
+		}
+		ph, err := part.DecodeHistogram()
+		if err != nil {
+			return 0, 0, err
+		}
+		if h == nil {
+			h = newHistogram()
+		}
+		if dropped := h.Merge(ph); dropped != 0 {
+			return 0, 0, fmt.Errorf("merging histograms: %d values outside the range 0..%d", dropped, HistogramMax)
+		}
+		l.Count += part.Count
+		l.Min, l.Max = min(l.Min, part.Min), max(l.Max, part.Max)
+		l.Sum += part.Sum
+		l.SumSq += part.SumSq
+	}
+	if l.Count == 0 {
+		return 0, 0, nil
+	}
+	fillFromSums(&l)
+	switch stat {
+	case "mean":
+		return l.Mean, l.Count, nil
+	case "min":
+		return l.Min, l.Count, nil
+	case "max":
+		return l.Max, l.Count, nil
+	}
+	p, ok := StatPercentile(stat)
+	if !ok {
+		return 0, 0, fmt.Errorf("%q is not a statistic of a pooled distribution", stat)
+	}
+	return percentileOf(h, p, l.Min, l.Max), l.Count, nil
+}
