@@ -16,6 +16,11 @@
 //     the first and last dropped), a Welch t-interval around the delta;
 //   - the error rate: the Agresti-Caffo interval of a difference of two
 //     proportions;
+//   - serial correlation (a queue builds and drains): the TTFT and ITL
+//     intervals and the throughputs' are widened to the spread over
+//     batches of consecutive windows whenever it is wider (batches.go);
+//   - a sequential gate (sequential.go): the looks of an A/B run or a
+//     repeat, each judged at a share of the error rate;
 //   - any figure, when both sides hold repeated runs (Options.BaseRuns
 //     and NewRuns): a Welch t-interval over the runs' values, around the
 //     delta of the pooled figures, so that drift between runs is inside

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/llmload/llmload/compare"
 	"github.com/llmload/llmload/metrics"
 	"github.com/llmload/llmload/results"
 )
@@ -258,6 +259,10 @@ func WriteMarkdown(w io.Writer, r *results.Result) error {
 			interval, base := "", ""
 			if c.Lower != nil && c.Upper != nil {
 				interval = metrics.Format(c.Metric, c.Stat, *c.Lower) + " to " + metrics.Format(c.Metric, c.Stat, *c.Upper)
+				if c.Confidence > 0 {
+					// A sequential gate's look (stop_early).
+					interval += " (" + compare.FormatConfidence(c.Confidence) + ")"
+				}
 			}
 			if c.Baseline != nil {
 				base = metrics.Format(c.Metric, c.Stat, *c.Baseline)
@@ -277,6 +282,19 @@ func WriteMarkdown(w io.Writer, r *results.Result) error {
 		}
 		if len(notes) > 0 {
 			p.printf("\n%s\n", strings.Join(notes, "\n"))
+		}
+	}
+	var stopping *results.Stopping
+	switch {
+	case r.AB != nil:
+		stopping = r.AB.Stopping
+	case r.Repeat != nil:
+		stopping = r.Repeat.Stopping
+	}
+	if lines := StoppingLines(stopping); len(lines) > 0 {
+		p.printf("\n")
+		for _, l := range lines {
+			p.printf("- %s\n", mdText(l))
 		}
 	}
 	if r.Comparison != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -39,7 +40,8 @@ func TestABStopEarly(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "ab.json")
-			args := []string{"run", "-out", out}
+			mdPath := filepath.Join(t.TempDir(), "summary.md")
+			args := []string{"run", "-out", out, "-markdown", mdPath}
 			for _, v := range tt.vars {
 				args = append(args, "-var", v)
 			}
@@ -107,6 +109,12 @@ func TestABStopEarly(t *testing.T) {
 				}
 				if !strings.Contains(stdout, "Stopped early: the verdict rests on") {
 					t.Errorf("the console does not say the run stopped early:\n%s", stdout)
+				}
+				// The Markdown report (a pull request's summary) says it too,
+				// with the look's confidence on the regression check.
+				md, err := os.ReadFile(mdPath)
+				if err != nil || !strings.Contains(string(md), "- Stopped early: the verdict rests on") || !strings.Contains(string(md), "("+compare.FormatConfidence(last.Confidence)+")") {
+					t.Errorf("run -markdown: %v\n%s", err, md)
 				}
 			}
 		})
