@@ -74,7 +74,7 @@ type client struct {
 	// redirects is the target's follow_redirects policy.
 	redirects string
 	tok       tokenizer.Tokenizer
-	proto     protocol
+	proto     wire
 	// keepOutputs keeps the generated text of the requests whose ID is
 	// under it (Plan.KeepOutputs), for the outputs file.
 	keepOutputs int64
@@ -133,8 +133,8 @@ func newClient(t Target, conns int, tok tokenizer.Tokenizer) (*client, error) {
 }
 
 // endpoint is the URL requests go to: the base URL and the API's path.
-func (t Target) endpoint(proto protocol) string {
-	return strings.TrimSuffix(t.BaseURL, "/") + proto.Path()
+func (t Target) endpoint(proto wire) string {
+	return strings.TrimSuffix(t.BaseURL, "/") + proto.Path
 }
 
 // tracing says whether the client makes a traceparent per request: on
@@ -425,7 +425,7 @@ func (c *client) do(ctx context.Context, start time.Time, p *prepared, res *metr
 	rd.br.Reset(tr)
 	defer func() { rd.br.Reset(nil); readings.Put(rd) }()
 	defer func() { res.BytesReceived = tr.n }()
-	if !c.proto.Streaming() {
+	if !c.proto.Streaming {
 		c.readWhole(ctx, rd.br, tr, t0, &rd.ch, res)
 		return
 	}

@@ -11,7 +11,10 @@
 // The package knows HTTP and the OpenAI streaming formats; it knows nothing
 // of HCL (scenarios are turned into a Plan by the caller).
 //
-// It imports dataset, metrics, tokenizer, internal/openaiwire and
-// internal/secret. runner and the end-to-end tests
+// Each API is one protocol_<api>.go registered under its name in the API
+// table (internal/apis), which gives its endpoint and whether it streams.
+//
+// It imports dataset, metrics, tokenizer, internal/apis,
+// internal/openaiwire, internal/secret and internal/safehttp. runner and the end-to-end tests
 // (internal/e2e) import it. It never sees HCL or the simulator.
 package executor

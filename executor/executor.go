@@ -14,11 +14,12 @@ import (
 
 // Target is the server under test.
 type Target struct {
-	// BaseURL is the server's root, e.g. "http://127.0.0.1:8000" (the API
-	// path, /v1/completions or /v1/chat/completions, is appended).
+	// BaseURL is the server's root, e.g. "http://127.0.0.1:8000" (the
+	// API's path, /v1/chat/completions say, is appended).
 	BaseURL string
-	// API is APICompletions ("openai", the default when empty), APIChat
-	// ("openai-chat"), APIResponses ("openai-responses") or APIEmbeddings
+	// API is a name of the API table (internal/apis): APICompletions
+	// ("openai", the default when empty), APIChat ("openai-chat"),
+	// APIResponses ("openai-responses") or APIEmbeddings
 	// ("openai-embeddings"): see APIs.
 	API   string
 	Model string

@@ -9,15 +9,15 @@ import (
 	"strings"
 
 	"github.com/llmload/llmload/dataset"
+	"github.com/llmload/llmload/internal/apis"
 )
 
-// protocol is one server API: where a request goes, what it says and how
-// the events of its stream read. Each API is one type in its own file
-// (protocol_*.go) and one line in protocols; the client and the run never
+// protocol is how one server API's requests are written and its answers
+// read. Each API is one type in its own file (protocol_<api>.go) that
+// registers itself under its name in the API table (internal/apis), which
+// gives its endpoint and whether it streams; the client and the run never
 // look at API names.
 type protocol interface {
-	// Path is the endpoint, appended to Target.BaseURL.
-	Path() string
 	// Body is the JSON body asking for a stream of r's output, with the
 	// fields vLLM's benchmark client sends for the same API. prepare adds
 	// what every API shares: ignore_eos, then Target.ExtraBody over all
@@ -31,34 +31,48 @@ type protocol interface {
 	// event); a payload that ends the stream sets c.done. For an API that
 	// does not stream, data is the whole JSON body and event is empty.
 	Parse(event, data []byte, c *chunk, keepText bool) error
-	// Streaming reports whether the API answers with an event stream; one
-	// that does not (embeddings) answers one JSON body, read whole and
-	// parsed once: the request has a latency (E2EL) but no first token,
-	// no gaps and no output tokens.
-	Streaming() bool
 }
 
-// protocols are the APIs a Target can speak, by the name Target.API gives.
-var protocols = map[string]protocol{
-	APICompletions: completions{},
-	APIChat:        chat{},
-	APIResponses:   responses{},
-	APIEmbeddings:  embeddings{},
+// wire is an API as the client speaks it: its row of the table (Path;
+// Streaming: an API that does not stream, as embeddings, answers one JSON
+// body, read whole and parsed once, and the request has a latency (E2EL)
+// but no first token, no gaps and no output tokens) and its protocol.
+type wire struct {
+	apis.API
+	protocol
+}
+
+// protocols are the APIs a Target can speak, by the name Target.API gives:
+// each protocol_<api>.go registers its own.
+var protocols = map[string]wire{}
+
+// register adds p as the protocol of the API table's row named name; it
+// panics for a name the table does not have, or registered twice (both
+// mistakes of this package, caught by any test).
+func register(name string, p protocol) {
+	a, ok := apis.Lookup(name)
+	if !ok {
+		panic("executor: protocol for " + name + ", which is not in internal/apis")
+	}
+	if _, dup := protocols[name]; dup {
+		panic("executor: two protocols for " + name)
+	}
+	protocols[name] = wire{API: a, protocol: p}
 }
 
 // APIs returns the names Target.API accepts, sorted ("" also means
 // APICompletions).
 func APIs() []string { return slices.Sorted(maps.Keys(protocols)) }
 
-// protocolFor returns the protocol named api; "" is APICompletions.
-func protocolFor(api string) (protocol, error) {
+// protocolFor returns the API named api; "" is APICompletions.
+func protocolFor(api string) (wire, error) {
 	if api == "" {
 		api = APICompletions
 	}
 	if p, ok := protocols[api]; ok {
 		return p, nil
 	}
-	return nil, fmt.Errorf("target api %q: want %s", api, oneOf(APIs()))
+	return wire{}, fmt.Errorf("target api %q: want %s", api, oneOf(APIs()))
 }
 
 // oneOf renders quoted names as `"a"`, `"a" or "b"`, `"a", "b" or "c"`.

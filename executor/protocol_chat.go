@@ -2,18 +2,18 @@ package executor
 
 import (
 	"github.com/llmload/llmload/dataset"
-	"github.com/llmload/llmload/internal/openaiwire"
+	"github.com/llmload/llmload/internal/apis"
 	"github.com/tidwall/gjson"
 )
 
 // APIChat is the OpenAI chat completions API (POST /v1/chat/completions):
 // messages in, choices[].delta out.
-const APIChat = "openai-chat"
+const APIChat = apis.Chat
+
+func init() { register(APIChat, chat{}) }
 
 // chat is the protocol of APIChat.
 type chat struct{}
-
-func (chat) Path() string { return openaiwire.PathChat }
 
 // Body sends the request's messages, or its prompt as one user message.
 // The output cap goes in max_completion_tokens (OpenAI's current name, what
@@ -31,8 +31,6 @@ func (chat) Body(t Target, r dataset.Request) map[string]any {
 	b["max_completion_tokens"] = r.OutputLen
 	return b
 }
-
-func (chat) Streaming() bool { return true }
 
 // Parse reads a chat.completion.chunk: output is a non-empty
 // delta.content or delta.tool_calls (the answer), or

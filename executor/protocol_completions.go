@@ -2,18 +2,18 @@ package executor
 
 import (
 	"github.com/llmload/llmload/dataset"
-	"github.com/llmload/llmload/internal/openaiwire"
+	"github.com/llmload/llmload/internal/apis"
 	"github.com/tidwall/gjson"
 )
 
 // APICompletions is the OpenAI completions API (POST /v1/completions): a
 // prompt in, choices[].text out. It is the default API.
-const APICompletions = "openai"
+const APICompletions = apis.Completions
+
+func init() { register(APICompletions, completions{}) }
 
 // completions is the protocol of APICompletions.
 type completions struct{}
-
-func (completions) Path() string { return openaiwire.PathCompletions }
 
 // Body is vLLM's async_request_openai_completions payload: the prompt,
 // max_tokens, repetition_penalty 1.0 and logprobs null (both the server's
@@ -26,8 +26,6 @@ func (completions) Body(t Target, r dataset.Request) map[string]any {
 	b["logprobs"] = nil
 	return b
 }
-
-func (completions) Streaming() bool { return true }
 
 // Parse reads a text_completion chunk: output is a non-empty
 // choices[].text (all of it answer: the completions API streams no

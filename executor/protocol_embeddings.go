@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/llmload/llmload/dataset"
+	"github.com/llmload/llmload/internal/apis"
 	"github.com/llmload/llmload/internal/openaiwire"
 	"github.com/tidwall/gjson"
 )
@@ -12,13 +13,12 @@ import (
 // APIEmbeddings is the OpenAI embeddings API (POST /v1/embeddings): one
 // JSON answer, not a stream. A request has a latency (E2EL), input tokens
 // and throughput, but no first token, no gaps and no output tokens.
-const APIEmbeddings = "openai-embeddings"
+const APIEmbeddings = apis.Embeddings
+
+func init() { register(APIEmbeddings, embeddings{}) }
 
 // embeddings is the protocol of APIEmbeddings.
 type embeddings struct{}
-
-func (embeddings) Path() string    { return openaiwire.PathEmbeddings }
-func (embeddings) Streaming() bool { return false }
 
 // Body embeds the request's prompt (a conversation's flattened text) as
 // floats. The output length of the dataset has no meaning here.

@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/llmload/llmload/dataset"
+	"github.com/llmload/llmload/internal/apis"
 	"github.com/llmload/llmload/internal/openaiwire"
 	"github.com/tidwall/gjson"
 )
@@ -14,13 +15,12 @@ import (
 // APIResponses is the OpenAI Responses API (POST /v1/responses, streamed):
 // input in, named events out (response.output_text.delta, ...,
 // response.completed with the usage). vLLM serves it.
-const APIResponses = "openai-responses"
+const APIResponses = apis.Responses
+
+func init() { register(APIResponses, responses{}) }
 
 // responses is the protocol of APIResponses.
 type responses struct{}
-
-func (responses) Path() string    { return openaiwire.PathResponses }
-func (responses) Streaming() bool { return true }
 
 // Body sends the request's messages as the input (role and content, the
 // API's easy input messages), or its prompt as a string; the output cap

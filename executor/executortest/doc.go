@@ -3,6 +3,6 @@
 // loopback with controlled timing (time to first token, inter-token gaps),
 // chunk shapes and faults.
 //
-// It imports only internal/openaiwire. Tests, and tools/fakeserver (a
+// It imports only internal/apis (the endpoints) and internal/openaiwire. Tests, and tools/fakeserver (a
 // benchmark's server), import it; no production package does.
 package executortest

@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/llmload/llmload/internal/apis"
 	"github.com/llmload/llmload/internal/openaiwire"
 )
 
@@ -288,8 +289,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	// The suffix, so that a BaseURL with a path prefix reaches it too. Other
 	// paths (a /metrics probe, say) are not requests: they are not counted.
-	chat := strings.HasSuffix(r.URL.Path, openaiwire.PathChat)
-	if !chat && !strings.HasSuffix(r.URL.Path, openaiwire.PathCompletions) {
+	chat := strings.HasSuffix(r.URL.Path, apis.PathChat)
+	if !chat && !strings.HasSuffix(r.URL.Path, apis.PathCompletions) {
 		http.NotFound(w, r)
 		return
 	}
