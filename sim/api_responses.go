@@ -1,16 +1,16 @@
 package sim
 
 import (
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
 
+	"github.com/llmload/llmload/internal/apis"
 	"github.com/llmload/llmload/internal/openaiwire"
 )
 
-// The Responses API (POST /v1/responses) and embeddings (POST
-// /v1/embeddings), served from the same engine as the completions APIs.
+// The Responses API (POST /v1/responses), served from the same engine as
+// the completions APIs.
 
 // streamResponse sends a Responses stream as vLLM and OpenAI do: named
 // events, each payload repeating its name in "type" with a sequence
@@ -185,39 +185,26 @@ func (c *call) respondResponse(reasoning, text string) {
 	})
 }
 
-// embedDims is the length of the simulator's embeddings.
-const embedDims = 16
+func init() { register(apis.Responses, responsesAPI{}) }
 
-// embed answers an embeddings request once the engine has prefilled its
-// input (a sequence without output): a list of one embedding, with the
-// input's usage. The drop, stall and malformed faults apply as to a
-// non-streamed completion.
-func (c *call) embed() {
-	if _, ok := c.wait(); !ok {
+// responsesAPI is POST /v1/responses: input in, named events out
+// (streamResponse), or one response object (respondResponse).
+type responsesAPI struct{}
+
+func (responsesAPI) prompt(a *apiRequest) ([]int, *apiError) { return inputIDs(a.Input) }
+
+// limits: max_output_tokens; a stream always ends with the usage (in
+// response.completed).
+func (responsesAPI) limits(a *apiRequest) (*int, bool) { return a.MaxOutputTokens, true }
+func (responsesAPI) idPrefix() string                  { return "resp_" }
+func (responsesAPI) reasons() bool                     { return true }
+
+func (responsesAPI) answer(c *call) {
+	if c.req.stream {
+		c.streamResponse()
 		return
 	}
-	switch c.fault {
-	case FaultKindDrop:
-		c.s.countFault(c.fault)
-		c.abort()
-	case FaultKindStall:
-		c.s.countFault(c.fault)
-		if !c.pause(c.s.p.StallDuration) {
-			return
-		}
-	case FaultKindMalformed:
-		c.s.countFault(c.fault)
-		c.w.Header().Set("Content-Type", "application/json")
-		_, _ = io.WriteString(c.w, `{"object":"list","data":[{"embedding":[`)
-		return
+	if reasoning, text, ok := c.whole(); ok {
+		c.respondResponse(reasoning, text)
 	}
-	vec := make([]float64, embedDims)
-	for i := range vec {
-		vec[i] = float64(len(c.words.next())%7)/7 - 0.5
-	}
-	writeJSON(c.w, http.StatusOK, map[string]any{
-		"id": c.id, "object": openaiwire.ObjectList, "created": c.created, "model": c.s.p.Model,
-		"data":  []any{map[string]any{"object": openaiwire.ObjectEmbedding, "index": 0, "embedding": vec}},
-		"usage": map[string]int{"prompt_tokens": c.req.promptTokens, "total_tokens": c.req.promptTokens},
-	})
 }

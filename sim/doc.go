@@ -7,7 +7,13 @@
 // several replicas, each a whole simulator on a listener of its own, behind
 // a round-robin balancer whose /metrics merges theirs with a replica label.
 //
-// It imports metrics, tokenizer, internal/openaiwire and internal/secret.
+// Each API of the table in internal/apis is served by one front end,
+// api_<name>.go (how its body reads, how its answer is written), over the
+// one engine; the completions and chat APIs share the choices format
+// (choices.go).
+//
+// It imports metrics, tokenizer, internal/apis, internal/openaiwire and
+// internal/secret.
 // runner (for sim:// targets) and tests import it; it
 // never imports the executor.
 package sim

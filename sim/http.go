@@ -18,10 +18,13 @@ const maxBody = 16 << 20
 func (s *Server) routes() *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET "+openaiwire.PathModels, s.models)
-	mux.HandleFunc("POST "+openaiwire.PathCompletions, func(w http.ResponseWriter, r *http.Request) { s.complete(w, r, apiCompletions) })
-	mux.HandleFunc("POST "+openaiwire.PathChat, func(w http.ResponseWriter, r *http.Request) { s.complete(w, r, apiChat) })
-	mux.HandleFunc("POST "+openaiwire.PathResponses, func(w http.ResponseWriter, r *http.Request) { s.complete(w, r, apiResponses) })
-	mux.HandleFunc("POST "+openaiwire.PathEmbeddings, func(w http.ResponseWriter, r *http.Request) { s.complete(w, r, apiEmbeddings) })
+	for k := range rows {
+		// Every API of the table at its endpoint (one without a front end
+		// answers 404, as before it had one).
+		if api(k).frontend() != nil {
+			mux.HandleFunc("POST "+rows[k].Path, func(w http.ResponseWriter, r *http.Request) { s.complete(w, r, api(k)) })
+		}
+	}
 	mux.HandleFunc("POST /tokenize", s.tokenize)
 	mux.HandleFunc("POST /detokenize", s.detokenize)
 	mux.HandleFunc("GET /version", func(w http.ResponseWriter, r *http.Request) {
@@ -184,9 +187,9 @@ type call struct {
 	req  request
 	q    *seq
 	kind api
-	chat bool // kind == apiChat
+	chat bool // the chat flavour of the choices format (api_chat.go)
 	// reasoning is how many of the first output tokens are reasoning
-	// (Profile.ReasoningTokens, for the chat and Responses APIs).
+	// (Profile.ReasoningTokens, for the APIs that stream it apart).
 	reasoning int
 	// seqNo numbers a Responses stream's events.
 	seqNo   int
@@ -207,8 +210,9 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, kind api) {
 		writeError(w, aerr)
 		return
 	}
+	fe, generates := kind.frontend(), kind.row().Streaming
 	reasoning := 0
-	if kind == apiChat || kind == apiResponses {
+	if fe.reasons() {
 		reasoning = s.p.ReasoningTokens
 	}
 	s.requests.Add(1)
@@ -223,8 +227,8 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, kind api) {
 	var n int
 	var reason string
 	switch {
-	case kind == apiEmbeddings:
-		// No output: the sequence is one prefill.
+	case !generates:
+		// No output (embeddings): the sequence is one prefill.
 		n, reason = 0, openaiwire.FinishStop
 	case reasoning > 0 && !req.ignoreEOS:
 		// The natural answer comes after the reasoning, within max_tokens.
@@ -253,7 +257,7 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, kind api) {
 	case FaultKindNeverStop:
 		// The model never emits its end of sequence: every answer runs
 		// to max_tokens, at the healthy speed per token.
-		if kind != apiEmbeddings {
+		if generates {
 			n, reason = req.maxTokens, openaiwire.FinishLength
 		}
 		s.countFault(fault)
@@ -270,27 +274,17 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, kind api) {
 		writeError(w, &apiError{status: status, msg: "simulated fault: " + fault})
 		return
 	}
-	prefix := map[api]string{apiCompletions: "cmpl-", apiChat: "chatcmpl-", apiResponses: "resp_", apiEmbeddings: "embd-"}[kind]
 	c := &call{
-		s: s, w: w, r: r, req: req, kind: kind, chat: kind == apiChat, reasoning: reasoning,
+		s: s, w: w, r: r, req: req, kind: kind, reasoning: reasoning,
 		fault: fault, faultAt: faultAt, words: words,
-		id:      prefix + strconv.FormatUint(s.ids.Add(1), 16),
+		id:      fe.idPrefix() + strconv.FormatUint(s.ids.Add(1), 16),
 		created: time.Now().Unix(),
 		q:       &seq{prompt: req.promptTokens, blocks: req.blocks, target: n, reason: reason, notify: make(chan struct{}, 1)},
 	}
 	s.metrics.prompt.Add(float64(req.promptTokens))
 	s.submit(c.q)
 	defer c.release()
-	switch {
-	case kind == apiEmbeddings:
-		c.embed()
-	case req.stream && kind == apiResponses:
-		c.streamResponse()
-	case req.stream:
-		c.stream()
-	default:
-		c.respond()
-	}
+	fe.answer(c)
 }
 
 // release frees the sequence when the handler leaves (a sequence that
@@ -341,64 +335,6 @@ func (c *call) abort() {
 	panic(http.ErrAbortHandler)
 }
 
-// stream sends the SSE events: for chat a role-only first delta, then one
-// event per TokensPerEvent tokens (the last carries finish_reason), the
-// usage chunk when asked for, and [DONE]. Each event is built in one reused
-// buffer from a pre-rendered prefix and flushed at once.
-func (c *call) stream() {
-	h := c.w.Header()
-	h.Set("Content-Type", "text/event-stream; charset=utf-8")
-	h.Set("Cache-Control", "no-cache")
-	c.w.WriteHeader(http.StatusOK)
-	rc := http.NewResponseController(c.w)
-	_ = rc.Flush()
-
-	head := c.chunkHead()
-	buf := make([]byte, 0, len(head)+256)
-	k := c.s.p.TokensPerEvent
-	sent := 0
-	for sent < c.q.target {
-		out, ok := c.wait()
-		if !ok {
-			return
-		}
-		for sent < out {
-			if sent == 0 && c.chat {
-				buf = append(append(buf[:0], head...), `"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]}`+"\n\n"...)
-				if _, err := c.w.Write(buf); err != nil {
-					return
-				}
-			}
-			n := min(k, out-sent)
-			buf = c.appendChunk(append(buf[:0], head...), sent, n, sent+n == c.q.target)
-			sent += n
-			if _, err := c.w.Write(buf); err != nil {
-				return
-			}
-			if c.fault != "" && sent >= c.faultAt && !c.inject(rc) {
-				return
-			}
-		}
-		if rc.Flush() != nil {
-			return
-		}
-	}
-	buf = buf[:0]
-	if c.req.includeUsage {
-		buf = append(buf, "data: "...)
-		buf = c.appendIDs(buf, c.object())
-		buf = append(buf, `"choices":[],"usage":`...)
-		buf = c.appendUsage(buf)
-		if c.s.p.PerRequestMetrics {
-			buf = c.appendMetrics(buf)
-		}
-		buf = append(buf, "}\n\n"...)
-	}
-	buf = append(buf, openaiwire.DoneEvent...)
-	_, _ = c.w.Write(buf)
-	_ = rc.Flush()
-}
-
 // inject performs the pending mid-stream fault; false means the stream is over.
 func (c *call) inject(rc *http.ResponseController) bool {
 	kind := c.fault
@@ -420,173 +356,25 @@ func (c *call) inject(rc *http.ResponseController) bool {
 	return true
 }
 
-func (c *call) object() string {
-	if c.chat {
-		return openaiwire.ObjectChatChunk
-	}
-	return openaiwire.ObjectCompletion
-}
-
-// appendIDs appends {"id":...,"object":...,"created":...,"model":..., (open object).
-func (c *call) appendIDs(buf []byte, object string) []byte {
-	buf = append(buf, `{"id":"`...)
-	buf = append(buf, c.id...)
-	buf = append(buf, `","object":"`...)
-	buf = append(buf, object...)
-	buf = append(buf, `","created":`...)
-	buf = strconv.AppendInt(buf, c.created, 10)
-	buf = append(buf, `,"model":`...)
-	buf = strconv.AppendQuote(buf, c.s.p.Model)
-	return append(buf, ',')
-}
-
-// chunkHead is every streamed chunk's prefix, up to the choice's fields.
-func (c *call) chunkHead() []byte {
-	head := c.appendIDs([]byte("data: "), c.object())
-	return append(head, `"choices":[{"index":0,`...)
-}
-
-// appendChunk appends the choice fields of an event carrying n tokens,
-// the first of which is output token from (0-based): a chat event's tokens
-// before c.reasoning are reasoning (delta.reasoning_content), the others
-// answer (delta.content; an event across the boundary carries both, as
-// vLLM's reasoning parsers send it).
-func (c *call) appendChunk(buf []byte, from, n int, last bool) []byte {
-	if c.chat {
-		r := min(max(c.reasoning-from, 0), n)
-		buf = append(buf, `"delta":{`...)
-		if r > 0 {
-			buf = append(buf, `"reasoning_content":"`...)
-			for range r {
-				buf = append(buf, c.words.next()...)
-			}
-			buf = append(buf, '"')
-			if n > r {
-				buf = append(buf, ',')
-			}
-		}
-		if n > r {
-			buf = append(buf, `"content":"`...)
-			for range n - r {
-				buf = append(buf, c.words.next()...)
-			}
-			buf = append(buf, '"')
-		}
-	} else {
-		buf = append(buf, `"text":"`...)
-		for range n {
-			buf = append(buf, c.words.next()...)
-		}
-		buf = append(buf, '"')
-	}
-	if c.chat {
-		buf = append(buf, `},"logprobs":null,"finish_reason":`...)
-	} else {
-		buf = append(buf, `,"logprobs":null,"finish_reason":`...)
-	}
-	if last {
-		buf = append(buf, '"')
-		buf = append(buf, c.q.reason...)
-		buf = append(buf, '"')
-	} else {
-		buf = append(buf, "null"...)
-	}
-	if !c.chat {
-		buf = append(buf, `,"stop_reason":null`...)
-	}
-	return append(buf, "}]}\n\n"...)
-}
-
-// appendMetrics appends vLLM's per-request metrics object (the field
-// and its value), as vLLM's docs define it: the TTFT from the request's
-// scheduling (its first admission to the batch), the queue time before
-// it, the generation time after the first token, the mean gap between
-// tokens and the tokens per second from scheduling to the last token.
-// The sequence is done: the engine no longer writes its times.
-func (c *call) appendMetrics(buf []byte) []byte {
-	q := c.q
-	msOf := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-	gen := q.last - q.firstAt
-	meanITL := 0.0
-	if q.target > 1 {
-		meanITL = msOf(gen) / float64(q.target-1)
-	}
-	tps := 0.0
-	if total := q.last - q.scheduled; total > 0 {
-		tps = float64(q.target) / total.Seconds()
-	}
-	// As vLLM: TTFT from the request's scheduling, after its queue time.
-	buf = append(buf, `,"metrics":{"time_to_first_token_ms":`...)
-	buf = strconv.AppendFloat(buf, msOf(q.firstAt-q.scheduled), 'f', 3, 64)
-	buf = append(buf, `,"queue_time_ms":`...)
-	buf = strconv.AppendFloat(buf, msOf(q.scheduled-q.arrival), 'f', 3, 64)
-	buf = append(buf, `,"generation_time_ms":`...)
-	buf = strconv.AppendFloat(buf, msOf(gen), 'f', 3, 64)
-	buf = append(buf, `,"mean_itl_ms":`...)
-	buf = strconv.AppendFloat(buf, meanITL, 'f', 3, 64)
-	buf = append(buf, `,"tokens_per_second":`...)
-	buf = strconv.AppendFloat(buf, tps, 'f', 3, 64)
-	if k := c.s.p.TokensPerEvent - 1; k > 0 {
-		// tokens_per_event > 1 is speculative decoding with k draft
-		// tokens a step: each step gained its accepted drafts and a bonus
-		// token (spec_acceptance).
-		buf = append(buf, `,"speculative_decoding":{"num_spec_steps":`...)
-		buf = strconv.AppendInt(buf, int64(q.specSteps), 10)
-		buf = append(buf, `,"num_draft_tokens":`...)
-		buf = strconv.AppendInt(buf, int64(q.drafted), 10)
-		buf = append(buf, `,"num_accepted_draft_tokens":`...)
-		buf = strconv.AppendInt(buf, int64(q.accepted), 10)
-		buf = append(buf, `,"num_spec_tokens":`...)
-		buf = strconv.AppendInt(buf, int64(k), 10)
-		buf = append(buf, '}')
-	}
-	return append(buf, '}')
-}
-
-func (c *call) appendUsage(buf []byte) []byte {
-	buf = append(buf, `{"prompt_tokens":`...)
-	buf = strconv.AppendInt(buf, int64(c.req.promptTokens), 10)
-	buf = append(buf, `,"total_tokens":`...)
-	buf = strconv.AppendInt(buf, int64(c.req.promptTokens+c.q.target), 10)
-	buf = append(buf, `,"completion_tokens":`...)
-	buf = strconv.AppendInt(buf, int64(c.q.target), 10)
-	if c.s.p.PrefixCaching {
-		// vLLM sends the details with --enable-prompt-tokens-details.
-		buf = append(buf, `,"prompt_tokens_details":{"cached_tokens":`...)
-		buf = strconv.AppendInt(buf, int64(c.q.cached), 10)
-		buf = append(buf, '}')
-	}
-	return append(buf, '}')
-}
-
-// usage is a whole answer's usage object.
-func (c *call) usage() map[string]any {
-	u := map[string]any{
-		"prompt_tokens": c.req.promptTokens, "completion_tokens": c.q.target,
-		"total_tokens": c.req.promptTokens + c.q.target,
-	}
-	if c.s.p.PrefixCaching {
-		u["prompt_tokens_details"] = map[string]int{"cached_tokens": c.q.cached}
-	}
-	return u
-}
-
-// respond waits for the whole output and answers one JSON body.
-func (c *call) respond() {
+// whole waits for the whole output and returns its reasoning and answer
+// text, having injected a pending fault that a whole answer can show (a
+// dropped connection, a stall, a cut body); false means the answer is
+// over (the client went away, or the fault ended it).
+func (c *call) whole() (reasoning, text string, ok bool) {
 	for sent := 0; sent < c.q.target; {
 		out, ok := c.wait()
 		if !ok {
-			return
+			return "", "", false
 		}
 		sent = out
 	}
-	var text, reasoning strings.Builder
+	var answer, thought strings.Builder
 	for i := range c.q.target {
 		if i < c.reasoning {
-			reasoning.WriteString(c.words.next())
+			thought.WriteString(c.words.next())
 			continue
 		}
-		text.WriteString(c.words.next())
+		answer.WriteString(c.words.next())
 	}
 	switch c.fault {
 	case FaultKindDrop:
@@ -595,34 +383,13 @@ func (c *call) respond() {
 	case FaultKindStall:
 		c.s.countFault(c.fault)
 		if !c.pause(c.s.p.StallDuration) {
-			return
+			return "", "", false
 		}
 	case FaultKindMalformed:
 		c.s.countFault(c.fault)
 		c.w.Header().Set("Content-Type", "application/json")
 		_, _ = io.WriteString(c.w, `{"id":"`+c.id+`","object":`)
-		return
+		return "", "", false
 	}
-	if c.kind == apiResponses {
-		c.respondResponse(reasoning.String(), text.String())
-		return
-	}
-	choice := map[string]any{"index": 0, "logprobs": nil, "finish_reason": c.q.reason}
-	object := openaiwire.ObjectCompletion
-	if c.chat {
-		object = openaiwire.ObjectChatCompletion
-		msg := map[string]any{"role": "assistant", "content": text.String()}
-		if c.reasoning > 0 {
-			msg["reasoning_content"] = reasoning.String()
-		}
-		choice["message"] = msg
-	} else {
-		choice["text"] = text.String()
-		choice["stop_reason"] = nil
-	}
-	writeJSON(c.w, http.StatusOK, map[string]any{
-		"id": c.id, "object": object, "created": c.created, "model": c.s.p.Model,
-		"choices": []any{choice},
-		"usage":   c.usage(),
-	})
+	return thought.String(), answer.String(), true
 }

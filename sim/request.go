@@ -66,18 +66,7 @@ func badRequest(param, format string, args ...any) *apiError {
 	return &apiError{status: http.StatusBadRequest, param: param, msg: fmt.Sprintf(format, args...)}
 }
 
-// The APIs the simulator serves, as parseRequest reads them.
-type api int
-
-const (
-	apiCompletions api = iota
-	apiChat
-	apiResponses
-	apiEmbeddings
-)
-
-// parseRequest validates a /v1/completions, /v1/chat/completions,
-// /v1/responses or /v1/embeddings body against profile p.
+// parseRequest validates a body of the API kind against profile p.
 func parseRequest(body []byte, kind api, p *Profile) (request, *apiError) {
 	var a apiRequest
 	if err := json.Unmarshal(body, &a); err != nil {
@@ -87,16 +76,8 @@ func parseRequest(body []byte, kind api, p *Profile) (request, *apiError) {
 		return request{}, err
 	}
 	var r request
-	var ids []int
-	var err *apiError
-	switch kind {
-	case apiChat:
-		ids, err = chatIDs(a.Messages)
-	case apiCompletions:
-		ids, err = promptIDs(a.Prompt)
-	default:
-		ids, err = inputIDs(a.Input)
-	}
+	fe := kind.frontend()
+	ids, err := fe.prompt(&a)
 	if err != nil {
 		return request{}, err
 	}
@@ -107,14 +88,9 @@ func parseRequest(body []byte, kind api, p *Profile) (request, *apiError) {
 	if p.PrefixCaching {
 		r.blocks = blockHashes(a.CacheSalt, ids)
 	}
-	asked := a.MaxTokens
-	if a.MaxCompletionTokens != nil {
-		asked = a.MaxCompletionTokens
-	}
-	if kind == apiResponses {
-		asked = a.MaxOutputTokens
-	}
-	if kind == apiEmbeddings {
+	asked, usage := fe.limits(&a)
+	if !kind.row().Streaming {
+		// No output (embeddings): the input is all.
 		if r.promptTokens > p.MaxModelLen {
 			return request{}, badRequest("input", "This model's maximum context length is %d tokens. However, your request has %d input tokens.", p.MaxModelLen, r.promptTokens)
 		}
@@ -134,8 +110,7 @@ func parseRequest(body []byte, kind api, p *Profile) (request, *apiError) {
 		r.maxTokens = *asked
 	}
 	r.stream = a.Stream
-	// The Responses API always sends its usage (in response.completed).
-	r.includeUsage = a.Stream && (kind == apiResponses || a.StreamOptions != nil && a.StreamOptions.IncludeUsage)
+	r.includeUsage = a.Stream && usage
 	r.ignoreEOS = a.IgnoreEOS
 	return r, nil
 }
