@@ -11,6 +11,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 	"golang.org/x/net/http/httpguts"
 
+	"github.com/llmload/llmload/internal/apis"
 	"github.com/llmload/llmload/internal/safehttp"
 	"github.com/llmload/llmload/internal/secret"
 )
@@ -79,7 +80,7 @@ func (l *loader) decodeTarget(d dec, b *hcl.Block) {
 			d.invalid(attr, "%s", err)
 		}
 	}
-	d.oneOf(a, "api", &t.API, APICompletions, APIChat, APIResponses, APIEmbeddings)
+	d.oneOf(a, "api", &t.API, apis.Names()...)
 	d.str(a, "model", &t.Model)
 	d.str(a, "api_key", &t.APIKey)
 	if attr := d.stringMap(a, "headers", &t.Headers); attr != nil {

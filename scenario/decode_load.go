@@ -7,11 +7,14 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
+
+	"github.com/llmload/llmload/internal/apis"
 )
 
 func (l *loader) decodeOpenLoop(d dec, b *hcl.Block, vary string) *OpenLoop {
@@ -57,7 +60,8 @@ func (l *loader) decodeReplay(d dec, b *hcl.Block) *Replay {
 }
 
 // decodeSessions reads how multi-turn sessions run: history and
-// turn_think_time, which need a multi-turn dataset, and the chat API.
+// turn_think_time, which need a multi-turn dataset, and an API that
+// carries conversations (the chat API).
 func (l *loader) decodeSessions(d dec, a hcl.Attributes, s *Scenario) {
 	multi := s.Dataset != nil && s.Dataset.MultiTurn()
 	if attr := d.str(a, "history", &s.History); attr != nil {
@@ -78,14 +82,44 @@ func (l *loader) decodeSessions(d dec, a hcl.Attributes, s *Scenario) {
 	if multi && s.History == "" {
 		s.History = HistoryGenerated
 	}
-	if multi && s.Target != nil && s.Target.API != APIChat {
+	if multi && s.Target != nil && !carriesConversations(s.Target.API) {
+		titles, names := conversational()
 		l.diags = append(l.diags, &hcl.Diagnostic{
 			Severity: hcl.DiagError,
-			Summary:  "Multi-turn sessions need the chat API",
-			Detail:   fmt.Sprintf("Dataset %q replays conversations, which only the chat API (api = %q) can send; target %q uses %q.", s.Dataset.Name, APIChat, s.Target.Name, s.Target.API),
+			Summary:  "Multi-turn sessions need the " + titles + " API",
+			Detail:   fmt.Sprintf("Dataset %q replays conversations, which only %s can send; target %q uses %q.", s.Dataset.Name, names, s.Target.Name, s.Target.API),
 			Subject:  s.Dataset.multiTurn,
 		})
 	}
+}
+
+// carriesConversations says whether the API table's api can send a
+// conversation's messages.
+func carriesConversations(api string) bool {
+	a, _ := apis.Lookup(api)
+	return a.Conversations
+}
+
+// conversational names the APIs that carry conversations, from the API
+// table: their titles ("chat", "chat or Messages") and each with its api
+// value (`the chat API (api = "openai-chat")`).
+func conversational() (titles, names string) {
+	var t, n []string
+	for _, a := range apis.All() {
+		if a.Conversations {
+			t = append(t, a.Title)
+			n = append(n, fmt.Sprintf("the %s API (api = %q)", a.Title, a.Name))
+		}
+	}
+	return orList(t), orList(n)
+}
+
+// orList joins words as "a", "a or b", "a, b or c".
+func orList(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
 }
 
 // decodeRate accepts a number > 0 or "inf".

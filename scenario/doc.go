@@ -11,7 +11,9 @@
 // it stays an hcl.Expression, checked at load time against the metric
 // catalogue and evaluated after the run by package assert.
 //
-// It imports metrics (the catalogue), compare (tolerances) and
-// internal/secret. assert, internal/vllmimport and cmd/llmload import it.
+// A target's api is validated against the API table (internal/apis).
+//
+// It imports metrics (the catalogue), compare (tolerances),
+// internal/apis, internal/secret and internal/safehttp. assert, internal/vllmimport and cmd/llmload import it.
 // Only scenario and assert see HCL.
 package scenario

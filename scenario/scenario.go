@@ -6,16 +6,18 @@ import (
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/llmload/llmload/compare"
+	"github.com/llmload/llmload/internal/apis"
 	"github.com/llmload/llmload/internal/secret"
 	"github.com/llmload/llmload/metrics"
 )
 
-// Target API kinds.
+// Target API kinds: a target's api is a name of the API table
+// (internal/apis), which says what each one is; these are its names.
 const (
-	APICompletions = "openai"            // POST /v1/completions
-	APIChat        = "openai-chat"       // POST /v1/chat/completions
-	APIResponses   = "openai-responses"  // POST /v1/responses (streamed)
-	APIEmbeddings  = "openai-embeddings" // POST /v1/embeddings (not streamed)
+	APICompletions = apis.Completions // POST /v1/completions
+	APIChat        = apis.Chat        // POST /v1/chat/completions
+	APIResponses   = apis.Responses   // POST /v1/responses (streamed)
+	APIEmbeddings  = apis.Embeddings  // POST /v1/embeddings (not streamed)
 )
 
 // Dataset kinds.
@@ -161,7 +163,7 @@ type Target struct {
 	// BaseURL is http(s)://host[:port][/path], or sim://<profile> for the
 	// built-in simulator.
 	BaseURL string `json:"base_url"`
-	API     string `json:"api"` // APICompletions or APIChat
+	API     string `json:"api"` // a name of the API table (internal/apis)
 	Model   string `json:"model"`
 	// APIKey is sent as a Bearer token. It never appears in output.
 	APIKey  string            `json:"-"`

@@ -6,6 +6,7 @@
 // not translate out. Nothing is read or sent; the scenario names the
 // dataset files the command named, which need not exist yet.
 //
-// It imports scenario (to check what it writes). cmd/llmload imports it
+// It imports scenario (to check what it writes) and internal/apis (the
+// APIs' names and endpoints). cmd/llmload imports it
 // (`llmload import vllm`).
 package vllmimport

@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/hcl/v2/hclwrite"
 	"github.com/zclconf/go-cty/cty"
 
+	"github.com/llmload/llmload/internal/apis"
 	"github.com/llmload/llmload/metrics"
 )
 
@@ -503,25 +504,26 @@ func (s *settings) checkDataset() {
 	}
 }
 
-// api returns llmload's api for the backend and endpoint, and the base
-// URL (the endpoint's URL without /v1/completions or
-// /v1/chat/completions).
+// api returns llmload's api for the backend and endpoint (a name of the
+// API table, internal/apis: vLLM's backends speak its completions and
+// chat APIs), and the base URL (the endpoint's URL without the API's
+// path).
 func (s *settings) api() (api, base string) {
 	switch s.backend {
 	case "openai-chat":
-		api = "openai-chat"
+		api = apis.Chat
 	case "vllm", "openai", "sglang", "lmdeploy", "scalellm", "llama.cpp":
 		// These use vLLM's OpenAI completions client.
-		api = "openai"
+		api = apis.Completions
 	default:
-		s.out = append(s.out, Untranslated{Arg: s.backendArg, Reason: "llmload speaks the OpenAI completions (\"openai\") and chat (\"openai-chat\") APIs only; the scenario uses \"openai\""})
-		api = "openai"
+		s.out = append(s.out, Untranslated{Arg: s.backendArg, Reason: fmt.Sprintf("llmload speaks the OpenAI completions (%q) and chat (%q) APIs only; the scenario uses %q", apis.Completions, apis.Chat, apis.Completions)})
+		api = apis.Completions
 	}
 	endpoint := s.endpoint
 	if endpoint == "" {
-		endpoint = "/v1/completions"
-		if api == "openai-chat" {
-			endpoint = "/v1/chat/completions"
+		endpoint = apis.PathCompletions
+		if api == apis.Chat {
+			endpoint = apis.PathChat
 		}
 	}
 	root := s.baseURL
@@ -530,20 +532,20 @@ func (s *settings) api() (api, base string) {
 	}
 	full := strings.TrimRight(root, "/") + "/" + strings.TrimLeft(endpoint, "/")
 	switch {
-	case strings.HasSuffix(full, "/v1/chat/completions"):
-		base = strings.TrimSuffix(full, "/v1/chat/completions")
-		if api != "openai-chat" {
-			s.out = append(s.out, Untranslated{Arg: "--endpoint " + endpoint, Reason: "the chat endpoint needs the chat API: the scenario uses api = \"openai-chat\" (vLLM would send a completions body there)"})
-			api = "openai-chat"
+	case strings.HasSuffix(full, apis.PathChat):
+		base = strings.TrimSuffix(full, apis.PathChat)
+		if api != apis.Chat {
+			s.out = append(s.out, Untranslated{Arg: "--endpoint " + endpoint, Reason: fmt.Sprintf("the chat endpoint needs the chat API: the scenario uses api = %q (vLLM would send a completions body there)", apis.Chat)})
+			api = apis.Chat
 		}
-	case strings.HasSuffix(full, "/v1/completions"):
-		base = strings.TrimSuffix(full, "/v1/completions")
-		if api == "openai-chat" {
-			s.out = append(s.out, Untranslated{Arg: "--endpoint " + endpoint, Reason: "openai-chat needs /v1/chat/completions: the scenario uses api = \"openai-chat\" on that path"})
+	case strings.HasSuffix(full, apis.PathCompletions):
+		base = strings.TrimSuffix(full, apis.PathCompletions)
+		if api == apis.Chat {
+			s.out = append(s.out, Untranslated{Arg: "--endpoint " + endpoint, Reason: fmt.Sprintf("%s needs %s: the scenario uses api = %q on that path", apis.Chat, apis.PathChat, apis.Chat)})
 		}
 	default:
 		base = strings.TrimSuffix(root, "/")
-		s.out = append(s.out, Untranslated{Arg: "--endpoint " + endpoint, Reason: fmt.Sprintf("llmload posts to <base_url>/v1/completions or /v1/chat/completions; the scenario uses %s", base)})
+		s.out = append(s.out, Untranslated{Arg: "--endpoint " + endpoint, Reason: fmt.Sprintf("llmload posts to <base_url>%s or %s; the scenario uses %s", apis.PathCompletions, apis.PathChat, base)})
 	}
 	if u, err := url.Parse(base); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		s.out = append(s.out, Untranslated{Arg: "--base-url " + root, Same: true, Reason: fmt.Sprintf("not an http(s) URL; the scenario uses it as written (%q) and llmload validate will say what is wrong", base)})
