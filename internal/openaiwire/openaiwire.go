@@ -1,13 +1,8 @@
 package openaiwire
 
-// The endpoints, relative to a server's root.
-const (
-	PathCompletions = "/v1/completions"
-	PathChat        = "/v1/chat/completions"
-	PathModels      = "/v1/models"
-	PathResponses   = "/v1/responses"  // the Responses API
-	PathEmbeddings  = "/v1/embeddings" // embeddings: one JSON answer, no stream
-)
+// PathModels is the model list's endpoint, relative to a server's root.
+// The APIs' endpoints are in the API table (internal/apis).
+const PathModels = "/v1/models"
 
 // The "object" of a response or a streamed chunk.
 const (
