@@ -299,7 +299,9 @@ func tQuantile(conf, df float64) float64 {
 // of what a run of that system measures (its drift included), so the
 // spread of those draws over n runs estimates the standard error of
 // their mean, which the pooled figure approximates. It returns false
-// (leaving d to the within-run methods) when a run lacks the figure.
+// (leaving d to the within-run methods) when a run lacks the figure or
+// the runs show no spread at all (a zero-width interval would decide
+// anything).
 func measureRuns(d *Delta, base, cand *metrics.Summary, o Options) bool {
 	vb, okB := runValues(o.BaseRuns, d.Metric, d.Stat)
 	vn, okN := runValues(o.NewRuns, d.Metric, d.Stat)
@@ -331,6 +333,12 @@ func measureRuns(d *Delta, base, cand *metrics.Summary, o Options) bool {
 			diffs[i] = vn[i] - scale*vb[i]
 		}
 		se := SpreadOf(diffs).SD / math.Sqrt(float64(len(diffs)))
+		if se == 0 || math.IsNaN(se) {
+			// Every block moved by exactly as much (no errors in any, say):
+			// no spread to judge by, so the within-run methods judge.
+			d.BaseSamples, d.NewSamples = 0, 0
+			return false
+		}
 		t := tQuantile(o.Confidence, float64(len(diffs)-1))
 		d.Lower, d.Upper = d.Delta-t*se, d.Delta+t*se
 		d.HasInterval, d.Method = true, MethodBlocks
@@ -339,18 +347,20 @@ func measureRuns(d *Delta, base, cand *metrics.Summary, o Options) bool {
 	sb, sn := SpreadOf(vb), SpreadOf(vn)
 	varB, varN := scale*scale*sb.SD*sb.SD/float64(len(vb)), sn.SD*sn.SD/float64(len(vn))
 	se := math.Sqrt(varB + varN)
-	df := float64(len(vb) + len(vn) - 2)
-	if varB+varN > 0 {
-		// Welch-Satterthwaite; a side whose runs all agree adds nothing.
-		den := 0.0
-		if varB > 0 {
-			den += varB * varB / float64(len(vb)-1)
-		}
-		if varN > 0 {
-			den += varN * varN / float64(len(vn)-1)
-		}
-		df = math.Pow(varB+varN, 2) / den
+	if se == 0 || math.IsNaN(se) {
+		// The runs all agree on both sides: no spread to judge by.
+		d.BaseSamples, d.NewSamples = 0, 0
+		return false
 	}
+	// Welch-Satterthwaite; a side whose runs all agree adds nothing.
+	den := 0.0
+	if varB > 0 {
+		den += varB * varB / float64(len(vb)-1)
+	}
+	if varN > 0 {
+		den += varN * varN / float64(len(vn)-1)
+	}
+	df := math.Pow(varB+varN, 2) / den
 	t := tQuantile(o.Confidence, max(df, 1))
 	d.Lower, d.Upper = d.Delta-t*se, d.Delta+t*se
 	d.HasInterval, d.Method = true, MethodRuns

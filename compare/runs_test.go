@@ -127,3 +127,33 @@ func TestPairedBlocks(t *testing.T) {
 		t.Errorf("unpaired runs decided the regression through 30%% drift: [%g, %g]", unpaired.Lower, unpaired.Upper)
 	}
 }
+
+// TestRunsWithoutSpread: blocks whose figure moved by exactly as much in
+// every pair (no errors in any block, say) give no spread to judge by; a
+// zero-width interval would decide any tolerance, so the within-run
+// method judges instead.
+func TestRunsWithoutSpread(t *testing.T) {
+	var base, cand []*metrics.Summary
+	for k := range 4 {
+		base = append(base, synth{n: 300, ttft: 100 * time.Millisecond, span: 3 * time.Second, tokens: 2, seed: uint64(20 + 2*k)}.summary())
+		cand = append(cand, synth{n: 300, ttft: 100 * time.Millisecond, span: 3 * time.Second, tokens: 2, seed: uint64(21 + 2*k)}.summary())
+	}
+	pb, err := metrics.PoolSummaries(base...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pc, err := metrics.PoolSummaries(cand...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tol, _ := ParseTolerances("error_rate=0.5%")
+	for _, paired := range []bool{true, false} {
+		d := Judge(pb, pc, tol[0], Options{BaseRuns: base, NewRuns: cand, Paired: paired})
+		if d.Method == MethodBlocks || d.Method == MethodRuns || (d.HasInterval && d.Upper <= d.Lower) {
+			t.Errorf("paired %v: error rate 0 in every block judged by %s over [%g, %g]; want the within-run method's interval", paired, d.Method, d.Lower, d.Upper)
+		}
+		if d.BaseSamples != 1200 || d.NewSamples != 1200 {
+			t.Errorf("paired %v: samples %d and %d, want the requests (1200 each)", paired, d.BaseSamples, d.NewSamples)
+		}
+	}
+}

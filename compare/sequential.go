@@ -22,6 +22,8 @@ package compare
 import (
 	"fmt"
 	"math"
+
+	"github.com/llmload/llmload/metrics"
 )
 
 // Spent is the share of the error rate alpha the Pocock-type spending
@@ -87,8 +89,11 @@ func (s *Sequential) Next(at int, final bool) (Look, bool) {
 		return Look{}, false
 	}
 	// A last look short of the plan (the budget ended it) is at its own
-	// fraction and spends what remains.
-	t := min(float64(at)/float64(s.Planned), 1)
+	// fraction and spends what remains. A look that is not the last never
+	// reaches fraction 1, even past the plan (a wall-time budget's plan is
+	// an estimate): at/(at+1) keeps a share of the error rate for the
+	// looks that follow.
+	t := min(float64(at)/float64(s.Planned), float64(at)/float64(at+1))
 	alpha := 1 - s.Confidence
 	spent := 0.0
 	if n := len(s.Looks); n > 0 {
@@ -99,7 +104,7 @@ func (s *Sequential) Next(at int, final bool) (Look, bool) {
 		now = alpha
 	}
 	a := max(now-spent, 0)
-	l := Look{At: at, Fraction: t, Alpha: a, Confidence: 1 - a, Final: final || at >= s.Planned}
+	l := Look{At: at, Fraction: t, Alpha: a, Confidence: 1 - a, Final: final}
 	s.Looks = append(s.Looks, l)
 	return l, true
 }
@@ -115,18 +120,18 @@ func (s *Sequential) Record(verdict string, decided bool) {
 // Decided says whether a look's deltas stop the run: a figure failed (the
 // verdict cannot become a pass), or every judged figure passed.
 func Decided(ds []Delta) bool {
-	judged := false
+	judged, open := false, false
 	for _, d := range ds {
 		switch d.Verdict {
 		case Fail:
 			return true
 		case Inconclusive:
-			return false
+			open = true
 		case Pass:
 			judged = true
 		}
 	}
-	return judged
+	return judged && !open
 }
 
 // MoreNeeded estimates, for an inconclusive figure judged over n blocks
@@ -145,24 +150,34 @@ func MoreNeeded(d Delta, n int, confidence float64) (more int, inf, ok bool) {
 	// same confidence would need with many blocks.
 	sd := half / tQuantile(confidence, float64(n-1)) * math.Sqrt(float64(n))
 	z := math.Sqrt2 * math.Erfinv(confidence)
-	gap := math.Abs(math.Abs(d.Delta) - d.Limit)
-	if d.Better == 0 || gap == 0 {
+	// The gap between the delta in the figure's worse direction and the
+	// tolerance, which the interval must clear on one side.
+	sign := 1.0
+	if d.Better == metrics.HigherIsBetter {
+		sign = -1
+	}
+	gap := math.Abs(sign*d.Delta - d.Limit)
+	if d.Better == metrics.Neither || gap == 0 || math.IsNaN(sd) || math.IsInf(sd, 0) {
 		return 0, true, true
 	}
 	need := math.Ceil(math.Pow(z*sd/gap, 2))
-	if need > 1e6 {
+	if math.IsNaN(need) || need > 1e6 {
 		return 0, true, true
 	}
 	return max(int(need)-n, 1), false, true
 }
 
 // FormatConfidence renders a confidence with the digits that tell it
-// apart from 100%: 0.95 -> "95%", 0.9987 -> "99.9%".
+// apart from 100%, rounded down so that it never claims more than it
+// holds: 0.95 -> "95%", 0.9852 -> "98.5%", 0.9987 -> "99.8%".
 func FormatConfidence(c float64) string {
+	pct := 100 * c
 	for digits := 0; digits < 9; digits++ {
-		if s := fmt.Sprintf("%.*f", digits, 100*c); s != fmt.Sprintf("%.*f", digits, 100.0) {
-			return s + "%"
+		scale := math.Pow(10, float64(digits))
+		f := math.Floor(pct*scale+1e-9) / scale
+		if f < 100 && (digits > 0 || math.Abs(f-pct) < 1e-9) {
+			return fmt.Sprintf("%.*f%%", digits, f)
 		}
 	}
-	return fmt.Sprintf("%g%%", 100*c)
+	return fmt.Sprintf("%g%%", pct)
 }

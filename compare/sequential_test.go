@@ -178,3 +178,99 @@ func TestSequentialErrorRates(t *testing.T) {
 		t.Errorf("equal arms never stopped early (mean stop %.1f of %d)", equal.meanStop, planned)
 	}
 }
+
+// TestDecided: a look stops the run on any fail, wherever it sits among
+// the figures, and on passes only when no figure is still open.
+func TestDecided(t *testing.T) {
+	for _, tt := range []struct {
+		verdicts []string
+		want     bool
+	}{
+		{[]string{Fail}, true},
+		{[]string{Inconclusive, Fail}, true},
+		{[]string{Pass, Inconclusive, Fail}, true},
+		{[]string{Pass, Pass}, true},
+		{[]string{Pass, Inconclusive}, false},
+		{[]string{Inconclusive, Pass}, false},
+		{[]string{"", ""}, false}, // nothing judged (agreement only)
+		{nil, false},
+		{[]string{"", Pass}, true},
+	} {
+		var ds []Delta
+		for _, v := range tt.verdicts {
+			ds = append(ds, Delta{Verdict: v})
+		}
+		if got := Decided(ds); got != tt.want {
+			t.Errorf("Decided(%v) = %v, want %v", tt.verdicts, got, tt.want)
+		}
+	}
+}
+
+// TestLooksPastThePlan: a wall-time budget's plan is an estimate, and runs
+// may go past it; a look that is not the last never spends what remains,
+// so its confidence stays below 1, the spending never exceeds the error
+// rate, and the last look still spends the rest.
+func TestLooksPastThePlan(t *testing.T) {
+	s := NewSequential(0.95, 4)
+	sum := 0.0
+	for k := 2; k <= 9; k++ {
+		l, _ := s.Next(k, k == 9)
+		sum += l.Alpha
+		if k < 9 {
+			if l.Final || l.Alpha <= 0 || l.Confidence >= 1 || l.Fraction >= 1 {
+				t.Errorf("look %d of plan 4 (not the last): final %v, alpha %g, confidence %g, fraction %g", k, l.Final, l.Alpha, l.Confidence, l.Fraction)
+			}
+		} else if !l.Final {
+			t.Error("the last look is not final")
+		}
+	}
+	if math.Abs(sum-0.05) > 1e-12 {
+		t.Errorf("the looks spent %g, want 0.05", sum)
+	}
+}
+
+// TestMoreNeeded: the estimate measures the gap in the figure's worse
+// direction, so a throughput that fell (higher is better) is as far from
+// its tolerance as a latency that rose by as much; figures decided or
+// without an interval over blocks get no estimate.
+func TestMoreNeeded(t *testing.T) {
+	lat := Delta{Verdict: Inconclusive, HasInterval: true, Method: MethodBlocks, Better: metrics.LowerIsBetter,
+		Delta: 8, Limit: 10, Lower: 4, Upper: 12}
+	thr := lat
+	thr.Better, thr.Delta, thr.Lower, thr.Upper = metrics.HigherIsBetter, -8, -12, -4
+	ml, infL, okL := MoreNeeded(lat, 5, 0.95)
+	mt, infT, okT := MoreNeeded(thr, 5, 0.95)
+	if !okL || !okT || infL || infT || ml != mt || ml < 1 {
+		t.Errorf("latency up 8 of 10: %d more (inf %v, ok %v); throughput down 8 of 10: %d more (inf %v, ok %v); want the same finite number", ml, infL, okL, mt, infT, okT)
+	}
+	// Twice the gap needs fewer blocks.
+	far := lat
+	far.Delta, far.Lower, far.Upper = 6, 2, 10
+	if mf, _, _ := MoreNeeded(far, 5, 0.95); mf >= ml {
+		t.Errorf("a gap of 4 needs %d more, a gap of 2 %d: want fewer for the wider gap", mf, ml)
+	}
+	if _, inf, ok := MoreNeeded(Delta{Verdict: Inconclusive, HasInterval: true, Method: MethodBlocks, Better: metrics.LowerIsBetter, Delta: 10, Limit: 10, Lower: 5, Upper: 15}, 5, 0.95); !ok || !inf {
+		t.Error("a delta on the tolerance: want undecidable")
+	}
+	for _, d := range []Delta{
+		{Verdict: Fail, HasInterval: true, Method: MethodBlocks},
+		{Verdict: Inconclusive, HasInterval: true, Method: MethodBootstrap},
+		{Verdict: Inconclusive, HasInterval: false, Method: MethodBlocks},
+	} {
+		if _, _, ok := MoreNeeded(d, 5, 0.95); ok {
+			t.Errorf("%+v: got an estimate", d)
+		}
+	}
+}
+
+// TestFormatConfidence: rounded down, with the digits that tell it apart
+// from 100%.
+func TestFormatConfidence(t *testing.T) {
+	for c, want := range map[float64]string{
+		0.95: "95%", 0.9: "90%", 0.9852: "98.5%", 0.99206: "99.2%", 0.9987: "99.8%", 0.99995: "99.9%", 0.5: "50%",
+	} {
+		if got := FormatConfidence(c); got != want {
+			t.Errorf("FormatConfidence(%g) = %q, want %q", c, got, want)
+		}
+	}
+}

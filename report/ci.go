@@ -37,13 +37,22 @@ func CheckText(c results.Check) string {
 			fmt.Fprintf(&b, " (n=%d)", c.Samples)
 		}
 		if c.Lower != nil && c.Upper != nil {
-			fmt.Fprintf(&b, "; 95%% interval %s to %s", metrics.Format(c.Metric, c.Stat, *c.Lower), metrics.Format(c.Metric, c.Stat, *c.Upper))
+			fmt.Fprintf(&b, "; %s interval %s to %s", checkConfidence(c), metrics.Format(c.Metric, c.Stat, *c.Lower), metrics.Format(c.Metric, c.Stat, *c.Upper))
 		}
 	}
 	if c.Message != "" {
 		b.WriteString(". " + strings.TrimSpace(c.Message))
 	}
 	return b.String()
+}
+
+// checkConfidence renders the confidence of a check's interval: 95%
+// unless it says otherwise (a sequential gate's look, stop_early).
+func checkConfidence(c metrics.Check) string {
+	if c.Confidence > 0 {
+		return compare.FormatConfidence(c.Confidence)
+	}
+	return "95%"
 }
 
 // JUnit XML: the structure every CI system reads (testsuites, testsuite,
@@ -253,16 +262,13 @@ func WriteMarkdown(w io.Writer, r *results.Result) error {
 	}
 	if len(r.Checks) > 0 {
 		p.printf("\n### Checks\n\n")
-		p.printf("%s", mdRow("result", "check", "kind", "threshold", "measured", "95% interval", "baseline"))
+		p.printf("%s", mdRow("result", "check", "kind", "threshold", "measured", "interval", "baseline"))
 		p.printf("|---|---|---|---|---:|---|---:|\n")
 		for _, c := range r.Checks {
 			interval, base := "", ""
 			if c.Lower != nil && c.Upper != nil {
-				interval = metrics.Format(c.Metric, c.Stat, *c.Lower) + " to " + metrics.Format(c.Metric, c.Stat, *c.Upper)
-				if c.Confidence > 0 {
-					// A sequential gate's look (stop_early).
-					interval += " (" + compare.FormatConfidence(c.Confidence) + ")"
-				}
+				interval = metrics.Format(c.Metric, c.Stat, *c.Lower) + " to " + metrics.Format(c.Metric, c.Stat, *c.Upper) +
+					" (" + checkConfidence(c) + ")"
 			}
 			if c.Baseline != nil {
 				base = metrics.Format(c.Metric, c.Stat, *c.Baseline)

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/llmload/llmload/compare"
 	"github.com/llmload/llmload/metrics"
 	"github.com/llmload/llmload/results"
 )
@@ -373,11 +372,7 @@ func writeChecks(p *printer, checks []results.Check, s *metrics.Summary) {
 		if c.Samples > 0 && c.Stat != "" {
 			measured += fmt.Sprintf(" (n=%d", c.Samples)
 			if c.Lower != nil && c.Upper != nil {
-				conf := "95%"
-				if c.Confidence > 0 {
-					conf = compare.FormatConfidence(c.Confidence)
-				}
-				measured += fmt.Sprintf("; %s CI %s to %s", conf, metrics.Format(c.Metric, c.Stat, *c.Lower), metrics.Format(c.Metric, c.Stat, *c.Upper))
+				measured += fmt.Sprintf("; %s CI %s to %s", checkConfidence(c), metrics.Format(c.Metric, c.Stat, *c.Lower), metrics.Format(c.Metric, c.Stat, *c.Upper))
 			}
 			measured += ")"
 		}

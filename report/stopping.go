@@ -21,9 +21,11 @@ func StoppingLines(r *results.Stopping) []string {
 			r.Ran, r.Scheduled, r.Unit, dur(r.ElapsedSeconds), dur(r.FullSeconds)))
 	case results.StoppedBudget:
 		out = append(out, fmt.Sprintf("Stopped at the budget (%s): the verdict rests on %d of %d %ss (%s).", r.Budget, r.Ran, r.Scheduled, r.Unit, dur(r.ElapsedSeconds)))
+	case results.StoppedCut:
+		out = append(out, fmt.Sprintf("Cut short after %s of %d (%s): the run was interrupted or could not go on, so the gate did not finish.", plural(r.Ran, r.Unit), r.Scheduled, dur(r.ElapsedSeconds)))
 	default:
-		if r.StopEarly {
-			out = append(out, fmt.Sprintf("Ran all %d %ss (%s): the regression block was not decided earlier.", r.Ran, r.Unit, dur(r.ElapsedSeconds)))
+		if r.StopEarly && r.Ran >= r.Scheduled {
+			out = append(out, fmt.Sprintf("Ran all %s (%s): the regression block was not decided earlier.", plural(r.Ran, r.Unit), dur(r.ElapsedSeconds)))
 		}
 	}
 	if r.GPUMinutes > 0 {
@@ -33,7 +35,7 @@ func StoppingLines(r *results.Stopping) []string {
 		if m.Undecidable {
 			out = append(out, fmt.Sprintf("%s is inconclusive and its delta sits on the tolerance: more %ss would not decide it soon.", m.Key, r.Unit))
 		} else {
-			out = append(out, fmt.Sprintf("%s is inconclusive: about %d more %ss would decide it if the observed effect holds.", m.Key, m.More, r.Unit))
+			out = append(out, fmt.Sprintf("%s is inconclusive: about %d more %s would decide it if the observed effect holds.", m.Key, m.More, noun(m.More, r.Unit)))
 		}
 	}
 	return out
@@ -51,4 +53,15 @@ func writeStopping(p *printer, r *results.Stopping) {
 	for _, l := range StoppingLines(r) {
 		p.printf("%s\n", l)
 	}
+}
+
+// plural renders a count of a unit: "1 block", "3 blocks".
+func plural(n int, unit string) string { return fmt.Sprintf("%d %s", n, noun(n, unit)) }
+
+// noun is the unit in the number n asks for.
+func noun(n int, unit string) string {
+	if n == 1 {
+		return unit
+	}
+	return unit + "s"
 }

@@ -124,6 +124,9 @@ const (
 	StoppedDecided  = "decided"  // stop_early: the regression block was decided
 	StoppedBudget   = "budget"   // another block or run would pass the budget
 	StoppedSchedule = "schedule" // every scheduled block or run ran
+	// StoppedCut: the run was interrupted (Ctrl-C), aborted or could not
+	// go on; it is not a verdict of the gate.
+	StoppedCut = "cut"
 )
 
 // Stopping is how an A/B run's blocks or a repeat's runs were limited by
@@ -136,7 +139,8 @@ type Stopping struct {
 	Scheduled int    `json:"scheduled"`
 	Planned   int    `json:"planned"`
 	Ran       int    `json:"ran"`
-	// Stopped: StoppedDecided, StoppedBudget or StoppedSchedule.
+	// Stopped: StoppedDecided, StoppedBudget, StoppedSchedule or
+	// StoppedCut.
 	Stopped string `json:"stopped"`
 	// Budget as written and in seconds of wall time.
 	Budget        string  `json:"budget,omitempty"`

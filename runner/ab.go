@@ -191,7 +191,7 @@ run:
 			break
 		}
 	}
-	res.Stopping = es.finish()
+	res.Stopping = es.finish(cut)
 	o := &abOutcome{ab: res, baseBlocks: summaries(arms[0].outs), candBlocks: summaries(arms[1].outs), confidence: es.confidence()}
 	il.ab = o
 	base, err := pool(ctx, arms[0].outs, cut, il.stop)
@@ -301,7 +301,7 @@ func abComparison(s *scenario.Scenario, o *abOutcome, rep *results.Run) *results
 		base.Goodput, cand.Goodput = &results.SLOms{}, &results.SLOms{}
 	}
 	b := armsBaseline(s, o)
-	c := compareWith(b.Path, base, cand, s.Tolerances(), compare.Options{BaseRuns: b.Runs, NewRuns: b.NewRuns, Paired: b.Paired, Confidence: b.Confidence})
+	c := compareWith(b.Path, base, cand, s.Tolerances(), compare.Options{BaseRuns: b.Runs, NewRuns: b.NewRuns, Paired: b.Paired, Confidence: b.Confidence, MinSamples: int64(s.MinSamples)})
 	if len(s.Regression) == 0 {
 		c.Verdict = ""
 	}

@@ -14,7 +14,13 @@ import (
 // CompareResults compares two results' summaries; with repeats on both
 // sides, the run-to-run spread makes the intervals (compare.MethodRuns).
 func CompareResults(basePath string, base, cand *results.Result, tols []compare.Tolerance) *results.Comparison {
-	opts := compare.Options{BaseRuns: base.Repeat.Summaries(), NewRuns: cand.Repeat.Summaries()}
+	return compareResults(basePath, base, cand, tols, 0)
+}
+
+// compareResults is CompareResults with the scenario's min_samples (0:
+// each percentile's own least).
+func compareResults(basePath string, base, cand *results.Result, tols []compare.Tolerance, minSamples int) *results.Comparison {
+	opts := compare.Options{BaseRuns: base.Repeat.Summaries(), NewRuns: cand.Repeat.Summaries(), MinSamples: int64(minSamples)}
 	// A candidate that a sequential gate stopped is judged at its last
 	// look's confidence, as its run judged it: a fixed 95% after the
 	// gate's looks would be one look more than it paid for.

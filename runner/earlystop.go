@@ -126,12 +126,16 @@ func (e *earlyStop) confidence() float64 {
 
 // finish completes the record: how many ran, what they cost, what the
 // whole schedule would have cost, and, for a verdict still inconclusive,
-// how many more blocks or runs the observed effects would need.
-func (e *earlyStop) finish() *results.Stopping {
+// how many more blocks or runs the observed effects would need. cut says
+// the run was interrupted, aborted or could not go on.
+func (e *earlyStop) finish(cut bool) *results.Stopping {
 	if e == nil {
 		return nil
 	}
 	r := e.res
+	if cut && r.Stopped == "" {
+		r.Stopped = results.StoppedCut
+	}
 	if r.Stopped == "" {
 		r.Stopped = results.StoppedSchedule
 	}

@@ -81,7 +81,7 @@ func comparison(s *scenario.Scenario, baseRes *results.Result, rep *results.Run,
 	if !rep.Goodput.Empty() {
 		cand.Goodput = &results.SLOms{}
 	}
-	c := CompareResults(s.Baseline, baseRes, cand, s.Tolerances())
+	c := compareResults(s.Baseline, baseRes, cand, s.Tolerances(), s.MinSamples)
 	if len(s.Regression) == 0 {
 		c.Verdict = ""
 	}

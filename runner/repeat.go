@@ -49,7 +49,7 @@ func (rs *repeats) run(ctx context.Context, plan executor.Plan) (*executor.Outco
 	if err != nil {
 		return nil, err
 	}
-	rs.reps = &results.Repeats{Count: n, Cooldown: s.Cooldown.Seconds(), Stopping: es.finish()}
+	rs.reps = &results.Repeats{Count: n, Cooldown: s.Cooldown.Seconds(), Stopping: es.finish(cut)}
 	for i, r := range runs {
 		own := *r.out.Overall
 		own.Series = nil

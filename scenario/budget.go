@@ -11,23 +11,30 @@ import (
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
+
+	"github.com/llmload/llmload/metrics"
 )
 
 // Budget is what a run may spend: Wall, the most wall time its load may
 // take, from budget = "10m" or from a GPU-time budget ("40 gpu-minutes")
 // over GPUs (gpus = 4: every GPU the run holds, both arms' for an A/B
-// run). GPUMinutes is the GPU-time form as written (0: a wall time).
+// run). GPUMinutes is the GPU-time form as written (0: a wall time); a
+// wall-time budget may name its GPUs too, so that the result counts the
+// GPU minutes it spent.
 type Budget struct {
 	Wall       time.Duration `json:"wall"`
 	GPUMinutes float64       `json:"gpu_minutes,omitempty"`
 	GPUs       int           `json:"gpus,omitempty"`
 }
 
-// String renders a budget as written: "10m0s", "40 gpu-minutes on 4 GPUs
-// (10m0s)".
+// String renders a budget as written: "10m0s", "10m0s on 2 GPUs", "40
+// gpu-minutes on 4 GPUs, 10m0s of wall time".
 func (b Budget) String() string {
-	if b.GPUMinutes > 0 {
-		return fmt.Sprintf("%s gpu-minutes on %d GPUs (%s of wall time)", strconv.FormatFloat(b.GPUMinutes, 'f', -1, 64), b.GPUs, b.Wall)
+	switch {
+	case b.GPUMinutes > 0:
+		return fmt.Sprintf("%s gpu-minutes on %d GPUs, %s of wall time", strconv.FormatFloat(b.GPUMinutes, 'f', -1, 64), b.GPUs, b.Wall)
+	case b.GPUs > 0:
+		return fmt.Sprintf("%s on %d GPUs", b.Wall, b.GPUs)
 	}
 	return b.Wall.String()
 }
@@ -71,7 +78,7 @@ func (l *loader) decodeBudget(d dec, a hcl.Attributes, s *Scenario) {
 			d.invalid(attr, "budget is a wall time (\"10m\", \"1h30m\") or a GPU time over gpus (\"40 gpu-minutes\", \"2 gpu-hours\"), not %q.", raw)
 		} else if raw != "" {
 			if dur, ok := d.parseDuration(attr, raw, attr.Expr.Range()); ok && d.checkDuration(attr, dur, true) {
-				s.Budget = &Budget{Wall: dur}
+				s.Budget = &Budget{Wall: dur, GPUs: gpus}
 			}
 		}
 		if s.Budget != nil && !s.AB() && s.Repeats() < 2 {
@@ -100,6 +107,8 @@ func (l *loader) decodeBudget(d dec, a hcl.Attributes, s *Scenario) {
 	switch {
 	case len(s.Regression) == 0:
 		refuse("stop_early re-judges the regression block after every block or run and stops once it is decided; this scenario has no regression block to judge.")
+	case !judgesFigures(s):
+		refuse("stop_early stops once the regression block's figures are decided; this one judges only answer agreement, which is checked once, on the whole run. Add a latency or throughput tolerance, or remove stop_early.")
 	case s.AB():
 	case s.Sweep != nil || s.Capacity != nil:
 		refuse("stop_early does not stop a %s; remove it.", blockName(s))
@@ -108,4 +117,15 @@ func (l *loader) decodeBudget(d dec, a hcl.Attributes, s *Scenario) {
 	case s.Baseline == "":
 		refuse("stop_early stops a repeated run once its regression block is decided against the baseline; set baseline to a result file with repeated runs.")
 	}
+}
+
+// judgesFigures: the regression block has a tolerance a sequential gate
+// re-judges (any but the agreement figures).
+func judgesFigures(s *Scenario) bool {
+	for _, t := range s.Tolerances() {
+		if !metrics.IsAgreement(t.Metric) {
+			return true
+		}
+	}
+	return false
 }

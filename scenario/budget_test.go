@@ -17,6 +17,8 @@ func TestBudget(t *testing.T) {
 		"budget_ab":       {Wall: 10 * time.Minute},
 		"budget_gpu_time": {Wall: 10 * time.Minute, GPUMinutes: 40, GPUs: 4},
 		"budget_repeat":   {Wall: time.Hour},
+		// A wall time with its GPUs: the result counts GPU minutes.
+		"budget_wall_gpus": {Wall: 10 * time.Minute, GPUs: 2},
 	}
 	for _, s := range cfg.Scenarios {
 		w, ok := want[s.Name]
@@ -30,7 +32,13 @@ func TestBudget(t *testing.T) {
 			t.Errorf("%s: stop_early not read", s.Name)
 		}
 	}
-	if got := (Budget{Wall: 10 * time.Minute, GPUMinutes: 40, GPUs: 4}).String(); got != "40 gpu-minutes on 4 GPUs (10m0s of wall time)" {
-		t.Errorf("String %q", got)
+	for b, want := range map[Budget]string{
+		{Wall: 10 * time.Minute, GPUMinutes: 40, GPUs: 4}: "40 gpu-minutes on 4 GPUs, 10m0s of wall time",
+		{Wall: 10 * time.Minute, GPUs: 2}:                 "10m0s on 2 GPUs",
+		{Wall: 90 * time.Second}:                          "1m30s",
+	} {
+		if got := b.String(); got != want {
+			t.Errorf("String %q, want %q", got, want)
+		}
 	}
 }

@@ -335,15 +335,20 @@ var volatile = map[string]bool{
 func ignored(name string) bool { return volatile[name] }
 
 // sensitive reports whether a setting's name says it holds a credential:
-// api_key, admin_api_key, ssl_keyfile_password, hf_token, a secret.
+// api_key, admin_api_key, ssl_keyfile_password, hf_token, a secret, in
+// any segment of a dotted name (credentials.value, auth.header.value).
 func sensitive(name string) bool {
-	n := strings.ToLower(lastSegment(name))
-	for _, w := range []string{"password", "secret", "credential", "api_key", "apikey", "auth", "keyfile", "certfile", "cookie"} {
-		if strings.Contains(n, w) {
+	for _, n := range strings.Split(strings.ToLower(name), ".") {
+		for _, w := range []string{"password", "secret", "credential", "api_key", "apikey", "auth", "keyfile", "certfile", "cookie"} {
+			if strings.Contains(n, w) {
+				return true
+			}
+		}
+		if n == "key" || n == "token" || strings.HasSuffix(n, "_key") || strings.HasSuffix(n, "_token") {
 			return true
 		}
 	}
-	return n == "key" || n == "token" || strings.HasSuffix(n, "_key") || strings.HasSuffix(n, "_token")
+	return false
 }
 
 // finish bounds, escapes and scrubs what was read.
@@ -352,7 +357,9 @@ func (r *reader) finish() {
 		if r.opts.Scrub != nil {
 			s = r.opts.Scrub(s)
 		}
-		return secret.Printable(s)
+		// A setting's value may be a URL with a password in it (a
+		// database, a remote tokenizer, a proxy).
+		return secret.Printable(secret.MaskURLPasswords(s))
 	}
 	c := r.cfg
 	c.Engine, c.Version, c.Model, c.Revision = bound(clean(c.Engine)), bound(clean(c.Version)), bound(clean(c.Model)), bound(clean(c.Revision))

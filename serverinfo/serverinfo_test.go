@@ -163,7 +163,7 @@ func TestReadHostile(t *testing.T) {
 	}))
 	defer other.Close()
 	var many strings.Builder
-	many.WriteString(`{"version":"x\u001b[31mred","model_path":"/m/sk-live-123456","a_path":"/m/sk-live-123456","chat_template":"` + strings.Repeat("a", 5000) + `"`)
+	many.WriteString(`{"version":"x\u001b[31mred","model_path":"/m/sk-live-123456","a_path":"/m/sk-live-123456","a_url":"postgres://u:hunter2@db/x","chat_template":"` + strings.Repeat("a", 5000) + `"`)
 	for i := range 2 * MaxSettings {
 		fmt.Fprintf(&many, `,"k%04d":1`, i)
 	}
@@ -188,6 +188,9 @@ func TestReadHostile(t *testing.T) {
 	}
 	if got.Revision != "/m/[REDACTED]" || got.Settings["a_path"] != "/m/[REDACTED]" {
 		t.Errorf("revision %q, setting %q: the secret was not scrubbed", got.Revision, got.Settings["a_path"])
+	}
+	if v := got.Settings["a_url"]; v != "postgres://u:xxxxx@db/x" {
+		t.Errorf("a URL's password is kept as %q, want it masked", v)
 	}
 	if v := got.Settings["chat_template"]; !strings.HasPrefix(v, "sha256:") || !strings.HasSuffix(v, "(5000 bytes)") {
 		t.Errorf("a long value is kept as %q, want its hash and length", v)
@@ -224,6 +227,7 @@ func TestParseLabels(t *testing.T) {
 func TestSensitive(t *testing.T) {
 	for name, want := range map[string]bool{
 		"api_key": true, "admin_api_key": true, "ssl_keyfile_password": true, "hf_token": true, "token": true, "x.client_secret": true,
+		"credentials.value": true, "auth.header.value": true, "hf.token.path": true,
 		"max_total_tokens": false, "kv_cache_dtype": false, "tokenizer_path": false, "max_prefill_tokens": false, "block_size": false,
 	} {
 		if got := sensitive(name); got != want {

@@ -92,3 +92,16 @@ scenario "stop-repeat-without-baseline" {
     ttft_p50 = "10%"
   }
 }
+
+scenario "stop-agreement-only" {
+  targets    = { baseline = target.old, candidate = target.new }
+  dataset    = dataset.d
+  requests   = 10
+  stop_early = true # ERROR: Invalid stop_early
+  open_loop {
+    rate = 1
+  }
+  regression {
+    prefix_agreement = "20%"
+  }
+}

@@ -57,3 +57,18 @@ scenario "budget_repeat" {
     ttft_p50 = "10%"
   }
 }
+
+scenario "budget_wall_gpus" {
+  targets    = { baseline = target.budget_old, candidate = target.budget_new }
+  dataset    = dataset.budget_d
+  requests   = 400
+  budget     = "10m"
+  gpus       = 2
+  stop_early = true
+  open_loop {
+    rate = 20
+  }
+  regression {
+    ttft_p50 = "10%"
+  }
+}
