@@ -52,6 +52,10 @@ type Request struct {
 	// trace). Each answer's length is held against it
 	// (metrics.output_length_ratio).
 	ReferenceLen int `json:"reference_len,omitempty"`
+	// Tools, when set (a JSONL entry's "tools" and "tool_choice"), are
+	// offered with the request (and every turn of its session) to an API
+	// that takes tools.
+	Tools *Tools `json:"tools,omitempty"`
 	// Turns, when set (multi_turn sources), makes the request a session:
 	// its turns are sent one after another, each with the history so far.
 	// Prompt, Messages, PromptLen and OutputLen are then the first turn's.

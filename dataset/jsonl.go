@@ -63,6 +63,7 @@ type jsonlEntry struct {
 	messages  []Message
 	outputLen int
 	expected  *Expected
+	tools     *Tools
 }
 
 func loadJSONL(cfg JSONL, tok tokenizer.Tokenizer) ([]Request, Stats, error) {
@@ -128,11 +129,13 @@ func readJSONL(cfg JSONL, r io.Reader, tok tokenizer.Tokenizer) ([]Request, Stat
 			if len(turns) == 0 {
 				return nil, stats, lineError(cfg.Path, e.line, "\"messages\" has no user message: a session needs one to send")
 			}
-			reqs = append(reqs, sessionRequest(e.line-1, turns))
+			sr := sessionRequest(e.line-1, turns)
+			sr.Tools = e.tools
+			reqs = append(reqs, sr)
 			stats.Examined++
 			continue
 		}
-		req := Request{Index: e.line - 1, Prompt: e.prompt, Messages: e.messages, OutputLen: e.outputLen, Expected: e.expected}
+		req := Request{Index: e.line - 1, Prompt: e.prompt, Messages: e.messages, OutputLen: e.outputLen, Expected: e.expected, Tools: e.tools}
 		ids, err := encode(tok, e.prompt, true)
 		if err != nil {
 			return nil, stats, err
@@ -202,6 +205,11 @@ func parseJSONLine(cfg JSONL, text []byte, line int) (jsonlEntry, error) {
 		}
 		e.expected = exp
 	}
+	tools, err := parseTools(field(obj, "tools"), field(obj, "tool_choice"))
+	if err != nil {
+		return e, lineError(cfg.Path, line, "%s", err)
+	}
+	e.tools = tools
 	if cfg.OutputLenField != "" {
 		if o := field(obj, cfg.OutputLenField); o.Exists() {
 			if o.Type != gjson.Number || o.Num != math.Trunc(o.Num) || o.Num < 1 || o.Num > math.MaxInt32 {

@@ -26,7 +26,10 @@ type chunk struct {
 	expected  *dataset.Expected
 	output    bool   // it carries generated output (a token), reasoning or answer
 	reasoning bool   // the output is (or holds) reasoning
-	answer    bool   // the output is (or holds) answer: text, content, tool calls
+	answer    bool   // the output is (or holds) answer text
+	toolCall  bool   // the output is (or holds) a tool call's name or arguments
+	// tools are the event's tool-call fragments (toolCall), in order.
+	tools []toolDelta
 	text      []byte // the generated text, appended when asked for
 	textBytes int    // the generated text's length, always counted
 	// hash is the FNV-1a of every string generated so far in the stream,
@@ -69,7 +72,7 @@ type choiceReader func(c *chunk, choice gjson.Result, keepText bool)
 // ({"error": ...} or vLLM's {"object": "error", ...}) and choices, an
 // array whose elements go to choice.
 func parseOpenAI(data []byte, c *chunk, keepText bool, choice choiceReader) error {
-	*c = chunk{text: c.text[:0], hash: c.hash}
+	*c = chunk{text: c.text[:0], hash: c.hash, tools: c.tools[:0]}
 	if string(bytes.TrimSpace(data)) == openaiwire.Done {
 		c.done = true
 		return nil

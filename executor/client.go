@@ -551,6 +551,7 @@ func (c *client) read(ctx context.Context, sr *sseReader, tr *timedReader, t0 ti
 		completion int
 		text       []byte
 		out        outputFacts
+		tools      toolCalls
 		ph         streamPhases
 		modelSeen  bool
 	)
@@ -612,6 +613,7 @@ func (c *client) read(ctx context.Context, sr *sseReader, tr *timedReader, t0 ti
 			res.OutputBytes += ch.textBytes
 			out.event(ch)
 			text = append(text, ch.text...)
+			tools.add(ch.tools)
 			ph.add(res, ch, at, t0)
 			if n := maxOutputEvents(res.MaxTokens); n > 0 && res.OutputEvents > n {
 				// A server that ignores max_tokens and streams on would
@@ -665,6 +667,7 @@ func (c *client) read(ctx context.Context, sr *sseReader, tr *timedReader, t0 ti
 	if res.OutputEvents > 0 {
 		res.OutputHash = ch.hash
 		out.note(res)
+		tools.note(res)
 	}
 	if c.keepText || res.ID < c.keepOutputs {
 		res.GeneratedText = string(text)
@@ -696,7 +699,7 @@ func (c *client) read(ctx context.Context, sr *sseReader, tr *timedReader, t0 ti
 	return done
 }
 
-// streamPhases follows a stream's reasoning and answer phases.
+// streamPhases follows a stream's reasoning, answer and tool-call phases.
 type streamPhases struct {
 	lastReasoning, lastAnswer time.Time
 }
@@ -712,6 +715,12 @@ func (p *streamPhases) add(res *metrics.Request, ch *chunk, at, t0 time.Time) {
 		}
 		res.ReasoningEvents++
 		p.lastReasoning = at
+	}
+	if ch.toolCall {
+		if res.ToolCallEvents == 0 {
+			res.TTFTToolCall = at.Sub(t0)
+		}
+		res.ToolCallEvents++
 	}
 	if ch.answer {
 		if res.AnswerEvents == 0 {

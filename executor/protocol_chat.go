@@ -29,11 +29,18 @@ func (chat) Body(t Target, r dataset.Request) map[string]any {
 	b["messages"] = msgs
 	b["max_tokens"] = r.OutputLen
 	b["max_completion_tokens"] = r.OutputLen
+	if r.Tools != nil {
+		b["tools"] = r.Tools.Defs
+		if len(r.Tools.Choice) > 0 {
+			b["tool_choice"] = r.Tools.Choice
+		}
+	}
 	return b
 }
 
 // Parse reads a chat.completion.chunk: output is a non-empty
-// delta.content or delta.tool_calls (the answer), or
+// delta.content (the answer), delta.tool_calls (tool calls: a function's
+// name and fragments of its arguments, by index), or
 // delta.reasoning_content or delta.reasoning (reasoning, as vLLM's
 // reasoning parsers and other servers stream it); a chunk that only names
 // the role carries none.
@@ -53,12 +60,7 @@ func chatChoice(c *chunk, choice gjson.Result, keepText bool) {
 				case "reasoning_content", "reasoning":
 					c.reasoningContent(v, keepText)
 				case "tool_calls":
-					if v.IsArray() {
-						v.ForEach(func(_, _ gjson.Result) bool {
-							c.output, c.answer = true, true
-							return false
-						})
-					}
+					c.toolCallDeltas(v, keepText)
 				}
 				return true
 			})

@@ -175,7 +175,6 @@ func TestProtocolParse(t *testing.T) {
 			{in: `{"choices":[{"delta":{"reasoning_content":""}}]}`},
 			{in: `{"choices":[],"usage":{"prompt_tokens":1,"completion_tokens":9,"completion_tokens_details":{"reasoning_tokens":7}}}`,
 				want: chunk{hasUsage: true, promptTokens: 1, completionTokens: 9, reasoningTokens: 7}},
-			{in: `{"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{"}}]}}]}`, want: chunk{output: true, answer: true}},
 			{in: `{"choices":[{"delta":{"tool_calls":[]}}]}`},
 			{in: `{"choices":[{"delta":{"content":"."},"finish_reason":"length"}]}`, want: chunk{output: true, answer: true, text: []byte("."), finish: "length"}},
 			{in: `{"choices":[{"delta":{}}]}`},

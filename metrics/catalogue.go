@@ -225,6 +225,9 @@ var Catalogue = []Metric{
 	{Name: "ttft_reasoning", Kind: Distribution, Unit: "ms", Better: LowerIsBetter, Title: "TTFT (reasoning)", Console: 10, Label: "TTFT (reasoning)", Reasoning: true,
 		Description: "Time to the first reasoning token (chat delta.reasoning_content or delta.reasoning, Responses reasoning events), for requests that streamed reasoning.",
 		dist:        func(s *Summary) *Latency { return &s.TTFTReasoning }},
+	{Name: "ttft_tool_call", Kind: Distribution, Unit: "ms", Better: LowerIsBetter, Title: "TTFT (tool call)",
+		Description: "Time to the first tool-call token: from the request being sent to the first event carrying a tool call (chat delta.tool_calls), for requests that answered with one. An agent waits this long before it can run its tool.",
+		dist:        func(s *Summary) *Latency { return &s.TTFTToolCall }},
 	{Name: "itl_answer", Kind: Distribution, Unit: "ms", Better: LowerIsBetter, Title: "ITL (answer)", Console: 13, Label: "ITL (answer)", Reasoning: true,
 		Description: "Gaps between consecutive answer events (every gap of a request without reasoning; the gap from the last reasoning token to the first answer token is in neither phase).",
 		dist:        func(s *Summary) *Latency { return &s.ITLAnswer }},
@@ -292,6 +295,17 @@ var Catalogue = []Metric{
 	{Name: "truncated", Kind: Scalar, Unit: "requests", Better: LowerIsBetter, Title: "truncated requests",
 		Description: "Completed requests stopped by max_tokens while ignore_eos was off: their output was incomplete.",
 		scalar:      func(s *Summary) float64 { return float64(s.Truncated) }},
+	{Name: "tool_calls", Kind: Scalar, Unit: "calls", Better: Neither, Title: "tool calls",
+		Description: "Tool calls the completed requests' answers streamed (chat delta.tool_calls, counted by index), whether or not the request offered tools (a dataset entry's tools).",
+		scalar:      func(s *Summary) float64 { return float64(s.ToolCalls) }},
+	{Name: "tool_call_rate", Kind: Scalar, Unit: "fraction", Better: Neither, Title: "answers with tool calls",
+		Description: "Completed requests whose answer held at least one tool call, over completed requests; null when none completed. How often the model chose a tool: a change against a baseline is a change in the agent's path, not in speed.",
+		scalar: func(s *Summary) float64 {
+			if s.Completed == 0 {
+				return math.NaN()
+			}
+			return float64(s.ToolCallRequests) / float64(s.Completed)
+		}},
 	{Name: "short_outputs", Kind: Scalar, Unit: "requests", Better: LowerIsBetter, Title: "short outputs",
 		Description: "Completed requests that asked to ignore EOS yet got fewer tokens than max_tokens (by the server's usage count) with finish_reason stop or length: suspicious, not failed.",
 		scalar:      func(s *Summary) float64 { return float64(s.ShortOutputs) }},
@@ -470,7 +484,7 @@ var Catalogue = []Metric{
 		Description: "Completed requests by the finish_reason the server gave: stop (an end of sequence or a stop string), length (max_tokens reached), other (anything else, or none). A share is an expression: metrics.finish.length / metrics.completed.",
 		keys:        FinishKeys, count: func(s *Summary, k string) int { return s.Finish[k] }},
 	{Name: "output_defects", Kind: Counts, Unit: "requests", Better: LowerIsBetter, Title: "output defects",
-		Description: "Completed requests whose answer, as it streamed, was blank (white space only), degenerate (16 or more output events of at most 4 distinct strings: a loop) or bad_text (invalid UTF-8 or a replacement character: byte fragments). Fast answers that say nothing: metrics.output_defects.degenerate == 0.",
+		Description: "Completed requests whose answer, as it streamed, was blank (white space only), degenerate (16 or more output events of at most 4 distinct strings: a loop), bad_text (invalid UTF-8 or a replacement character: byte fragments) or bad_tool_call (a streamed tool call without a function name, or whose arguments are not a JSON object). Fast answers that say nothing: metrics.output_defects.degenerate == 0.",
 		keys:        DefectKeys, count: func(s *Summary, k string) int { return s.OutputDefects[k] }},
 }
 
@@ -485,12 +499,12 @@ func kindList() string {
 }
 
 // DefectKeys are the output_defects metric's keys.
-var DefectKeys = []string{"blank", "degenerate", "bad_text"}
+var DefectKeys = []string{"blank", "degenerate", "bad_text", "bad_tool_call"}
 
 // defects are the output defect keys of a request.
 func defects(r *Request) []string {
 	var d []string
-	for i, on := range []bool{r.Blank, r.Degenerate, r.BadText} {
+	for i, on := range []bool{r.Blank, r.Degenerate, r.BadText, r.BadToolCall} {
 		if on {
 			d = append(d, DefectKeys[i])
 		}

@@ -89,6 +89,8 @@ func merge(parts []*Summary) (*Summary, error) {
 		s.AbandonedTokens += p.AbandonedTokens
 		s.Truncated += p.Truncated
 		s.ShortOutputs += p.ShortOutputs
+		s.ToolCalls += p.ToolCalls
+		s.ToolCallRequests += p.ToolCallRequests
 		s.TotalInputTokens += p.TotalInputTokens
 		s.ServerInputTokens += p.ServerInputTokens
 		s.TotalOutputTokens += p.TotalOutputTokens

@@ -55,6 +55,8 @@ type Recorder struct {
 	ttftFromIntended, e2elFromIntended *dist
 	userTPS                            *dist
 	ttftAnswer, ttftReasoning          *dist
+	ttftToolCall                       *dist
+	toolCalls, toolCallRequests        int
 	itlAnswer, itlReasoning            *dist
 	reasoningTokens                    *dist
 	ttftFirstTurn, ttftLastTurn        *dist
@@ -95,6 +97,7 @@ func NewRecorder(opts Options) *Recorder {
 		userTPS:          newDist(),
 		ttftAnswer:       newDist(),
 		ttftReasoning:    newDist(),
+		ttftToolCall:     newDist(),
 		itlAnswer:        newDist(),
 		itlReasoning:     newDist(),
 		reasoningTokens:  newDist(),
@@ -170,6 +173,10 @@ func (r *Recorder) Add(req *Request) {
 	}
 	r.completed++
 	r.finish[FinishKey(req.FinishReason)]++
+	if req.ToolCalls > 0 {
+		r.toolCalls += req.ToolCalls
+		r.toolCallRequests++
+	}
 	if ds := defects(req); len(ds) > 0 {
 		r.defective++
 		for _, d := range ds {
@@ -294,6 +301,9 @@ func (r *Recorder) addFirstTokens(req *Request) {
 	r.ttftFromIntended.add(int64(req.Sent - req.Intended + req.TTFT))
 	if req.AnswerEvents > 0 {
 		r.ttftAnswer.add(int64(req.TTFTAnswer))
+	}
+	if req.ToolCallEvents > 0 {
+		r.ttftToolCall.add(int64(req.TTFTToolCall))
 	}
 	if req.ReasoningEvents > 0 {
 		r.ttftReasoning.add(int64(req.TTFTReasoning))
@@ -429,6 +439,8 @@ func (r *Recorder) SummaryOver(duration time.Duration) *Summary {
 		Errors:             map[ErrorKind]int{},
 		Truncated:          r.truncated,
 		ShortOutputs:       r.shortOutputs,
+		ToolCalls:          r.toolCalls,
+		ToolCallRequests:   r.toolCallRequests,
 		Duration:           duration.Seconds(),
 		Canceled:           r.canceled,
 		Abandoned:          r.abandoned,
@@ -462,6 +474,7 @@ func (r *Recorder) SummaryOver(duration time.Duration) *Summary {
 		UserTPS:          r.userTPS.latency(),
 		TTFTAnswer:       r.ttftAnswer.latency(),
 		TTFTReasoning:    r.ttftReasoning.latency(),
+		TTFTToolCall:     r.ttftToolCall.latency(),
 		ITLAnswer:        r.itlAnswer.latency(),
 		ITLReasoning:     r.itlReasoning.latency(),
 		ReasoningTokens:  r.reasoningTokens.latency(),

@@ -124,6 +124,16 @@ type Request struct {
 	ReasoningTokens int             `json:"reasoning_tokens,omitempty"`
 	ITLReasoning    []time.Duration `json:"itl_reasoning,omitempty"`
 	ITLAnswer       []time.Duration `json:"itl_answer,omitempty"`
+	// Tool calls the answer streamed (chat delta.tool_calls): TTFTToolCall
+	// runs from t0 to the first event carrying one (0 when none did),
+	// ToolCallEvents counts those events (a phase apart from the answer's
+	// text), ToolCalls the calls (by their index), and BadToolCall is set
+	// when a call had no function name or arguments that are not a JSON
+	// object (an output defect).
+	TTFTToolCall   time.Duration `json:"ttft_tool_call,omitempty"`
+	ToolCallEvents int           `json:"tool_call_events,omitempty"`
+	ToolCalls      int           `json:"tool_calls,omitempty"`
+	BadToolCall    bool          `json:"bad_tool_call,omitempty"`
 
 	// Abandoned is set on a request the client closed part-way on purpose
 	// (Error is then ErrAbandoned): its token fields hold what it received

@@ -104,8 +104,12 @@ type Summary struct {
 	Truncated       int `json:"truncated"`
 	// ShortOutputs counts completed requests flagged ShortOutput (ignore_eos
 	// set, fewer tokens than max_tokens): suspicious, not failures.
-	ShortOutputs int     `json:"short_outputs"`
-	Duration     float64 `json:"duration"` // seconds, first dispatch to last completion
+	ShortOutputs int `json:"short_outputs"`
+	// ToolCalls counts the tool calls the completed requests' answers
+	// streamed, ToolCallRequests the completed requests with any.
+	ToolCalls        int     `json:"tool_calls,omitempty"`
+	ToolCallRequests int     `json:"tool_call_requests,omitempty"`
+	Duration         float64 `json:"duration"` // seconds, first dispatch to last completion
 
 	// TotalInputTokens sums the dataset's prompt counts of completed
 	// requests, as vLLM's benchmark does; ServerInputTokens sums the
@@ -229,6 +233,9 @@ type Summary struct {
 	ITLAnswer       Latency `json:"itl_answer"`
 	ITLReasoning    Latency `json:"itl_reasoning"`
 	ReasoningTokens Latency `json:"reasoning_tokens"`
+	// TTFTToolCall is the first tool-call token of the requests that
+	// answered with a tool call (Request.TTFTToolCall).
+	TTFTToolCall Latency `json:"ttft_tool_call"`
 
 	// Multi-turn sessions: TTFT of every session's first turn and of its
 	// last turn (the dataset's last, with the longest history), and the

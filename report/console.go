@@ -206,6 +206,7 @@ func writeExtras(p *printer, r *results.Result, s *metrics.Summary) {
 	}
 	writeStreamNotes(p, s)
 	writeOutputNotes(p, s)
+	writeToolCalls(p, s)
 	writeOutputLength(p, s)
 	writeAgreement(p, s)
 	writeExpected(p, s)
@@ -436,9 +437,26 @@ func writeOutputNotes(p *printer, s *metrics.Summary) {
 		}
 	}
 	if len(parts) > 0 {
-		p.printf("Outputs: %s of %d completed answers (blank: white space only; degenerate: a few strings repeated; bad text: invalid UTF-8 or replacement characters). Fast is not right: metrics.output_defects.<kind> gates them.\n",
+		p.printf("Outputs: %s of %d completed answers (blank: white space only; degenerate: a few strings repeated; bad text: invalid UTF-8 or replacement characters; bad tool call: no function name, or arguments that are not a JSON object). Fast is not right: metrics.output_defects.<kind> gates them.\n",
 			strings.Join(parts, ", "), s.Completed)
 	}
+}
+
+// writeToolCalls says how often the answers called a tool, and how long
+// an agent waited for the call.
+func writeToolCalls(p *printer, s *metrics.Summary) {
+	if s.ToolCalls == 0 {
+		return
+	}
+	line := fmt.Sprintf("Tool calls: %s in %d of %d completed answers (tool_call_rate %.1f%%)",
+		count(s.ToolCalls, "call", "calls"), s.ToolCallRequests, s.Completed, 100*float64(s.ToolCallRequests)/float64(max(s.Completed, 1)))
+	if l := s.TTFTToolCall; l.Count > 0 {
+		line += fmt.Sprintf("; first tool-call token P50 %s, P99 %s", metrics.Format("ttft_tool_call", "p50", l.P50), metrics.Format("ttft_tool_call", "p99", l.P99))
+	}
+	if n := s.OutputDefects["bad_tool_call"]; n > 0 {
+		line += fmt.Sprintf("; %d malformed (metrics.output_defects.bad_tool_call)", n)
+	}
+	p.printf("%s.\n", line)
 }
 
 // writeOutputLength holds the answers' length against the dataset's

@@ -48,6 +48,12 @@ type RequestLine struct {
 	ReasoningEvents int      `json:"reasoning_events,omitempty"`
 	AnswerEvents    int      `json:"answer_events,omitempty"`
 	ReasoningTokens int      `json:"reasoning_tokens,omitempty"`
+	// Tool calls the answer streamed: the first tool-call token, the
+	// events and calls, and whether one was malformed.
+	TTFTToolCallMs *float64 `json:"ttft_tool_call_ms,omitempty"`
+	ToolCallEvents int      `json:"tool_call_events,omitempty"`
+	ToolCalls      int      `json:"tool_calls,omitempty"`
+	BadToolCall    bool     `json:"bad_tool_call,omitempty"`
 	// Abandoned is a request the client closed part-way (error
 	// "abandoned"): ttft_ms is set when it had a first token, e2el_ms is
 	// not, and its token fields hold what it received.
@@ -176,6 +182,10 @@ func NewRequestLine(r *metrics.Request, zero time.Time, stages bool) RequestLine
 			v := ms(r.TTFTAnswer)
 			l.TTFTAnswerMs = &v
 		}
+		if r.ToolCallEvents > 0 {
+			v := ms(r.TTFTToolCall)
+			l.TTFTToolCallMs = &v
+		}
 	}
 	msp := func(d time.Duration) *float64 { v := ms(d); return &v }
 	l.ServedModel, l.Coalesced, l.OverMaxTokens = r.ServedModel, r.Coalesced(), r.OverMaxTokens()
@@ -184,6 +194,7 @@ func NewRequestLine(r *metrics.Request, zero time.Time, stages bool) RequestLine
 	l.OutputHash = hashString(r.OutputHash)
 	l.ExpectedPass, l.ReferenceLen = r.ExpectedPass, r.ReferenceLen
 	l.Blank, l.Degenerate, l.BadText = r.Blank, r.Degenerate, r.BadText
+	l.ToolCallEvents, l.ToolCalls, l.BadToolCall = r.ToolCallEvents, r.ToolCalls, r.BadToolCall
 	l.DraftTokens, l.AcceptedDraftTokens = r.DraftTokens, r.AcceptedDraftTokens
 	if r.CacheReported {
 		n := r.CachedTokens

@@ -116,7 +116,10 @@ func (c *call) appendChunk(buf []byte, from, n int, last bool) []byte {
 				buf = append(buf, ',')
 			}
 		}
-		if n > r {
+		switch {
+		case n > r && c.req.tool != "":
+			buf = c.appendToolCalls(buf, from+r-c.reasoning, n-r, last)
+		case n > r:
 			buf = append(buf, `"content":"`...)
 			for range n - r {
 				buf = append(buf, c.words.next()...)
@@ -137,7 +140,11 @@ func (c *call) appendChunk(buf []byte, from, n int, last bool) []byte {
 	}
 	if last {
 		buf = append(buf, '"')
-		buf = append(buf, c.q.reason...)
+		if c.chat && c.req.tool != "" {
+			buf = append(buf, openaiwire.FinishToolCalls...)
+		} else {
+			buf = append(buf, c.q.reason...)
+		}
 		buf = append(buf, '"')
 	} else {
 		buf = append(buf, "null"...)
@@ -235,6 +242,12 @@ func (c *call) respond() {
 		msg := map[string]any{"role": "assistant", "content": text}
 		if c.reasoning > 0 {
 			msg["reasoning_content"] = reasoning
+		}
+		if c.req.tool != "" {
+			msg["content"] = nil
+			msg["tool_calls"] = []any{map[string]any{"id": "call_" + c.id, "type": "function",
+				"function": map[string]any{"name": c.req.tool, "arguments": toolArguments(text)}}}
+			choice["finish_reason"] = openaiwire.FinishToolCalls
 		}
 		choice["message"] = msg
 	} else {

@@ -109,6 +109,12 @@ type Profile struct {
 	// answer. They count in the output (usage, max_tokens); without
 	// ignore_eos the natural answer length comes on top of them.
 	ReasoningTokens int `sim:"reasoning_tokens" help:"tokens of reasoning streamed before the answer, chat and Responses APIs (tokens)"`
+	// ToolCallShare is how often a chat answer calls a tool when the
+	// request offers tools and lets the model choose (tool_choice "auto"
+	// or unset), unless the last message is a tool's result (the model
+	// then answers it): a share of prompts, each prompt always deciding
+	// alike. tool_choice "required" or a named function always calls.
+	ToolCallShare float64 `sim:"tool_call_share" help:"share of chat answers that call an offered tool when the model may choose (0-1)"`
 	// LeakOnDisconnect is a fault of the engine: a sequence whose client
 	// disconnects is never released. It stays in the running batch for
 	// good, holding its place (max_num_seqs) and its KV cache, and
@@ -155,6 +161,7 @@ func a100Llama3() Profile {
 		TokensPerEvent:         1,
 		SpecAcceptance:         1,
 		StallDuration:          5 * time.Second,
+		ToolCallShare:          0.5,
 	}
 }
 
@@ -187,6 +194,7 @@ func tiny() Profile {
 		TokensPerEvent:         1,
 		SpecAcceptance:         1,
 		StallDuration:          200 * time.Millisecond,
+		ToolCallShare:          0.5,
 	}
 }
 
@@ -365,6 +373,9 @@ func (p *Profile) Validate() error {
 		if c.v <= 0 {
 			return fmt.Errorf("%s must be positive, got %d", c.key, c.v)
 		}
+	}
+	if p.ToolCallShare < 0 || p.ToolCallShare > 1 {
+		return fmt.Errorf("tool_call_share must be between 0 and 1, got %g", p.ToolCallShare)
 	}
 	if p.ReasoningTokens < 0 {
 		return fmt.Errorf("reasoning_tokens must not be negative, got %d", p.ReasoningTokens)

@@ -27,6 +27,9 @@ type apiRequest struct {
 	// CacheSalt keys the prefix cache, as vLLM's cache_salt does: prompts
 	// with different salts share no block.
 	CacheSalt string `json:"cache_salt"`
+	// Tools offered (chat) and the choice among them.
+	Tools      json.RawMessage `json:"tools"`
+	ToolChoice json.RawMessage `json:"tool_choice"`
 	// The Responses and embeddings APIs' fields.
 	Input           json.RawMessage `json:"input"`
 	MaxOutputTokens *int            `json:"max_output_tokens"`
@@ -35,6 +38,14 @@ type apiRequest struct {
 type chatMessage struct {
 	Role    string          `json:"role"`
 	Content json.RawMessage `json:"content"`
+	// ToolCalls are an assistant message's calls (their names and
+	// arguments count in the prompt).
+	ToolCalls []struct {
+		Function struct {
+			Name      string `json:"name"`
+			Arguments string `json:"arguments"`
+		} `json:"function"`
+	} `json:"tool_calls"`
 }
 
 // request is a validated completion request.
@@ -51,6 +62,9 @@ type request struct {
 	// seed): a hash of the prompt's tokens and the seed; 0 when the answer
 	// is sampled afresh.
 	answer uint64
+	// tool is the function the answer calls (chat with tools offered;
+	// tools.go), "" for a text answer.
+	tool string
 }
 
 // apiError is an error answered with an HTTP status and an OpenAI-style body.
@@ -112,6 +126,13 @@ func parseRequest(body []byte, kind api, p *Profile) (request, *apiError) {
 	r.stream = a.Stream
 	r.includeUsage = a.Stream && usage
 	r.ignoreEOS = a.IgnoreEOS
+	if _, chat := fe.(chatAPI); chat && len(a.Tools) > 0 {
+		tool, err := chooseTool(&a, ids, p)
+		if err != nil {
+			return request{}, err
+		}
+		r.tool = tool
+	}
 	return r, nil
 }
 
@@ -178,7 +199,11 @@ func chatIDs(msgs []chatMessage) ([]int, *apiError) {
 			return nil, badRequest("messages", "messages[%d].content: %v", i, err)
 		}
 		ids = append(ids, startHeaderID, wordID(m.Role), endHeaderID)
-		ids = append(append(ids, tokenIDs(text)...), eotID)
+		ids = append(ids, tokenIDs(text)...)
+		for _, tc := range m.ToolCalls {
+			ids = append(append(ids, tokenIDs(tc.Function.Name)...), tokenIDs(tc.Function.Arguments)...)
+		}
+		ids = append(ids, eotID)
 	}
 	return ids, nil
 }

@@ -42,6 +42,8 @@ const IncompleteMaxTokens = "max_output_tokens"
 const (
 	FinishStop   = "stop"   // the model ended the output (EOS or a stop string)
 	FinishLength = "length" // the output reached max_tokens
+	// FinishToolCalls: the chat answer ended with a call to a tool.
+	FinishToolCalls = "tool_calls"
 )
 
 // Done is the data of the event that ends a stream: "data: [DONE]".
