@@ -24,12 +24,12 @@ type chunk struct {
 	// read (which takes it before the first event's parse resets the
 	// chunk): its text is kept to be judged.
 	expected  *dataset.Expected
-	output    bool   // it carries generated output (a token), reasoning or answer
-	reasoning bool   // the output is (or holds) reasoning
-	answer    bool   // the output is (or holds) answer text
-	toolCall  bool   // the output is (or holds) a tool call's name or arguments
+	output    bool // it carries generated output (a token), reasoning or answer
+	reasoning bool // the output is (or holds) reasoning
+	answer    bool // the output is (or holds) answer text
+	toolCall  bool // the output is (or holds) a tool call's name or arguments
 	// tools are the event's tool-call fragments (toolCall), in order.
-	tools []toolDelta
+	tools     []toolDelta
 	text      []byte // the generated text, appended when asked for
 	textBytes int    // the generated text's length, always counted
 	// hash is the FNV-1a of every string generated so far in the stream,
