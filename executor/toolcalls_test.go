@@ -164,11 +164,13 @@ func FuzzToolCallDeltas(f *testing.F) {
 // has arguments that never close is a completed request with an output
 // defect, its call counted and timed apart from the text.
 func TestToolCallsOverTheWire(t *testing.T) {
-	var body map[string]json.RawMessage
+	bodies := make(chan map[string]json.RawMessage, 1)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body map[string]json.RawMessage
 		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
 			t.Error(err)
 		}
+		bodies <- body
 		w.Header().Set("Content-Type", "text/event-stream")
 		for _, ev := range []string{
 			`{"choices":[{"delta":{"content":"Checking."}}]}`,
@@ -183,6 +185,7 @@ func TestToolCallsOverTheWire(t *testing.T) {
 	defer srv.Close()
 	tools := &dataset.Tools{Defs: json.RawMessage(`[{"type":"function","function":{"name":"search"}}]`), Names: []string{"search"}, Choice: json.RawMessage(`"required"`)}
 	res := sendOne(t, Target{BaseURL: srv.URL, API: APIChat}, dataset.Request{Prompt: "trains", OutputLen: 8, Tools: tools}, nil)
+	body := <-bodies
 	if string(body["tools"]) != string(tools.Defs) || string(body["tool_choice"]) != `"required"` {
 		t.Errorf("sent tools %s, tool_choice %s", body["tools"], body["tool_choice"])
 	}
