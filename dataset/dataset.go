@@ -15,7 +15,30 @@ import (
 type Message struct {
 	Role    string `json:"role"`
 	Content string `json:"content"`
+	// ToolCalls are an assistant message's tool calls, and ToolCallID
+	// the call a tool message (Role "tool") answers, in OpenAI's chat
+	// format.
+	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string     `json:"tool_call_id,omitempty"`
 }
+
+// ToolCall is one call of an assistant message, as OpenAI's chat API
+// writes it.
+type ToolCall struct {
+	ID       string       `json:"id"`
+	Type     string       `json:"type"`
+	Function FunctionCall `json:"function"`
+}
+
+// FunctionCall names the function a call runs and its arguments (a JSON
+// object, as text).
+type FunctionCall struct {
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// RoleTool is the role of a message carrying a tool's result.
+const RoleTool = "tool"
 
 // Request is one sampled prompt, ready to be sent.
 type Request struct {

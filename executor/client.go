@@ -672,6 +672,9 @@ func (c *client) read(ctx context.Context, sr *sseReader, tr *timedReader, t0 ti
 	if c.keepText || res.ID < c.keepOutputs {
 		res.GeneratedText = string(text)
 	}
+	if c.keepText && res.ToolCalls > 0 {
+		res.Calls = tools.all()
+	}
 	switch {
 	case usage:
 		res.OutputTokens, res.OutputTokensSource = completion, metrics.SourceUsage

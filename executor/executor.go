@@ -190,6 +190,11 @@ type Sessions struct {
 	// The think time between a turn's end and the next turn is uniform in
 	// [ThinkMin, ThinkMax] (fixed when equal).
 	ThinkMin, ThinkMax time.Duration
+	// MaxToolRounds: with generated history, an answer that called tools
+	// is followed, at once, by a request carrying each call's result (a
+	// tool message of ToolResultTokens synthetic words), up to this many
+	// times a turn, before the session's next user turn (0: never).
+	MaxToolRounds, ToolResultTokens int
 }
 
 // Plan is everything Run needs.

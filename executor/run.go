@@ -229,7 +229,8 @@ func (r *run) send(ctx context.Context, res *metrics.Request, p *prepared) (out 
 	stop()
 	r.inflight.Add(-1)
 	res.End = time.Since(r.start)
-	out = turnOutcome{sent: true, kind: res.Error, text: res.GeneratedText, end: res.End, prompt: res.PromptTokens, output: res.OutputTokens}
+	out = turnOutcome{sent: true, kind: res.Error, text: res.GeneratedText, calls: res.Calls, end: res.End, prompt: res.PromptTokens, output: res.OutputTokens}
+	res.Calls = nil // the session has them; the record need not
 	r.results <- result{req: res, end: res.End}
 	return out
 }

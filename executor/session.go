@@ -3,6 +3,7 @@ package executor
 import (
 	"context"
 	rand2 "math/rand/v2"
+	"strings"
 	"time"
 
 	"github.com/llmload/llmload/dataset"
@@ -14,7 +15,9 @@ type turnOutcome struct {
 	sent bool
 	kind metrics.ErrorKind // ErrNone when it succeeded
 	text string            // the generated text (kept for sessions)
-	end  time.Duration     // when it ended, from the run's start
+	// calls are the tool calls the answer made (kept for sessions).
+	calls []metrics.ToolCall
+	end   time.Duration // when it ended, from the run's start
 	// prompt and output are its token counts (the server's usage, else
 	// the dataset's and the client's).
 	prompt, output int
@@ -104,7 +107,7 @@ func (r *run) session(ctx context.Context, first *metrics.Request, i int, turns 
 				return kind
 			}
 			preps, err := prepare(r.p.Target, []dataset.Request{{
-				Index: req.Index, Messages: msgs, PromptLen: turn.PromptLen, OutputLen: turn.OutputLen, ReferenceLen: turn.ReferenceLen,
+				Index: req.Index, Messages: msgs, PromptLen: turn.PromptLen, OutputLen: turn.OutputLen, ReferenceLen: turn.ReferenceLen, Tools: req.Tools,
 			}})
 			if err != nil {
 				return kind // the first turn's body was built from the same target
@@ -133,6 +136,71 @@ func (r *run) session(ctx context.Context, first *metrics.Request, i int, turns 
 		}
 		prevEnd, prev = out.end, out
 		history = append(msgs, dataset.Message{Role: dataset.RoleAssistant, Content: reply})
+		// Tool round trips: the answer called tools, so their results go
+		// back, at once, before the next user turn.
+		for round := 1; s.History != HistoryRecorded && len(out.calls) > 0 && round <= s.MaxToolRounds; round++ {
+			history = withToolResults(history, out.calls, s.ToolResultTokens, rng)
+			now := time.Since(r.start)
+			if ctx.Err() != nil || (end > 0 && now >= end) {
+				return kind
+			}
+			select {
+			case <-stop:
+				return kind
+			default:
+			}
+			preps, err := prepare(r.p.Target, []dataset.Request{{
+				Index: req.Index, Messages: history, Tools: req.Tools, OutputLen: turn.OutputLen,
+				// The prompt's tokens are the server's to count (usage):
+				// about the last request's prompt and answer and the results.
+				PromptLen: out.prompt + out.output + len(out.calls)*s.ToolResultTokens,
+			}})
+			if err != nil {
+				return kind
+			}
+			p := &preps[0]
+			p.prefix = sessionPrefix(prev, true)
+			res = r.newResult(now, now)
+			if r.p.Closed != nil {
+				res.Stage = stageAt(r.p.Closed.Stages, now)
+			}
+			res.Session, res.Turn, res.ToolRound = id, j+1, round
+			r.sent.Add(1)
+			r.wg.Add(1)
+			out = r.send(ctx, res, p)
+			kind = out.kind
+			if !out.sent || kind != metrics.ErrNone {
+				return kind
+			}
+			prevEnd, prev = out.end, out
+			history = append(history, dataset.Message{Role: dataset.RoleAssistant, Content: out.text})
+		}
 	}
 	return kind
 }
+
+// withToolResults gives the last assistant message of history the calls
+// it made and appends a tool message with each call's result: n words of
+// synthetic text (a tool's output the server must read).
+func withToolResults(history []dataset.Message, calls []metrics.ToolCall, n int, rng *rand2.Rand) []dataset.Message {
+	last := &history[len(history)-1]
+	last.ToolCalls = make([]dataset.ToolCall, len(calls))
+	for i, c := range calls {
+		last.ToolCalls[i] = dataset.ToolCall{ID: c.ID, Type: "function", Function: dataset.FunctionCall{Name: c.Name, Arguments: c.Arguments}}
+		if strings.TrimSpace(c.Arguments) == "" {
+			last.ToolCalls[i].Function.Arguments = "{}"
+		}
+	}
+	for _, c := range calls {
+		words := make([]string, n)
+		for k := range words {
+			words[k] = toolWords[rng.IntN(len(toolWords))]
+		}
+		history = append(history, dataset.Message{Role: dataset.RoleTool, ToolCallID: c.ID, Content: strings.Join(words, " ")})
+	}
+	return history
+}
+
+// toolWords make the synthetic tool results: common words, so that any
+// tokenizer counts about one token each.
+var toolWords = strings.Fields("the result is a list of items with names values dates and notes for each row in the table found by the query")

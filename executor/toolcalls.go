@@ -85,12 +85,6 @@ func (c *chunk) toolText(s string) {
 	}
 }
 
-// ToolCall is one tool call an answer made, whole: its id, function name
-// and arguments (JSON text).
-type ToolCall struct {
-	ID, Name, Arguments string
-}
-
 // toolCalls gathers a stream's tool calls from their fragments.
 type toolCalls struct {
 	calls []toolCallState
@@ -100,7 +94,7 @@ type toolCalls struct {
 
 type toolCallState struct {
 	index int
-	ToolCall
+	metrics.ToolCall
 	args []byte
 }
 
@@ -148,8 +142,8 @@ func (t *toolCalls) note(res *metrics.Request) {
 }
 
 // all returns the calls, whole, in the order they began.
-func (t *toolCalls) all() []ToolCall {
-	out := make([]ToolCall, len(t.calls))
+func (t *toolCalls) all() []metrics.ToolCall {
+	out := make([]metrics.ToolCall, len(t.calls))
 	for i := range t.calls {
 		out[i] = t.calls[i].ToolCall
 		out[i].Arguments = string(t.calls[i].args)
@@ -159,7 +153,7 @@ func (t *toolCalls) all() []ToolCall {
 
 // validToolCall: a call names its function, and its arguments are a JSON
 // object (none at all, for a function without parameters, too).
-func validToolCall(c ToolCall) bool {
+func validToolCall(c metrics.ToolCall) bool {
 	if strings.TrimSpace(c.Name) == "" {
 		return false
 	}

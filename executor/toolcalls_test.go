@@ -32,29 +32,29 @@ func TestToolCallStream(t *testing.T) {
 	for _, tt := range []struct {
 		name   string
 		events []string
-		want   []ToolCall
+		want   []metrics.ToolCall
 		bad    bool
 		// text: events carrying answer text; calls: events carrying a
 		// tool call.
 		text, calls int
 	}{
-		{"two calls interleaved", weather, []ToolCall{{ID: "call_1", Name: "get_weather", Arguments: `{"city": "Paris"}`}, {ID: "call_2", Name: "get_time", Arguments: "{}"}}, false, 0, 5},
+		{"two calls interleaved", weather, []metrics.ToolCall{{ID: "call_1", Name: "get_weather", Arguments: `{"city": "Paris"}`}, {ID: "call_2", Name: "get_time", Arguments: "{}"}}, false, 0, 5},
 		{"text then a call", []string{
 			`{"choices":[{"delta":{"content":"Let me look."}}]}`,
 			`{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"c","function":{"name":"search","arguments":"{\"q\":\"x\"}"}}]}}]}`,
-		}, []ToolCall{{ID: "c", Name: "search", Arguments: `{"q":"x"}`}}, false, 1, 1},
+		}, []metrics.ToolCall{{ID: "c", Name: "search", Arguments: `{"q":"x"}`}}, false, 1, 1},
 		{"arguments cut off", []string{
 			`{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"c","function":{"name":"search","arguments":"{\"q\": \"x"}}]}}]}`,
-		}, []ToolCall{{ID: "c", Name: "search", Arguments: `{"q": "x`}}, true, 0, 1},
+		}, []metrics.ToolCall{{ID: "c", Name: "search", Arguments: `{"q": "x`}}, true, 0, 1},
 		{"arguments not an object", []string{
 			`{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"c","function":{"name":"search","arguments":"[1, 2]"}}]}}]}`,
-		}, []ToolCall{{ID: "c", Name: "search", Arguments: `[1, 2]`}}, true, 0, 1},
+		}, []metrics.ToolCall{{ID: "c", Name: "search", Arguments: `[1, 2]`}}, true, 0, 1},
 		{"no name", []string{
 			`{"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{}"}}]}}]}`,
-		}, []ToolCall{{Arguments: `{}`}}, true, 0, 1},
+		}, []metrics.ToolCall{{Arguments: `{}`}}, true, 0, 1},
 		{"no arguments", []string{
 			`{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"c","function":{"name":"now"}}]}}]}`,
-		}, []ToolCall{{ID: "c", Name: "now"}}, false, 0, 1},
+		}, []metrics.ToolCall{{ID: "c", Name: "now"}}, false, 0, 1},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var (

@@ -306,6 +306,9 @@ var Catalogue = []Metric{
 			}
 			return float64(s.ToolCallRequests) / float64(s.Completed)
 		}},
+	{Name: "tool_rounds", Kind: Scalar, Unit: "requests", Better: Neither, Title: "tool round trips",
+		Description: "Completed requests of multi-turn sessions that sent tool results back after an answer that called tools (max_tool_rounds): an agent's round trips, each one more prefill of a growing history.",
+		scalar:      func(s *Summary) float64 { return float64(s.ToolRounds) }},
 	{Name: "short_outputs", Kind: Scalar, Unit: "requests", Better: LowerIsBetter, Title: "short outputs",
 		Description: "Completed requests that asked to ignore EOS yet got fewer tokens than max_tokens (by the server's usage count) with finish_reason stop or length: suspicious, not failed.",
 		scalar:      func(s *Summary) float64 { return float64(s.ShortOutputs) }},

@@ -91,6 +91,7 @@ func merge(parts []*Summary) (*Summary, error) {
 		s.ShortOutputs += p.ShortOutputs
 		s.ToolCalls += p.ToolCalls
 		s.ToolCallRequests += p.ToolCallRequests
+		s.ToolRounds += p.ToolRounds
 		s.TotalInputTokens += p.TotalInputTokens
 		s.ServerInputTokens += p.ServerInputTokens
 		s.TotalOutputTokens += p.TotalOutputTokens

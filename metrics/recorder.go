@@ -57,6 +57,7 @@ type Recorder struct {
 	ttftAnswer, ttftReasoning          *dist
 	ttftToolCall                       *dist
 	toolCalls, toolCallRequests        int
+	toolRounds                         int
 	itlAnswer, itlReasoning            *dist
 	reasoningTokens                    *dist
 	ttftFirstTurn, ttftLastTurn        *dist
@@ -242,7 +243,10 @@ func (r *Recorder) Add(req *Request) {
 	if req.OutputTokensSource != SourceNone {
 		r.addFirstTokens(req)
 	}
-	if req.Turn > 0 {
+	if req.ToolRound > 0 {
+		r.toolRounds++
+	}
+	if req.Turn > 0 && req.ToolRound == 0 {
 		t := r.turn(req.Turn)
 		t.completed++
 		t.promptTokens += req.PromptTokens
@@ -441,6 +445,7 @@ func (r *Recorder) SummaryOver(duration time.Duration) *Summary {
 		ShortOutputs:       r.shortOutputs,
 		ToolCalls:          r.toolCalls,
 		ToolCallRequests:   r.toolCallRequests,
+		ToolRounds:         r.toolRounds,
 		Duration:           duration.Seconds(),
 		Canceled:           r.canceled,
 		Abandoned:          r.abandoned,

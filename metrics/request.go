@@ -63,6 +63,12 @@ const (
 	SourceNone      = "none"      // the API generates no output (embeddings): 0 is exact
 )
 
+// ToolCall is one tool call an answer made: its id, function name and
+// arguments (JSON text).
+type ToolCall struct {
+	ID, Name, Arguments string
+}
+
 // Request is the outcome of one request. All offsets are monotonic-clock
 // durations since the run's start; all latencies are monotonic differences.
 type Request struct {
@@ -134,6 +140,12 @@ type Request struct {
 	ToolCallEvents int           `json:"tool_call_events,omitempty"`
 	ToolCalls      int           `json:"tool_calls,omitempty"`
 	BadToolCall    bool          `json:"bad_tool_call,omitempty"`
+	// Calls are the tool calls whole, kept (as the text is) for a session
+	// whose next request carries them in its history.
+	Calls []ToolCall `json:"-"`
+	// ToolRound numbers a session's request that sent tool results back
+	// (1 for the first round trip of its turn; 0 for a user turn).
+	ToolRound int `json:"tool_round,omitempty"`
 
 	// Abandoned is set on a request the client closed part-way on purpose
 	// (Error is then ErrAbandoned): its token fields hold what it received

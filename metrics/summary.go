@@ -107,9 +107,12 @@ type Summary struct {
 	ShortOutputs int `json:"short_outputs"`
 	// ToolCalls counts the tool calls the completed requests' answers
 	// streamed, ToolCallRequests the completed requests with any.
-	ToolCalls        int     `json:"tool_calls,omitempty"`
-	ToolCallRequests int     `json:"tool_call_requests,omitempty"`
-	Duration         float64 `json:"duration"` // seconds, first dispatch to last completion
+	ToolCalls        int `json:"tool_calls,omitempty"`
+	ToolCallRequests int `json:"tool_call_requests,omitempty"`
+	// ToolRounds counts the requests of sessions that sent tool results
+	// back (Request.ToolRound > 0): an agent's round trips.
+	ToolRounds int     `json:"tool_rounds,omitempty"`
+	Duration   float64 `json:"duration"` // seconds, first dispatch to last completion
 
 	// TotalInputTokens sums the dataset's prompt counts of completed
 	// requests, as vLLM's benchmark does; ServerInputTokens sums the

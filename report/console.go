@@ -453,6 +453,9 @@ func writeToolCalls(p *printer, s *metrics.Summary) {
 	if l := s.TTFTToolCall; l.Count > 0 {
 		line += fmt.Sprintf("; first tool-call token P50 %s, P99 %s", metrics.Format("ttft_tool_call", "p50", l.P50), metrics.Format("ttft_tool_call", "p99", l.P99))
 	}
+	if s.ToolRounds > 0 {
+		line += fmt.Sprintf("; %s sent tool results back", count(s.ToolRounds, "request", "requests"))
+	}
 	if n := s.OutputDefects["bad_tool_call"]; n > 0 {
 		line += fmt.Sprintf("; %d malformed (metrics.output_defects.bad_tool_call)", n)
 	}

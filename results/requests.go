@@ -54,6 +54,9 @@ type RequestLine struct {
 	ToolCallEvents int      `json:"tool_call_events,omitempty"`
 	ToolCalls      int      `json:"tool_calls,omitempty"`
 	BadToolCall    bool     `json:"bad_tool_call,omitempty"`
+	// ToolRound numbers a session's request that sent tool results back
+	// (1 for its turn's first round trip).
+	ToolRound int `json:"tool_round,omitempty"`
 	// Abandoned is a request the client closed part-way (error
 	// "abandoned"): ttft_ms is set when it had a first token, e2el_ms is
 	// not, and its token fields hold what it received.
@@ -194,7 +197,7 @@ func NewRequestLine(r *metrics.Request, zero time.Time, stages bool) RequestLine
 	l.OutputHash = hashString(r.OutputHash)
 	l.ExpectedPass, l.ReferenceLen = r.ExpectedPass, r.ReferenceLen
 	l.Blank, l.Degenerate, l.BadText = r.Blank, r.Degenerate, r.BadText
-	l.ToolCallEvents, l.ToolCalls, l.BadToolCall = r.ToolCallEvents, r.ToolCalls, r.BadToolCall
+	l.ToolCallEvents, l.ToolCalls, l.BadToolCall, l.ToolRound = r.ToolCallEvents, r.ToolCalls, r.BadToolCall, r.ToolRound
 	l.DraftTokens, l.AcceptedDraftTokens = r.DraftTokens, r.AcceptedDraftTokens
 	if r.CacheReported {
 		n := r.CachedTokens

@@ -92,6 +92,9 @@ func WritePlan(w io.Writer, cfg *scenario.Config, s *scenario.Scenario, ds *data
 			}
 		}
 		fmt.Fprintf(w, "  Sessions: each arrival or user runs one whole session (requests count sessions); %s history, %s\n", s.History, think)
+		if s.History == scenario.HistoryGenerated && s.MaxToolRounds > 0 {
+			fmt.Fprintf(w, "  Tool calls (when the dataset offers tools): an answer that calls tools gets each call's result back (%d words) at once, at most %d round trips a turn; the history holds the server's own calls and replies\n", s.ToolResultTokens, s.MaxToolRounds)
+		}
 	}
 	writeReportPlan(w, s)
 	writeFaultsPlan(w, s)

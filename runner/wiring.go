@@ -362,7 +362,8 @@ func executorPlan(s *scenario.Scenario, lt *liveTarget, ds *dataset.Dataset, tok
 		// The replay's mean rate stands as its configured rate in reports.
 		p.Open.Rate = executor.MeanRate(executor.Arrivals(p))
 	}
-	p.Sessions = executor.Sessions{History: s.History, ThinkMin: s.TurnThinkMin, ThinkMax: s.TurnThinkMax}
+	p.Sessions = executor.Sessions{History: s.History, ThinkMin: s.TurnThinkMin, ThinkMax: s.TurnThinkMax,
+		MaxToolRounds: s.MaxToolRounds, ToolResultTokens: s.ToolResultTokens}
 	if c := s.ClosedLoop; c != nil {
 		cl := &executor.ClosedLoop{ThinkMin: c.ThinkMin, ThinkMax: c.ThinkMax,
 			Backoff: executor.Backoff{Min: c.BackoffMin, Max: c.BackoffMax}}

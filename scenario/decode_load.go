@@ -79,6 +79,19 @@ func (l *loader) decodeSessions(d dec, a hcl.Attributes, s *Scenario) {
 			d.invalid(attr, "turn_think_time is the pause between the turns of multi-turn sessions; dataset %q has none (set multi_turn = true on its sharegpt or jsonl source).", s.Dataset.Name)
 		}
 	}
+	for _, k := range []struct {
+		name     string
+		dst      *int
+		min, def int
+	}{{"max_tool_rounds", &s.MaxToolRounds, 0, DefaultMaxToolRounds}, {"tool_result_tokens", &s.ToolResultTokens, 1, DefaultToolResultTokens}} {
+		attr := d.integer(a, k.name, k.dst, k.min)
+		switch {
+		case attr != nil && !multi && s.Dataset != nil:
+			d.invalid(attr, "%s applies to the tool calls of multi-turn sessions; dataset %q has none (set multi_turn = true on its jsonl source).", k.name, s.Dataset.Name)
+		case attr == nil && multi:
+			*k.dst = k.def
+		}
+	}
 	if multi && s.History == "" {
 		s.History = HistoryGenerated
 	}
@@ -92,6 +105,15 @@ func (l *loader) decodeSessions(d dec, a hcl.Attributes, s *Scenario) {
 		})
 	}
 }
+
+// A session's tool round trips, unless the scenario says otherwise: after
+// an answer that called tools, each call's synthetic result of
+// DefaultToolResultTokens words is sent back, at most DefaultMaxToolRounds
+// times a turn.
+const (
+	DefaultMaxToolRounds    = 4
+	DefaultToolResultTokens = 64
+)
 
 // carriesConversations says whether the API table's api can send a
 // conversation's messages.

@@ -404,6 +404,11 @@ type Scenario struct {
 	History      string        `json:"history,omitempty"`
 	TurnThinkMin time.Duration `json:"turn_think_min,omitempty"`
 	TurnThinkMax time.Duration `json:"turn_think_max,omitempty"`
+	// MaxToolRounds is how many times a session's turn may send tool
+	// results back after an answer that called tools (0: never), and
+	// ToolResultTokens the size of each synthetic result, in words.
+	MaxToolRounds    int `json:"max_tool_rounds,omitempty"`
+	ToolResultTokens int `json:"tool_result_tokens,omitempty"`
 	// Requests stops the run after this many measured requests (0 = the
 	// dataset's size); Duration stops it after this long (0 = no limit).
 	// With both, the first reached stops the run.

@@ -21,7 +21,7 @@ var scenarioSchema = &hcl.BodySchema{
 		{Name: "verdict"}, {Name: "min_samples"}, {Name: "allow_inconclusive"},
 		{Name: "preflight"}, {Name: "ready_timeout"},
 		{Name: "baseline"}, {Name: "baseline_optional"},
-		{Name: "history"}, {Name: "turn_think_time"},
+		{Name: "history"}, {Name: "turn_think_time"}, {Name: "max_tool_rounds"}, {Name: "tool_result_tokens"},
 		{Name: "budget"}, {Name: "gpus"}, {Name: "stop_early"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -38,5 +40,75 @@ func TestToolCallsEndToEnd(t *testing.T) {
 		if c.Verdict != results.Pass {
 			t.Errorf("check %s: %s", c.Name, c.Verdict)
 		}
+	}
+}
+
+// TestToolRoundTrips: sessions whose answers call tools send each call's
+// result back before the next user turn, with the server's own calls and
+// replies in the history: the requests the server saw show the round
+// trips (tool_round), at most max_tool_rounds a turn, each prompt longer
+// than the request before it in its session by at least the result sent.
+func TestToolRoundTrips(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "rounds.json")
+	code, stdout, stderr := call(t, context.Background(), "run", "-out", out, "testdata/tools-session.hcl")
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	res, err := results.ReadResult(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(strings.TrimSuffix(out, ".json") + ".requests.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []results.RequestLine
+	for _, raw := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var l results.RequestLine
+		if err := json.Unmarshal([]byte(raw), &l); err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, l)
+	}
+	type key struct {
+		session int64
+		turn    int
+	}
+	rounds := map[key]int{}
+	bySession := map[int64][]results.RequestLine{}
+	for _, l := range lines {
+		if l.Session == nil {
+			t.Fatalf("a request outside a session: %+v", l)
+		}
+		bySession[*l.Session] = append(bySession[*l.Session], l)
+		if l.ToolRound > 0 {
+			rounds[key{*l.Session, l.Turn}]++
+		}
+	}
+	if len(bySession) != 8 {
+		t.Errorf("%d sessions, want 8", len(bySession))
+	}
+	total := 0
+	for k, n := range rounds {
+		if n > 2 {
+			t.Errorf("session %d turn %d: %d round trips, over max_tool_rounds 2", k.session, k.turn, n)
+		}
+		total += n
+	}
+	// Half the sessions require a call at every round: both their turns
+	// run 2 round trips each.
+	if total < 4*2*2 || res.Summary.ToolRounds != total {
+		t.Errorf("%d round trips in the requests file, %d in the summary; want at least 16", total, res.Summary.ToolRounds)
+	}
+	for id, ls := range bySession {
+		for i := 1; i < len(ls); i++ {
+			prev, cur := ls[i-1], ls[i]
+			if cur.ToolRound > 0 && cur.PromptTokens < prev.PromptTokens+prev.OutputTokens+20 {
+				t.Errorf("session %d: a round trip's prompt of %d tokens after a request of %d + %d: the call and its 20-word result are not in it", id, cur.PromptTokens, prev.PromptTokens, prev.OutputTokens)
+			}
+		}
+	}
+	if !strings.Contains(stdout, "sent tool results back") {
+		t.Errorf("the console does not show the round trips:\n%s", stdout)
 	}
 }
