@@ -23,8 +23,9 @@ const Skipped = metrics.Skipped
 
 // Baseline is the run a scenario's baseline checks compare with.
 type Baseline struct {
-	// Path is the baseline result file, for messages.
-	Path string
+	// Path is the baseline result file, for messages; RunID its run's id.
+	Path  string
+	RunID string
 	// Summary is its summary; nil when the file is missing and the
 	// scenario allowed it (baseline_optional), which skips the checks that
 	// read it.

@@ -334,6 +334,12 @@ func measureRuns(d *Delta, base, cand *metrics.Summary, o Options) bool {
 		}
 		se := SpreadOf(diffs).SD / math.Sqrt(float64(len(diffs)))
 		if se == 0 || math.IsNaN(se) {
+			if isThroughput(d.Metric) {
+				// An arm's windows have the other arm's blocks cut out of
+				// them: no within-run method for a throughput.
+				d.Message = fmt.Sprintf("%s moved by exactly as much in every block: no spread to judge by.", metrics.Title(d.Metric, d.Stat))
+				return true
+			}
 			// Every block moved by exactly as much (no errors in any, say):
 			// no spread to judge by, so the within-run methods judge.
 			d.BaseSamples, d.NewSamples = 0, 0

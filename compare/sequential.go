@@ -138,10 +138,13 @@ func Decided(ds []Delta) bool {
 // or runs, how many more would decide it if the observed effect held: the
 // n' at which the interval's half-width (the quantile times the per-block
 // spread over sqrt(n')) no longer reaches the tolerance. ok is false when
-// the figure is not inconclusive or its interval is not over blocks or
-// runs, and inf when the delta sits on the tolerance.
+// the figure is not inconclusive or its interval is not over paired
+// blocks (over runs, a repeat's against a stored baseline, the baseline's
+// runs stay as they are, and their spread alone may keep the interval
+// wide whatever the candidate adds: no estimate), and inf when the delta
+// sits on the tolerance.
 func MoreNeeded(d Delta, n int, confidence float64) (more int, inf, ok bool) {
-	if d.Verdict != Inconclusive || !d.HasInterval || (d.Method != MethodBlocks && d.Method != MethodRuns) || n < 2 {
+	if d.Verdict != Inconclusive || !d.HasInterval || d.Method != MethodBlocks || n < 2 {
 		return 0, false, false
 	}
 	half := (d.Upper - d.Lower) / 2

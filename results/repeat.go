@@ -159,10 +159,21 @@ type Stopping struct {
 	Method     string         `json:"method,omitempty"`
 	Confidence float64        `json:"confidence,omitempty"`
 	Looks      []compare.Look `json:"looks,omitempty"`
+	// BaselineRunID is the run a repeat's gate judged against (its
+	// stored baseline): a later comparison with that run is the gate's.
+	BaselineRunID string `json:"baseline_run_id,omitempty"`
 	Verdict    string         `json:"verdict,omitempty"`
 	// MoreNeeded estimates, for each figure still inconclusive, how many
 	// more blocks or runs would decide it if its observed effect held.
 	MoreNeeded []MoreNeeded `json:"more_needed,omitempty"`
+}
+
+// StoppingOf is a repeat's Stopping (nil for no repeat, or none).
+func (r *Repeats) StoppingOf() *Stopping {
+	if r == nil {
+		return nil
+	}
+	return r.Stopping
 }
 
 // LastConfidence is the confidence of a sequential gate's last look, the

@@ -193,6 +193,12 @@ run:
 	}
 	res.Stopping = es.finish(cut)
 	o := &abOutcome{ab: res, baseBlocks: summaries(arms[0].outs), candBlocks: summaries(arms[1].outs), confidence: es.confidence()}
+	if n := min(len(o.baseBlocks), len(o.candBlocks)); cut {
+		// A block cut short on one arm has no pair: the per-block
+		// interval rests on the whole pairs (the pooled figures keep
+		// everything measured).
+		o.baseBlocks, o.candBlocks = o.baseBlocks[:n], o.candBlocks[:n]
+	}
 	il.ab = o
 	base, err := pool(ctx, arms[0].outs, cut, il.stop)
 	if err != nil {

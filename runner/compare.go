@@ -21,11 +21,13 @@ func CompareResults(basePath string, base, cand *results.Result, tols []compare.
 // each percentile's own least).
 func compareResults(basePath string, base, cand *results.Result, tols []compare.Tolerance, minSamples int) *results.Comparison {
 	opts := compare.Options{BaseRuns: base.Repeat.Summaries(), NewRuns: cand.Repeat.Summaries(), MinSamples: int64(minSamples)}
-	// A candidate that a sequential gate stopped is judged at its last
-	// look's confidence, as its run judged it: a fixed 95% after the
-	// gate's looks would be one look more than it paid for.
-	if cand.Repeat != nil {
-		opts.Confidence = cand.Repeat.Stopping.LastConfidence()
+	// A candidate that a sequential gate stopped, compared with the very
+	// baseline the gate judged it against, is judged at its last look's
+	// confidence, as its run judged it: a fixed 95% after the gate's looks
+	// would be one look more than it paid for. Against another baseline
+	// it is a comparison the gate never made: 95%.
+	if st := cand.Repeat.StoppingOf(); st != nil && st.BaselineRunID != "" && st.BaselineRunID == base.RunID {
+		opts.Confidence = st.LastConfidence()
 	}
 	return compareWith(basePath, base, cand, tols, opts)
 }

@@ -75,6 +75,19 @@ func (e *earlyStop) after(k int, took time.Duration, judge func(confidence float
 	}
 	e.longest = max(e.longest, took)
 	e.res.Ran = k
+	if k == 1 && e.s.Budget != nil && e.longest > 0 {
+		// The first block or run measured what one takes (the estimate
+		// before the run knew only the schedule): the plan the gate
+		// spends its error rate over is what fits in the budget at that
+		// pace. No look has been made yet, so the spending is unchanged.
+		if p := min(e.scheduled, max(int(e.s.Budget.Wall/e.longest), 1)); p != e.res.Planned {
+			e.res.Planned = p
+			fmt.Fprintf(e.log, "llmload: %s 1 took %s: the budget of %s fits about %d of %d %ss\n", e.unit, e.longest.Round(time.Millisecond), e.s.Budget, p, e.scheduled, e.unit)
+		}
+		if e.seq != nil {
+			e.seq.Planned = max(e.res.Planned, 2)
+		}
+	}
 	last := k >= e.scheduled
 	budget := false
 	if !last && e.s.Budget != nil && e.now().Sub(e.started)+e.longest > e.s.Budget.Wall {
@@ -149,7 +162,9 @@ func (e *earlyStop) finish(cut bool) *results.Stopping {
 	}
 	if e.seq != nil {
 		r.Looks = e.seq.Looks
-		if n := len(r.Looks); n > 0 {
+		// A cut run has no verdict of the gate: its last look was not the
+		// final one, and what came after was never looked at.
+		if n := len(r.Looks); n > 0 && r.Stopped != results.StoppedCut {
 			r.Verdict = r.Looks[n-1].Verdict
 			for _, d := range e.last {
 				more, never, ok := compare.MoreNeeded(d, r.Ran, r.Looks[n-1].Confidence)

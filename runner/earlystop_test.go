@@ -2,6 +2,7 @@ package runner
 
 import (
 	"io"
+	"math"
 	"testing"
 	"time"
 
@@ -35,6 +36,10 @@ func TestEarlyStop(t *testing.T) {
 		{"open to the end", 0, true, [][]compare.Delta{nil, open, open, open, open, open}, false, 0, results.StoppedSchedule},
 		{"budget", 35 * time.Second, false, [][]compare.Delta{nil, nil, nil}, false, 3, results.StoppedBudget},
 		{"cut", 0, true, [][]compare.Delta{nil, open}, true, 0, results.StoppedCut},
+		// stop_early within a budget: the first block re-plans the gate
+		// to the 3 blocks that fit, and the budget's last look spends
+		// what remains.
+		{"budget with stop_early", 35 * time.Second, true, [][]compare.Delta{nil, open, open}, false, 3, results.StoppedBudget},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := &scenario.Scenario{StopEarly: tt.stop}
@@ -64,6 +69,26 @@ func TestEarlyStop(t *testing.T) {
 			}
 			if r.FullSeconds != 60 {
 				t.Errorf("the whole schedule at this pace: %gs, want 60s", r.FullSeconds)
+			}
+			if tt.budget > 0 && r.Planned != int(tt.budget/(10*time.Second)) {
+				t.Errorf("planned %d blocks, want the %d that fit the budget at the first block's pace", r.Planned, int(tt.budget/(10*time.Second)))
+			}
+			if tt.stop && len(r.Looks) > 0 {
+				sum := 0.0
+				for _, l := range r.Looks {
+					sum += l.Alpha
+				}
+				last := r.Looks[len(r.Looks)-1]
+				switch {
+				case tt.cut && (r.Verdict != "" || r.MoreNeeded != nil):
+					t.Errorf("a cut run has the gate's verdict %q", r.Verdict)
+				case !tt.cut && stoppedAt == 0 && (!last.Final || math.Abs(sum-0.05) > 1e-12):
+					t.Errorf("ran to the end: last look final %v, spent %g; want final, 0.05", last.Final, sum)
+				case tt.stopped == results.StoppedBudget && (!last.Final || math.Abs(sum-0.05) > 1e-12 || last.At != 3):
+					t.Errorf("stopped at the budget: last look at %d final %v, spent %g; want at 3, final, 0.05", last.At, last.Final, sum)
+				case sum > 0.05+1e-12:
+					t.Errorf("spent %g, over 0.05", sum)
+				}
 			}
 		})
 	}

@@ -53,12 +53,12 @@ func baselineFor(log io.Writer, s *scenario.Scenario, override string, force boo
 		return nil, nil, StatusInvalid
 	case err == nil && res.Verdict() == results.VerdictInterrupted:
 		fmt.Fprintf(log, "llmload: WARNING: baseline %s was interrupted (it did not finish); used anyway (-force)\n", s.Baseline)
-		return &assert.Baseline{Path: s.Baseline, Summary: res.Summary, Runs: res.Repeat.Summaries()}, res, StatusOK
+		return &assert.Baseline{Path: s.Baseline, RunID: res.RunID, Summary: res.Summary, Runs: res.Repeat.Summaries()}, res, StatusOK
 	case err == nil:
 		fmt.Fprintf(log, "llmload: baseline %s (run %s, %s)\n", s.Baseline, res.RunID, res.StartedAt.Format(time.RFC3339))
 		// A baseline with repeats, against a run with repeats, is judged
 		// by the run-to-run spread (the run sets NewRuns).
-		return &assert.Baseline{Path: s.Baseline, Summary: res.Summary, Runs: res.Repeat.Summaries()}, res, StatusOK
+		return &assert.Baseline{Path: s.Baseline, RunID: res.RunID, Summary: res.Summary, Runs: res.Repeat.Summaries()}, res, StatusOK
 	case errors.Is(err, fs.ErrNotExist) && s.BaselineOptional:
 		fmt.Fprintf(log, "llmload: no baseline at %s; its checks are skipped (baseline_optional)\n", s.Baseline)
 		return &assert.Baseline{Path: s.Baseline}, nil, StatusOK

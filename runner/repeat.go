@@ -84,7 +84,11 @@ func (rs *repeats) earlyStop(plan executor.Plan) *earlyStop {
 	} else if plan.Duration > 0 {
 		estimate = plan.Duration + s.Cooldown
 	}
-	return newEarlyStop(s, rs.log, "run", s.Repeats(), estimate)
+	e := newEarlyStop(s, rs.log, "run", s.Repeats(), estimate)
+	if e != nil && e.seq != nil {
+		e.res.BaselineRunID = rs.base.RunID
+	}
+	return e
 }
 
 // look judges the regression block on the runs so far against the stored

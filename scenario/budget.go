@@ -90,7 +90,7 @@ func (l *loader) decodeBudget(d dec, a hcl.Attributes, s *Scenario) {
 			s.Budget = nil
 		}
 	} else if gpusAttr != nil {
-		d.invalid(gpusAttr, "gpus is the GPUs a GPU-time budget is spent on; set budget = \"<N> gpu-minutes\", or remove gpus.")
+		d.invalid(gpusAttr, "gpus is the GPUs a budget is spent on (a GPU-time budget is divided by it; a wall-time one counts its GPU minutes); set budget = \"<N> gpu-minutes\" or budget = \"15m\", or remove gpus.")
 	}
 	attr, ok := a["stop_early"]
 	if !ok {

@@ -12,6 +12,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -334,6 +335,13 @@ var volatile = map[string]bool{
 
 func ignored(name string) bool { return volatile[name] }
 
+// tokenizerToken are settings named like credentials that hold a
+// vocabulary's special tokens (llama.cpp's /props, tokenizer configs).
+var tokenizerToken = map[string]bool{
+	"bos_token": true, "eos_token": true, "pad_token": true, "unk_token": true, "sep_token": true,
+	"cls_token": true, "mask_token": true, "eot_token": true, "eom_token": true,
+}
+
 // sensitive reports whether a setting's name says it holds a credential:
 // api_key, admin_api_key, ssl_keyfile_password, hf_token, a secret, in
 // any segment of a dotted name (credentials.value, auth.header.value).
@@ -343,6 +351,9 @@ func sensitive(name string) bool {
 			if strings.Contains(n, w) {
 				return true
 			}
+		}
+		if tokenizerToken[n] {
+			continue // a vocabulary token (llama.cpp /props bos_token), not a credential
 		}
 		if n == "key" || n == "token" || strings.HasSuffix(n, "_key") || strings.HasSuffix(n, "_token") {
 			return true
@@ -359,7 +370,7 @@ func (r *reader) finish() {
 		}
 		// A setting's value may be a URL with a password in it (a
 		// database, a remote tokenizer, a proxy).
-		return secret.Printable(secret.MaskURLPasswords(s))
+		return secret.Printable(maskQueryTokens(secret.MaskURLPasswords(s)))
 	}
 	c := r.cfg
 	c.Engine, c.Version, c.Model, c.Revision = bound(clean(c.Engine)), bound(clean(c.Version)), bound(clean(c.Model)), bound(clean(c.Revision))
@@ -498,4 +509,17 @@ func firstInt(v map[string]any, keys ...string) int {
 		}
 	}
 	return 0
+}
+
+// queryToken matches a credential passed in a URL's query (?token=...,
+// &api_key=..., &access_token=...).
+var queryToken = regexp.MustCompile(`(?i)([?&](?:[a-z_]*token|api[_-]?key|key|secret|password|sig|signature)=)[^&\s"'<>]+`)
+
+// maskQueryTokens masks the credentials a setting's URL carries in its
+// query.
+func maskQueryTokens(s string) string {
+	if !strings.ContainsAny(s, "?&") {
+		return s
+	}
+	return queryToken.ReplaceAllString(s, "${1}xxxxx")
 }

@@ -102,7 +102,7 @@ func TestRead(t *testing.T) {
 			results.ServerConfig{Engine: "llama.cpp", Version: "b1-80fb11a", Model: "tiny", Revision: "/models/tiny.gguf", MaxModelLen: 4096,
 				Settings: map[string]string{"total_slots": "1", "default_generation_settings.n_ctx": "4096",
 					"default_generation_settings.params.top_k": "40", "chat_template": "{%- for"}},
-			[]string{"bos_token", "eos_token", "default_generation_settings.id_task", "default_generation_settings.is_processing", "build_info"},
+			[]string{"default_generation_settings.id_task", "default_generation_settings.is_processing", "build_info"},
 			"/get_server_info http 404, /version http 404, /info http 404, /props ok, /v1/models http 404, /metrics http 404"},
 		{"vllm", map[string]string{"/version": `{"version":"0.11.2"}`, "/v1/models": vllmModels, "/metrics": fixture(t, "vllm.metrics")}, "meta-llama/Meta-Llama-3-8B-Instruct",
 			results.ServerConfig{Engine: "vllm", Version: "0.11.2", Model: "meta-llama/Meta-Llama-3-8B-Instruct", Revision: "meta-llama/Meta-Llama-3-8B-Instruct", MaxModelLen: 8192,
@@ -163,7 +163,7 @@ func TestReadHostile(t *testing.T) {
 	}))
 	defer other.Close()
 	var many strings.Builder
-	many.WriteString(`{"version":"x\u001b[31mred","model_path":"/m/sk-live-123456","a_path":"/m/sk-live-123456","a_url":"postgres://u:hunter2@db/x","chat_template":"` + strings.Repeat("a", 5000) + `"`)
+	many.WriteString(`{"version":"x\u001b[31mred","model_path":"/m/sk-live-123456","a_path":"/m/sk-live-123456","a_url":"postgres://u:hunter2@db/x","b_url":"https://hub.example/m?revision=main&token=hf_abc123&x=1","chat_template":"` + strings.Repeat("a", 5000) + `"`)
 	for i := range 2 * MaxSettings {
 		fmt.Fprintf(&many, `,"k%04d":1`, i)
 	}
@@ -191,6 +191,9 @@ func TestReadHostile(t *testing.T) {
 	}
 	if v := got.Settings["a_url"]; v != "postgres://u:xxxxx@db/x" {
 		t.Errorf("a URL's password is kept as %q, want it masked", v)
+	}
+	if v := got.Settings["b_url"]; v != "https://hub.example/m?revision=main&token=xxxxx&x=1" {
+		t.Errorf("a URL's query token is kept as %q, want it masked", v)
 	}
 	if v := got.Settings["chat_template"]; !strings.HasPrefix(v, "sha256:") || !strings.HasSuffix(v, "(5000 bytes)") {
 		t.Errorf("a long value is kept as %q, want its hash and length", v)
@@ -228,6 +231,7 @@ func TestSensitive(t *testing.T) {
 	for name, want := range map[string]bool{
 		"api_key": true, "admin_api_key": true, "ssl_keyfile_password": true, "hf_token": true, "token": true, "x.client_secret": true,
 		"credentials.value": true, "auth.header.value": true, "hf.token.path": true,
+		"bos_token": false, "eos_token": false, "default_generation_settings.pad_token": false,
 		"max_total_tokens": false, "kv_cache_dtype": false, "tokenizer_path": false, "max_prefill_tokens": false, "block_size": false,
 	} {
 		if got := sensitive(name); got != want {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -196,6 +197,45 @@ func TestRepeatStopEarly(t *testing.T) {
 			if c := res.Comparison; c == nil || c.Confidence != last.Confidence {
 				t.Errorf("comparison %+v not judged at the last look's confidence %g", c, last.Confidence)
 			}
+			// llmload compare against the gate's own baseline judges at
+			// the last look's confidence; against another file (here the
+			// candidate itself) it is a comparison the gate never made.
+			for _, against := range []struct {
+				base string
+				want float64
+			}{{base, last.Confidence}, {out, 0}} {
+				_, stdout, stderr := call(t, context.Background(), "compare", "-format", "json", against.base, out)
+				var c results.Comparison
+				if err := json.Unmarshal([]byte(stdout), &c); err != nil {
+					t.Fatalf("compare %s: %v\n%s%s", against.base, err, stdout, stderr)
+				}
+				if c.Confidence != against.want {
+					t.Errorf("compare %s %s: confidence %g, want %g", against.base, out, c.Confidence, against.want)
+				}
+			}
 		})
+	}
+}
+
+// TestUpgradeABExample runs examples/ci/upgrade-ab.hcl as its comment
+// says a user would from a clone: the candidate's slower decode fails the
+// gate, which stops before its 30 blocks (after 4, about 21 s, on this
+// project's machine) and says what the whole schedule would have cost.
+func TestUpgradeABExample(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "upgrade.json")
+	code, stdout, stderr := call(t, context.Background(), "run", "-out", out, "../../examples/ci/upgrade-ab.hcl")
+	if code != exitCheckFailed {
+		t.Fatalf("exit %d, want 1\n%s%s", code, stdout, stderr)
+	}
+	res, err := results.ReadResult(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := res.AB.Stopping
+	if st == nil || st.Stopped != results.StoppedDecided || st.Ran >= st.Scheduled || st.Scheduled != 30 || st.Verdict != compare.Fail {
+		t.Fatalf("stopping %+v, want a fail decided before the 30 blocks", st)
+	}
+	if !strings.Contains(stdout, "Stopped early: the verdict rests on") || !strings.Contains(stdout, "the whole schedule would have taken about") {
+		t.Errorf("the console does not say where the gate stopped:\n%s", stdout)
 	}
 }
