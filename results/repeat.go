@@ -162,7 +162,7 @@ type Stopping struct {
 	// BaselineRunID is the run a repeat's gate judged against (its
 	// stored baseline): a later comparison with that run is the gate's.
 	BaselineRunID string `json:"baseline_run_id,omitempty"`
-	Verdict    string         `json:"verdict,omitempty"`
+	Verdict       string `json:"verdict,omitempty"`
 	// MoreNeeded estimates, for each figure still inconclusive, how many
 	// more blocks or runs would decide it if its observed effect held.
 	MoreNeeded []MoreNeeded `json:"more_needed,omitempty"`
