@@ -20,6 +20,9 @@ type Message struct {
 	// format.
 	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
 	ToolCallID string     `json:"tool_call_id,omitempty"`
+	// Images go with the message's text as image_url content parts (data
+	// URLs, or http(s) URLs the server fetches): images.go.
+	Images []string `json:"images,omitempty"`
 }
 
 // ToolCall is one call of an assistant message, as OpenAI's chat API
@@ -75,6 +78,11 @@ type Request struct {
 	// trace). Each answer's length is held against it
 	// (metrics.output_length_ratio).
 	ReferenceLen int `json:"reference_len,omitempty"`
+	// Images is how many images the request's messages carry, and
+	// PromptBytes the prompt's bytes: its text and the images' bytes
+	// (those sent inline).
+	Images      int `json:"images,omitempty"`
+	PromptBytes int `json:"prompt_bytes,omitempty"`
 	// Tools, when set (a JSONL entry's "tools" and "tool_choice"), are
 	// offered with the request (and every turn of its session) to an API
 	// that takes tools.

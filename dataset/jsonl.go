@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
@@ -64,6 +65,10 @@ type jsonlEntry struct {
 	outputLen int
 	expected  *Expected
 	tools     *Tools
+	// images are the entry's images, sent with its last user message;
+	// imageBytes what they weigh.
+	images     []string
+	imageBytes int
 }
 
 func loadJSONL(cfg JSONL, tok tokenizer.Tokenizer) ([]Request, Stats, error) {
@@ -135,7 +140,8 @@ func readJSONL(cfg JSONL, r io.Reader, tok tokenizer.Tokenizer) ([]Request, Stat
 			stats.Examined++
 			continue
 		}
-		req := Request{Index: e.line - 1, Prompt: e.prompt, Messages: e.messages, OutputLen: e.outputLen, Expected: e.expected, Tools: e.tools}
+		req := Request{Index: e.line - 1, Prompt: e.prompt, Messages: e.messages, OutputLen: e.outputLen, Expected: e.expected, Tools: e.tools,
+			Images: len(e.images), PromptBytes: len(e.prompt) + e.imageBytes}
 		ids, err := encode(tok, e.prompt, true)
 		if err != nil {
 			return nil, stats, err
@@ -210,6 +216,20 @@ func parseJSONLine(cfg JSONL, text []byte, line int) (jsonlEntry, error) {
 		return e, lineError(cfg.Path, line, "%s", err)
 	}
 	e.tools = tools
+	if e.images, e.imageBytes, err = parseImages(field(obj, "images"), filepath.Dir(cfg.Path)); err != nil {
+		return e, lineError(cfg.Path, line, "%s", err)
+	}
+	if e.images != nil {
+		if e.messages == nil {
+			e.messages = []Message{{Role: RoleUser, Content: e.prompt}}
+		}
+		for i := len(e.messages) - 1; i >= 0; i-- {
+			if e.messages[i].Role == RoleUser {
+				e.messages[i].Images = e.images
+				break
+			}
+		}
+	}
 	if cfg.OutputLenField != "" {
 		if o := field(obj, cfg.OutputLenField); o.Exists() {
 			if o.Type != gjson.Number || o.Num != math.Trunc(o.Num) || o.Num < 1 || o.Num > math.MaxInt32 {

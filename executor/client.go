@@ -52,6 +52,9 @@ type prepared struct {
 	reference int // the dataset's recorded answer's length (ReferenceLen)
 	ignoreEOS bool
 	expected  *dataset.Expected // the prompt's expected answer, or nil
+	// images the request carries, and its prompt's bytes (text and
+	// images).
+	images, promptBytes int
 }
 
 // client sends prepared requests and reads their streams.
@@ -277,6 +280,9 @@ func prepare(t Target, reqs []dataset.Request) ([]prepared, error) {
 	}
 	out := make([]prepared, len(reqs))
 	for i, r := range reqs {
+		if r.Images > 0 && !proto.Conversations {
+			return nil, fmt.Errorf("request %d (dataset index %d) carries images, which only the chat API sends (content parts); target api %q would drop them", i, r.Index, proto.Name)
+		}
 		body := proto.Body(t, r)
 		if t.IgnoreEOS {
 			body["ignore_eos"] = true
@@ -293,7 +299,8 @@ func prepare(t Target, reqs []dataset.Request) ([]prepared, error) {
 		if err != nil {
 			return nil, fmt.Errorf("request %d (dataset index %d): %w", i, r.Index, err)
 		}
-		out[i] = prepared{body: b, index: r.Index, promptLen: r.PromptLen, prefix: r.PrefixTokens, maxTokens: r.OutputLen, reference: r.ReferenceLen, ignoreEOS: t.IgnoreEOS, expected: r.Expected}
+		out[i] = prepared{body: b, index: r.Index, promptLen: r.PromptLen, prefix: r.PrefixTokens, maxTokens: r.OutputLen, reference: r.ReferenceLen, ignoreEOS: t.IgnoreEOS, expected: r.Expected,
+			images: r.Images, promptBytes: r.PromptBytes}
 	}
 	return out, nil
 }
@@ -304,6 +311,7 @@ func (p *prepared) describe(res *metrics.Request) {
 	res.MaxTokens, res.ReferenceLen = p.maxTokens, p.reference
 	res.IgnoreEOS = p.ignoreEOS
 	res.DatasetPromptTokens = p.promptLen
+	res.Images, res.PromptBytes = p.images, p.promptBytes
 	res.IdealCachedTokens = p.prefix
 	res.PromptTokens, res.PromptTokensSource = p.promptLen, metrics.SourceDataset
 	res.OutputTokensSource = metrics.SourceEvents // until a stream says more

@@ -92,6 +92,8 @@ func merge(parts []*Summary) (*Summary, error) {
 		s.ToolCalls += p.ToolCalls
 		s.ToolCallRequests += p.ToolCallRequests
 		s.ToolRounds += p.ToolRounds
+		s.Images += p.Images
+		s.PromptBytes += p.PromptBytes
 		s.TotalInputTokens += p.TotalInputTokens
 		s.ServerInputTokens += p.ServerInputTokens
 		s.TotalOutputTokens += p.TotalOutputTokens

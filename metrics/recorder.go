@@ -58,6 +58,8 @@ type Recorder struct {
 	ttftToolCall                       *dist
 	toolCalls, toolCallRequests        int
 	toolRounds                         int
+	images                             int
+	promptBytes                        int64
 	itlAnswer, itlReasoning            *dist
 	reasoningTokens                    *dist
 	ttftFirstTurn, ttftLastTurn        *dist
@@ -246,6 +248,8 @@ func (r *Recorder) Add(req *Request) {
 	if req.ToolRound > 0 {
 		r.toolRounds++
 	}
+	r.images += req.Images
+	r.promptBytes += int64(req.PromptBytes)
 	if req.Turn > 0 && req.ToolRound == 0 {
 		t := r.turn(req.Turn)
 		t.completed++
@@ -446,6 +450,8 @@ func (r *Recorder) SummaryOver(duration time.Duration) *Summary {
 		ToolCalls:          r.toolCalls,
 		ToolCallRequests:   r.toolCallRequests,
 		ToolRounds:         r.toolRounds,
+		Images:             r.images,
+		PromptBytes:        r.promptBytes,
 		Duration:           duration.Seconds(),
 		Canceled:           r.canceled,
 		Abandoned:          r.abandoned,

@@ -140,6 +140,11 @@ type Request struct {
 	ToolCallEvents int           `json:"tool_call_events,omitempty"`
 	ToolCalls      int           `json:"tool_calls,omitempty"`
 	BadToolCall    bool          `json:"bad_tool_call,omitempty"`
+	// Images is how many images the prompt carried, and PromptBytes its
+	// bytes (text and the images sent inline): what a multimodal
+	// request puts on the wire besides its tokens.
+	Images      int `json:"images,omitempty"`
+	PromptBytes int `json:"prompt_bytes,omitempty"`
 	// Calls are the tool calls whole, kept (as the text is) for a session
 	// whose next request carries them in its history.
 	Calls []ToolCall `json:"-"`

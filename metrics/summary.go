@@ -109,6 +109,10 @@ type Summary struct {
 	// streamed, ToolCallRequests the completed requests with any.
 	ToolCalls        int `json:"tool_calls,omitempty"`
 	ToolCallRequests int `json:"tool_call_requests,omitempty"`
+	// Images and PromptBytes sum the completed requests' images and
+	// prompt bytes (Request.Images, Request.PromptBytes).
+	Images      int   `json:"images,omitempty"`
+	PromptBytes int64 `json:"prompt_bytes,omitempty"`
 	// ToolRounds counts the requests of sessions that sent tool results
 	// back (Request.ToolRound > 0): an agent's round trips.
 	ToolRounds int     `json:"tool_rounds,omitempty"`

@@ -207,6 +207,9 @@ func writeExtras(p *printer, r *results.Result, s *metrics.Summary) {
 	writeStreamNotes(p, s)
 	writeOutputNotes(p, s)
 	writeToolCalls(p, s)
+	if s.Images > 0 {
+		p.printf("Images: %s in the completed prompts (%s of prompt bytes, text and images inline).\n", count(s.Images, "image", "images"), byteSize(s.PromptBytes))
+	}
 	writeOutputLength(p, s)
 	writeAgreement(p, s)
 	writeExpected(p, s)
@@ -626,4 +629,15 @@ func slaVerdict(checked bool, failed, inconclusive []string) string {
 		return "ok"
 	}
 	return strings.Join(parts, "; ")
+}
+
+// byteSize renders a byte count: "812 B", "14.2 KiB", "3.1 MiB".
+func byteSize(n int64) string {
+	switch {
+	case n < 1<<10:
+		return fmt.Sprintf("%d B", n)
+	case n < 1<<20:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
 }

@@ -57,6 +57,9 @@ type RequestLine struct {
 	// ToolRound numbers a session's request that sent tool results back
 	// (1 for its turn's first round trip).
 	ToolRound int `json:"tool_round,omitempty"`
+	// Images the prompt carried, and its bytes (text and images).
+	Images      int `json:"images,omitempty"`
+	PromptBytes int `json:"prompt_bytes,omitempty"`
 	// Abandoned is a request the client closed part-way (error
 	// "abandoned"): ttft_ms is set when it had a first token, e2el_ms is
 	// not, and its token fields hold what it received.
@@ -198,6 +201,7 @@ func NewRequestLine(r *metrics.Request, zero time.Time, stages bool) RequestLine
 	l.ExpectedPass, l.ReferenceLen = r.ExpectedPass, r.ReferenceLen
 	l.Blank, l.Degenerate, l.BadText = r.Blank, r.Degenerate, r.BadText
 	l.ToolCallEvents, l.ToolCalls, l.BadToolCall, l.ToolRound = r.ToolCallEvents, r.ToolCalls, r.BadToolCall, r.ToolRound
+	l.Images, l.PromptBytes = r.Images, r.PromptBytes
 	l.DraftTokens, l.AcceptedDraftTokens = r.DraftTokens, r.AcceptedDraftTokens
 	if r.CacheReported {
 		n := r.CachedTokens

@@ -8,7 +8,7 @@ func init() { register(apis.Chat, chatAPI{}) }
 // message) out, reasoning in reasoning_content (choices.go with c.chat).
 type chatAPI struct{}
 
-func (chatAPI) prompt(a *apiRequest) ([]int, *apiError) { return chatIDs(a.Messages) }
+func (chatAPI) prompt(a *apiRequest) ([]int, *apiError) { return chatIDs(a.Messages, a.imageTokens) }
 func (chatAPI) limits(a *apiRequest) (*int, bool)       { return chatLimits(a) }
 func (chatAPI) idPrefix() string                        { return "chatcmpl-" }
 func (chatAPI) reasons() bool                           { return true }

@@ -109,6 +109,10 @@ type Profile struct {
 	// answer. They count in the output (usage, max_tokens); without
 	// ignore_eos the natural answer length comes on top of them.
 	ReasoningTokens int `sim:"reasoning_tokens" help:"tokens of reasoning streamed before the answer, chat and Responses APIs (tokens)"`
+	// ImageTokens is what each image of a chat prompt (an image_url
+	// content part) adds to the prompt, as a vision encoder's patches do
+	// (LLaVA-1.5: 576): its prefill cost, in prompt tokens.
+	ImageTokens int `sim:"image_tokens" help:"prompt tokens each image of a chat prompt adds, its prefill cost (tokens)"`
 	// ToolCallShare is how often a chat answer calls a tool when the
 	// request offers tools and lets the model choose (tool_choice "auto"
 	// or unset), unless the last message is a tool's result (the model
@@ -162,6 +166,7 @@ func a100Llama3() Profile {
 		SpecAcceptance:         1,
 		StallDuration:          5 * time.Second,
 		ToolCallShare:          0.5,
+		ImageTokens:            576,
 	}
 }
 
@@ -195,6 +200,7 @@ func tiny() Profile {
 		SpecAcceptance:         1,
 		StallDuration:          200 * time.Millisecond,
 		ToolCallShare:          0.5,
+		ImageTokens:            576,
 	}
 }
 
@@ -373,6 +379,9 @@ func (p *Profile) Validate() error {
 		if c.v <= 0 {
 			return fmt.Errorf("%s must be positive, got %d", c.key, c.v)
 		}
+	}
+	if p.ImageTokens < 0 {
+		return fmt.Errorf("image_tokens must not be negative, got %d", p.ImageTokens)
 	}
 	if p.ToolCallShare < 0 || p.ToolCallShare > 1 {
 		return fmt.Errorf("tool_call_share must be between 0 and 1, got %g", p.ToolCallShare)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"net/http"
 	"strings"
 )
@@ -30,6 +31,9 @@ type apiRequest struct {
 	// Tools offered (chat) and the choice among them.
 	Tools      json.RawMessage `json:"tools"`
 	ToolChoice json.RawMessage `json:"tool_choice"`
+	// imageTokens is what each image part of a message adds to the
+	// prompt (Profile.ImageTokens), set before the prompt is counted.
+	imageTokens int
 	// The Responses and embeddings APIs' fields.
 	Input           json.RawMessage `json:"input"`
 	MaxOutputTokens *int            `json:"max_output_tokens"`
@@ -91,6 +95,7 @@ func parseRequest(body []byte, kind api, p *Profile) (request, *apiError) {
 	}
 	var r request
 	fe := kind.frontend()
+	a.imageTokens = p.ImageTokens
 	ids, err := fe.prompt(&a)
 	if err != nil {
 		return request{}, err
@@ -175,7 +180,7 @@ func promptIDs(raw json.RawMessage) ([]int, *apiError) {
 func inputIDs(raw json.RawMessage) ([]int, *apiError) {
 	var msgs []chatMessage
 	if json.Unmarshal(raw, &msgs) == nil && len(msgs) > 0 && msgs[0].Role != "" {
-		return chatIDs(msgs)
+		return chatIDs(msgs, 0)
 	}
 	n, err := promptIDs(raw)
 	if err != nil {
@@ -188,7 +193,7 @@ func inputIDs(raw json.RawMessage) ([]int, *apiError) {
 // chatIDs tokenizes a chat prompt as a Llama-3 chat template would: each
 // message is a start header, its role, an end header, its text and an end
 // of turn (chatMessageOverhead tokens besides the text).
-func chatIDs(msgs []chatMessage) ([]int, *apiError) {
+func chatIDs(msgs []chatMessage, imageTokens int) ([]int, *apiError) {
 	if len(msgs) == 0 {
 		return nil, badRequest("messages", "messages must be a non-empty list")
 	}
@@ -200,6 +205,13 @@ func chatIDs(msgs []chatMessage) ([]int, *apiError) {
 		}
 		ids = append(ids, startHeaderID, wordID(m.Role), endHeaderID)
 		ids = append(ids, tokenIDs(text)...)
+		images, err := messageImages(m.Content)
+		if err != nil {
+			return nil, badRequest("messages", "messages[%d].content: %v", i, err)
+		}
+		for _, u := range images {
+			ids = append(ids, imageIDs(u, imageTokens)...)
+		}
 		for _, tc := range m.ToolCalls {
 			ids = append(append(ids, tokenIDs(tc.Function.Name)...), tokenIDs(tc.Function.Arguments)...)
 		}
@@ -234,6 +246,52 @@ func messageText(raw json.RawMessage) (string, error) {
 		}
 	}
 	return strings.Join(texts, "\n"), nil
+}
+
+// messageImages are the URLs of a message content's image parts
+// ({"type": "image_url", "image_url": {"url": ...}}); a string content has
+// none. An image part without a URL is an error, as vLLM's.
+func messageImages(raw json.RawMessage) ([]string, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || raw[0] != '[' {
+		return nil, nil
+	}
+	var parts []struct {
+		Type     string `json:"type"`
+		ImageURL *struct {
+			URL string `json:"url"`
+		} `json:"image_url"`
+	}
+	if err := json.Unmarshal(raw, &parts); err != nil {
+		return nil, fmt.Errorf("must be a string or a list of content parts")
+	}
+	var urls []string
+	for i, p := range parts {
+		if p.Type != "image_url" {
+			continue
+		}
+		if p.ImageURL == nil || p.ImageURL.URL == "" {
+			return nil, fmt.Errorf("part %d: an image_url part needs image_url.url", i)
+		}
+		urls = append(urls, p.ImageURL.URL)
+	}
+	return urls, nil
+}
+
+// imageIDs are the n prompt tokens an image becomes (its patches, as a
+// vision encoder's), the same for the same image: its URL's hash seeds
+// them, so that a history that repeats an image shares its cached blocks.
+func imageIDs(url string, n int) []int {
+	h := fnv.New64a()
+	h.Write([]byte(url))
+	w := wordStream{state: h.Sum64()}
+	ids := make([]int, n)
+	vocab := uint64(promptTokenizer.VocabSize())
+	for i := range ids {
+		w.state = w.state*6364136223846793005 + 1442695040888963407
+		ids[i] = int((w.state >> 33) % vocab)
+	}
+	return ids
 }
 
 // answerKey is the FNV-1a hash of a prompt's token ids and a request's

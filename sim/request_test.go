@@ -18,7 +18,8 @@ func TestParseRequest(t *testing.T) {
 	}{
 		{"completion_stream.json", apiCompletions, request{promptTokens: 2, maxTokens: 16, stream: true, includeUsage: true, ignoreEOS: true}, ""},
 		{"completion_ids.json", apiCompletions, request{promptTokens: 3, maxTokens: 4}, ""},
-		{"chat_parts.json", apiChat, request{promptTokens: 2 + 4 + 1 + 4, maxTokens: 8, stream: true}, ""},
+		// The image part adds the profile's image_tokens.
+		{"chat_parts.json", apiChat, request{promptTokens: 2 + 4 + 1 + 4 + p.ImageTokens, maxTokens: 8, stream: true}, ""},
 		{"chat_null_content.json", apiChat, request{promptTokens: 4 + 1 + 4, maxTokens: 2048 - 9}, ""},
 		{"bad_prompt.json", apiCompletions, request{}, "prompt must be a string, a list of one string, or a non-empty list of token ids"},
 	}

@@ -112,3 +112,43 @@ func TestToolRoundTrips(t *testing.T) {
 		t.Errorf("the console does not show the round trips:\n%s", stdout)
 	}
 }
+
+// TestImagesEndToEnd: a dataset's images reach the simulator as image
+// parts, which it charges image_tokens of prompt each (its usage says so),
+// and the result counts the images and the bytes sent.
+func TestImagesEndToEnd(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "images.json")
+	code, stdout, stderr := call(t, context.Background(), "run", "-out", out, "testdata/images.hcl")
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	res, err := results.ReadResult(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	png, err := os.ReadFile("testdata/red.png")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := res.Summary; s.Images != 3 || s.PromptBytes < int64(3*len(png)) {
+		t.Errorf("images %d, prompt bytes %d; want 3 images of %d bytes", s.Images, s.PromptBytes, len(png))
+	}
+	data, err := os.ReadFile(strings.TrimSuffix(out, ".json") + ".requests.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, raw := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var l results.RequestLine
+		if err := json.Unmarshal([]byte(raw), &l); err != nil {
+			t.Fatal(err)
+		}
+		// The server's prompt count: about 10 words of text, and 300
+		// tokens for the image when there is one.
+		if with := l.Images == 1; with != (l.PromptTokens > 300) || l.PromptSource != "usage" {
+			t.Errorf("request %d: %d images, %d prompt tokens (%s)", l.ID, l.Images, l.PromptTokens, l.PromptSource)
+		}
+	}
+	if !strings.Contains(stdout, "Images: 3 images in the completed prompts") {
+		t.Errorf("the console does not count the images:\n%s", stdout)
+	}
+}
