@@ -89,6 +89,8 @@ func TestJSONL(t *testing.T) {
 				if tt.fixed {
 					r.OutputLen = 256
 				}
+				// A JSONL prompt's bytes are its text's (no images here).
+				r.PromptBytes = len(r.Prompt)
 				want = append(want, r)
 			}
 			if diff := cmp.Diff(want, ds.Requests); diff != "" {
