@@ -58,6 +58,9 @@ type chunk struct {
 	// per-request metrics.
 	engine engineNumbers
 	done   bool // the stream's end marker: nothing more to read
+	// keepAlive: the event is the API's keep-alive (Messages' ping),
+	// which, as a comment line, is no progress for stall_timeout.
+	keepAlive bool
 }
 
 var errNotObject = errors.New("data is not a JSON object")

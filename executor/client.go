@@ -147,27 +147,52 @@ func (t Target) tracing() bool {
 }
 
 // requestHeader is every header of a load request but x-request-id and
-// the traceparent the client makes: the defaults, then the credential and
-// the target's headers, which may override them.
+// the traceparent the client makes: the defaults and the API's own (a
+// version), then the credential and the target's headers, which may
+// override them.
 func (t Target) requestHeader() http.Header {
 	h := http.Header{}
 	h.Set("Content-Type", "application/json")
 	h.Set("Accept", "text/event-stream")
+	if p, err := protocolFor(t.API); err == nil {
+		p.setHeaders(h)
+	}
 	maps.Copy(h, t.credentialHeader())
 	return h
 }
 
-// credentialHeader is "Authorization: Bearer <key>" when APIKey is set,
+// credentialHeader is the key's header when APIKey is set (KeyHeader),
 // then Headers.
 func (t Target) credentialHeader() http.Header {
 	h := http.Header{}
-	if t.APIKey != "" {
-		h.Set("Authorization", "Bearer "+t.APIKey)
+	if name, value := t.KeyHeader(); name != "" {
+		h.Set(name, value)
 	}
 	for k, v := range t.Headers {
 		h.Set(k, v)
 	}
 	return h
+}
+
+// KeyHeader is the header that carries APIKey in the target's API, and its
+// value: "Authorization: Bearer <key>" for the OpenAI APIs, "x-api-key:
+// <key>" for Anthropic's Messages API; "", "" without a key. It is sent to
+// the target's own scheme, host and port only (see HTTPClient).
+func (t Target) KeyHeader() (name, value string) {
+	if t.APIKey == "" {
+		return "", ""
+	}
+	p, err := protocolFor(t.API)
+	if err != nil {
+		// newClient refuses the API; a bearer token is as good as any.
+		p = wire{protocol: chat{}}
+	}
+	h := http.Header{}
+	p.setKey(h, t.APIKey)
+	for k, v := range h {
+		return k, v[0]
+	}
+	return "", ""
 }
 
 // Preview is one load request as the client sends it.
@@ -205,7 +230,8 @@ func PreviewRequest(t Target, r dataset.Request) (Preview, error) {
 // TLS settings (CAFile, InsecureSkipVerify), HTTP/2 when asked (h2c for an
 // http:// BaseURL), keep-alive with an idle pool of conns connections, and
 // compression off. Its RoundTripper adds the target's headers to every
-// request: "Authorization: Bearer <key>" when APIKey is set, then Headers.
+// request: the key's header when APIKey is set ("Authorization: Bearer
+// <key>", or the API's own: KeyHeader), then Headers.
 // It is for the other requests a run makes to the same server (a /tokenize
 // endpoint, say), so that they see the same authentication and TLS.
 func (t Target) HTTPClient(conns int) (*http.Client, error) {
@@ -582,9 +608,6 @@ func (c *client) read(ctx context.Context, sr *sseReader, tr *timedReader, t0 ti
 			break
 		}
 		at := tr.at
-		if tr.watch != nil {
-			tr.watch.note(at)
-		}
 		if string(name) == "error" {
 			c.fail(res, metrics.ErrStream, fmt.Errorf("error event: %s", excerpt(data)))
 			break
@@ -592,6 +615,9 @@ func (c *client) read(ctx context.Context, sr *sseReader, tr *timedReader, t0 ti
 		if err := c.proto.Parse(name, data, ch, keepText); err != nil {
 			c.fail(res, metrics.ErrMalformed, err)
 			break
+		}
+		if tr.watch != nil && !ch.keepAlive {
+			tr.watch.note(at)
 		}
 		if ch.errMsg != "" {
 			c.fail(res, metrics.ErrStream, errors.New(ch.errMsg))
@@ -646,9 +672,10 @@ func (c *client) read(ctx context.Context, sr *sseReader, tr *timedReader, t0 ti
 			if ch.reasoningTokens > 0 {
 				res.ReasoningTokens = ch.reasoningTokens
 			}
-			if ch.promptTokens > 0 {
-				res.PromptTokens, res.PromptTokensSource = ch.promptTokens, metrics.SourceUsage
-			}
+		}
+		if ch.promptTokens > 0 {
+			// With the usage, or ahead of it (Messages' message_start).
+			res.PromptTokens, res.PromptTokensSource = ch.promptTokens, metrics.SourceUsage
 		}
 		if ch.done {
 			ended, done = true, true

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"net/http"
 	"slices"
 	"strconv"
 	"strings"
@@ -33,6 +34,17 @@ type protocol interface {
 	Parse(event, data []byte, c *chunk, keepText bool) error
 }
 
+// ownHeaders is a protocol whose API is not OpenAI's in its headers
+// either: it takes the API key in a header of its own rather than as
+// "Authorization: Bearer <key>", and may name more headers that every
+// request carries (a version). The target's headers override both.
+type ownHeaders interface {
+	// setKey sets the header carrying key.
+	setKey(h http.Header, key string)
+	// setHeaders sets the headers every request carries.
+	setHeaders(h http.Header)
+}
+
 // wire is an API as the client speaks it: its row of the table (Path;
 // Streaming: an API that does not stream, as embeddings, answers one JSON
 // body, read whole and parsed once, and the request has a latency (E2EL)
@@ -40,6 +52,24 @@ type protocol interface {
 type wire struct {
 	apis.API
 	protocol
+}
+
+// setKey sets the header that carries the API key: the protocol's own
+// (ownHeaders), else "Authorization: Bearer <key>".
+func (w wire) setKey(h http.Header, key string) {
+	if o, ok := w.protocol.(ownHeaders); ok {
+		o.setKey(h, key)
+		return
+	}
+	h.Set("Authorization", "Bearer "+key)
+}
+
+// setHeaders sets the headers of the API's own that every request
+// carries (ownHeaders); none for the OpenAI APIs.
+func (w wire) setHeaders(h http.Header) {
+	if o, ok := w.protocol.(ownHeaders); ok {
+		o.setHeaders(h)
+	}
 }
 
 // protocols are the APIs a Target can speak, by the name Target.API gives:

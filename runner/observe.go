@@ -82,9 +82,10 @@ func startScrape(ctx context.Context, s *scenario.Scenario, lt *liveTarget) *ser
 		return nil
 	}
 	cfg := scrape.Config{URL: u, Interval: s.Target.ScrapeInterval, Extras: s.Target.ScrapeMetrics, FollowRedirects: s.Target.FollowRedirects}
-	if implicit && lt.target.APIKey != "" {
-		// The same server as the API: the same credentials.
-		cfg.Headers = map[string]string{"Authorization": "Bearer " + lt.target.APIKey}
+	if name, value := lt.target.KeyHeader(); implicit && name != "" {
+		// The same server as the API: the same credentials, in the API's
+		// header (a bearer token, or Messages' x-api-key).
+		cfg.Headers = map[string]string{name: value}
 	}
 	return &serverScrape{cfg: cfg, url: RedactURL(u), implicit: implicit, s: scrape.Start(ctx, cfg),
 		ctx: ctx, cooldown: s.Target.ScrapeCooldown}
