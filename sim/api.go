@@ -1,6 +1,10 @@
 package sim
 
-import "github.com/llmload/llmload/internal/apis"
+import (
+	"net/http"
+
+	"github.com/llmload/llmload/internal/apis"
+)
 
 // frontend is one API the simulator serves: how a request body's prompt
 // and output cap read and how the answer is written, over the engine every
@@ -22,6 +26,19 @@ type frontend interface {
 	// answer writes the answer of c: a stream when c.req.stream asks for
 	// one and the API streams.
 	answer(c *call)
+}
+
+// headerChecker is a front end whose API requires headers of its own
+// (Messages: anthropic-version), checked before the body is read.
+type headerChecker interface {
+	checkHeader(h http.Header) *apiError
+}
+
+// errorWriter is a front end whose API writes its errors in a shape of
+// its own (Messages: {"type": "error", "error": {"type", "message"}});
+// the others write OpenAI's (writeError).
+type errorWriter interface {
+	writeError(w http.ResponseWriter, e *apiError)
 }
 
 // api is an API the simulator serves: its row of the API table.
@@ -53,3 +70,13 @@ func (k api) row() apis.API { return rows[k] }
 // frontend is k's front end (nil when no file registers one, which the
 // tests refuse).
 func (k api) frontend() frontend { return frontends[rows[k].Name] }
+
+// writeError answers e in k's shape: its front end's own (errorWriter),
+// else OpenAI's.
+func (k api) writeError(w http.ResponseWriter, e *apiError) {
+	if ew, ok := k.frontend().(errorWriter); ok {
+		ew.writeError(w, e)
+		return
+	}
+	writeError(w, e)
+}

@@ -201,13 +201,20 @@ type call struct {
 }
 
 func (s *Server) complete(w http.ResponseWriter, r *http.Request, kind api) {
-	body, ok := readBody(w, r)
-	if !ok {
+	if hc, ok := kind.frontend().(headerChecker); ok {
+		if aerr := hc.checkHeader(r.Header); aerr != nil {
+			kind.writeError(w, aerr)
+			return
+		}
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+	if err != nil {
+		kind.writeError(w, badRequest("", "reading the body: %v", err))
 		return
 	}
 	req, aerr := parseRequest(body, kind, &s.p)
 	if aerr != nil {
-		writeError(w, aerr)
+		kind.writeError(w, aerr)
 		return
 	}
 	fe, generates := kind.frontend(), kind.row().Streaming
@@ -271,7 +278,7 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, kind api) {
 		if status != http.StatusInternalServerError {
 			w.Header().Set("Retry-After", "1")
 		}
-		writeError(w, &apiError{status: status, msg: "simulated fault: " + fault})
+		kind.writeError(w, &apiError{status: status, msg: "simulated fault: " + fault})
 		return
 	}
 	c := &call{
