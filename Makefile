@@ -74,6 +74,7 @@ race:
 fuzz-short:
 	bash tools/fuzz.sh $(GO) FuzzParse ./scenario $(FUZZTIME)
 	bash tools/fuzz.sh $(GO) FuzzSSE ./executor $(FUZZTIME)
+	bash tools/fuzz.sh $(GO) FuzzMessagesEvent ./executor $(FUZZTIME)
 	bash tools/fuzz.sh $(GO) FuzzLoadShareGPT ./dataset $(FUZZTIME)
 	bash tools/fuzz.sh $(GO) FuzzLoadJSONL ./dataset $(FUZZTIME)
 	bash tools/fuzz.sh $(GO) FuzzLoadTrace ./dataset $(FUZZTIME)

@@ -19,8 +19,9 @@ type Target struct {
 	BaseURL string
 	// API is a name of the API table (internal/apis): APICompletions
 	// ("openai", the default when empty), APIChat ("openai-chat"),
-	// APIResponses ("openai-responses") or APIEmbeddings
-	// ("openai-embeddings"): see APIs.
+	// APIResponses ("openai-responses"), APIEmbeddings
+	// ("openai-embeddings") or APIMessages ("anthropic-messages"): see
+	// APIs.
 	API   string
 	Model string
 	// ModelAliases are other names the server gives the model asked for,
@@ -28,7 +29,8 @@ type Target struct {
 	// file, whatever was asked; vLLM answers with its first served name):
 	// an answer under one of them is not "another model".
 	ModelAliases []string
-	// APIKey, when set, is sent as "Authorization: Bearer <key>". It never
+	// APIKey, when set, is sent as "Authorization: Bearer <key>", or in
+	// the API's own header (x-api-key for APIMessages: KeyHeader). It never
 	// appears in error messages or results (nor does any value Scrubber
 	// knows).
 	APIKey string

@@ -212,6 +212,51 @@ func TestProtocolParse(t *testing.T) {
 			{in: `{"type":"response.output_text.delta"`, err: true},
 			{in: ``, err: true},
 		},
+		// Anthropic's Messages events, as its streaming documentation
+		// shows them; the name may also come only in the payload's "type".
+		APIMessages: {
+			{event: "message_start", in: `{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],"model":"claude-x","stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":25,"output_tokens":1}}}`,
+				want: chunk{model: "claude-x", promptTokens: 25}},
+			{event: "message_start", in: `{"type":"message_start","message":{"model":"m","usage":{"input_tokens":4,"cache_creation_input_tokens":6,"cache_read_input_tokens":90,"output_tokens":1}}}`,
+				want: chunk{model: "m", promptTokens: 100, engine: engineNumbers{cached: 90, hasCached: true}}},
+			{event: "content_block_start", in: `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`},
+			{event: "ping", in: `{"type":"ping"}`, want: chunk{keepAlive: true}},
+			{event: "content_block_delta", in: `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hello"}}`,
+				want: chunk{output: true, answer: true, text: []byte("Hello")}},
+			{in: `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"!"}}`, want: chunk{output: true, answer: true, text: []byte("!")}},
+			{event: "content_block_delta", in: `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":""}}`},
+			{event: "content_block_start", in: `{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":""}}`},
+			{event: "content_block_delta", in: `{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"Let me"}}`,
+				want: chunk{output: true, reasoning: true, text: []byte("Let me")}},
+			{event: "content_block_delta", in: `{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"EqQBCgIYAhIM"}}`},
+			{event: "content_block_start", in: `{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_1","name":"get_weather","input":{}}}`,
+				want: chunk{output: true, answer: true}},
+			{event: "content_block_delta", in: `{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":""}}`},
+			{event: "content_block_delta", in: `{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"location\": \"Paris\"}"}}`,
+				want: chunk{output: true, answer: true, text: []byte(`{"location": "Paris"}`)}},
+			{event: "content_block_delta", in: `{"type":"content_block_delta","index":0,"delta":{"type":"citations_delta","citation":{}}}`},
+			{event: "content_block_stop", in: `{"type":"content_block_stop","index":0}`},
+			{event: "message_delta", in: `{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":15}}`,
+				want: chunk{finish: "stop", hasUsage: true, completionTokens: 15}},
+			{event: "message_delta", in: `{"type":"message_delta","delta":{"stop_reason":"max_tokens"},"usage":{"input_tokens":3,"cache_read_input_tokens":0,"output_tokens":8}}`,
+				want: chunk{finish: "length", hasUsage: true, completionTokens: 8, promptTokens: 3, engine: engineNumbers{hasCached: true}}},
+			{event: "message_delta", in: `{"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":47}}`,
+				want: chunk{finish: "tool_calls", hasUsage: true, completionTokens: 47}},
+			{event: "message_delta", in: `{"type":"message_delta","delta":{"stop_reason":"stop_sequence"}}`, want: chunk{finish: "stop"}},
+			{event: "message_delta", in: `{"type":"message_delta","delta":{"stop_reason":"refusal"},"usage":{}}`, want: chunk{finish: "refusal"}},
+			{event: "message_stop", in: `{"type":"message_stop"}`, want: chunk{done: true}},
+			{in: `{"type":"message_stop"}`, want: chunk{done: true}},
+			{event: "error", in: `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`,
+				want: chunk{errMsg: "server error: overloaded_error: Overloaded"}},
+			{in: `{"type":"error","error":{"type":"api_error","message":"Internal server error"}}`,
+				want: chunk{errMsg: "server error: api_error: Internal server error"}},
+			{in: `{"choices":[{"delta":{"content":"not ours"}}]}`},
+			{in: `{"type":"response.output_text.delta","delta":"not ours"}`},
+			{in: `[DONE]`, want: chunk{done: true}},
+			{in: `[1,2]`, err: true},
+			{in: `{"type":"content_block_delta"`, err: true},
+			{in: ``, err: true},
+		},
 		// An embeddings answer is one JSON body: it ends the request and
 		// carries no output.
 		APIEmbeddings: {
@@ -272,13 +317,13 @@ func TestProtocolParse(t *testing.T) {
 
 // The registered names, and an unknown one refused with all of them listed.
 func TestUnknownAPI(t *testing.T) {
-	if diff := cmp.Diff([]string{"openai", "openai-chat", "openai-embeddings", "openai-responses"}, APIs()); diff != "" {
+	if diff := cmp.Diff([]string{"anthropic-messages", "openai", "openai-chat", "openai-embeddings", "openai-responses"}, APIs()); diff != "" {
 		t.Errorf("APIs() (-want +got):\n%s", diff)
 	}
 	if p, err := protocolFor(""); err != nil || p != protocols[APICompletions] {
 		t.Errorf(`protocolFor(""): %v, %v; want the completions protocol`, p, err)
 	}
-	const want = `target api "tgi": want "openai", "openai-chat", "openai-embeddings" or "openai-responses"`
+	const want = `target api "tgi": want "anthropic-messages", "openai", "openai-chat", "openai-embeddings" or "openai-responses"`
 	target := Target{BaseURL: "http://127.0.0.1:1", API: "tgi"}
 	if _, err := prepare(target, protocolRequests); err == nil || err.Error() != want {
 		t.Errorf("prepare: error %v, want %q", err, want)

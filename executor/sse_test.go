@@ -188,7 +188,8 @@ func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 
 func FuzzSSE(f *testing.F) {
 	files, _ := filepath.Glob("testdata/sse/*.sse")
-	for _, file := range files {
+	messages, _ := filepath.Glob("testdata/messages/*.sse")
+	for _, file := range append(files, messages...) {
 		b, err := os.ReadFile(file)
 		if err != nil {
 			f.Fatal(err)

@@ -40,4 +40,8 @@ func TestTrafficDecode(t *testing.T) {
 	if d := cfg.Scenario("sessions-default"); d.History != HistoryGenerated {
 		t.Errorf("default history %q, want %q", d.History, HistoryGenerated)
 	}
+	// Anthropic's Messages API carries conversations too.
+	if m := cfg.Scenario("sessions-messages"); m.Target.API != "anthropic-messages" || !m.Dataset.MultiTurn() || m.History != HistoryGenerated {
+		t.Errorf("sessions through Messages: api %q, multi-turn %v, history %q", m.Target.API, m.Dataset.MultiTurn(), m.History)
+	}
 }

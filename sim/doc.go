@@ -12,8 +12,8 @@
 // one engine; the completions and chat APIs share the choices format
 // (choices.go).
 //
-// It imports metrics, tokenizer, internal/apis, internal/openaiwire and
-// internal/secret.
+// It imports metrics, tokenizer, internal/apis, internal/openaiwire,
+// internal/anthropicwire and internal/secret.
 // runner (for sim:// targets) and tests import it; it
 // never imports the executor.
 package sim

@@ -9,8 +9,8 @@ import (
 	"strings"
 )
 
-// apiRequest is what the simulator reads from a completions or chat
-// completions body. Every other field is accepted and ignored.
+// apiRequest is what the simulator reads from a request body, whatever
+// the API. Every other field is accepted and ignored.
 type apiRequest struct {
 	Model               string          `json:"model"`
 	Prompt              json.RawMessage `json:"prompt"`
@@ -37,6 +37,9 @@ type apiRequest struct {
 	// The Responses and embeddings APIs' fields.
 	Input           json.RawMessage `json:"input"`
 	MaxOutputTokens *int            `json:"max_output_tokens"`
+	// The Messages API's system prompt: a string, or a list of text
+	// blocks.
+	System json.RawMessage `json:"system"`
 }
 
 type chatMessage struct {

@@ -4,10 +4,11 @@ import "slices"
 
 // The APIs' names, as a target's api spells them.
 const (
-	Completions = "openai"            // the OpenAI completions API
-	Chat        = "openai-chat"       // the OpenAI chat completions API
-	Responses   = "openai-responses"  // the OpenAI Responses API
-	Embeddings  = "openai-embeddings" // the OpenAI embeddings API
+	Completions = "openai"             // the OpenAI completions API
+	Chat        = "openai-chat"        // the OpenAI chat completions API
+	Responses   = "openai-responses"   // the OpenAI Responses API
+	Embeddings  = "openai-embeddings"  // the OpenAI embeddings API
+	Messages    = "anthropic-messages" // Anthropic's Messages API
 )
 
 // The APIs' endpoints, relative to a server's root.
@@ -16,6 +17,7 @@ const (
 	PathChat        = "/v1/chat/completions"
 	PathResponses   = "/v1/responses"
 	PathEmbeddings  = "/v1/embeddings"
+	PathMessages    = "/v1/messages"
 )
 
 // API is one row of the table.
@@ -43,6 +45,7 @@ var table = []API{
 	{Name: Chat, Title: "chat", Path: PathChat, Streaming: true, Conversations: true},
 	{Name: Responses, Title: "Responses", Path: PathResponses, Streaming: true},
 	{Name: Embeddings, Title: "embeddings", Path: PathEmbeddings},
+	{Name: Messages, Title: "Messages", Path: PathMessages, Streaming: true, Conversations: true},
 }
 
 // All returns the table's rows in order (a copy).

@@ -24,8 +24,8 @@ var allowed = map[string][]string{
 	"assert":    {"scenario", "metrics", "compare", "internal/apis", "internal/secret", "internal/safehttp"},
 	// The statistics of comparing two runs: summaries in, deltas out.
 	"compare":  {"metrics"},
-	"executor": {"dataset", "metrics", "tokenizer", "internal/apis", "internal/openaiwire", "internal/secret", "internal/safehttp"},
-	"sim":      {"metrics", "tokenizer", "internal/apis", "internal/openaiwire", "internal/secret"},
+	"executor": {"dataset", "metrics", "tokenizer", "internal/apis", "internal/openaiwire", "internal/anthropicwire", "internal/secret", "internal/safehttp"},
+	"sim":      {"metrics", "tokenizer", "internal/apis", "internal/openaiwire", "internal/anthropicwire", "internal/secret"},
 	// The result schema, its files (result JSON, requests JSONL, merge) and
 	// the figures computed from a run: summaries in, results out (a
 	// comparison's rows are compare's deltas).
@@ -46,6 +46,9 @@ var allowed = map[string][]string{
 	"internal/apis": {},
 	// The OpenAI wire format's names, shared by executor and sim: a leaf.
 	"internal/openaiwire": {},
+	// Anthropic's Messages wire format's names, shared by executor and
+	// sim: a leaf.
+	"internal/anthropicwire": {},
 	// Scrubbing credentials from text, for every package that prints or
 	// stores what a server said: a leaf.
 	"internal/secret": {},
@@ -65,15 +68,15 @@ var allowed = map[string][]string{
 	// simulator, the fresh clone, and the documentation's links.
 	"internal/arch":       {},
 	"internal/doclinks":   {},
-	"internal/e2e":        {"dataset", "executor", "metrics", "sim", "tokenizer", "internal/apis", "internal/openaiwire", "internal/secret", "internal/safehttp"},
+	"internal/e2e":        {"dataset", "executor", "metrics", "sim", "tokenizer", "internal/apis", "internal/openaiwire", "internal/anthropicwire", "internal/secret", "internal/safehttp"},
 	"internal/freshclone": {"internal/testshared", "results", "metrics"},
 	// What a run is: target, dataset, baseline, shards, load, result and
 	// verdict; cmd renders it.
 	"runner": {"scenario", "assert", "compare", "dataset", "executor", "metrics", "results", "live", "scrape", "serverinfo", "sim", "tokenizer",
-		"internal/apis", "internal/secret", "internal/openaiwire", "internal/safehttp"},
+		"internal/apis", "internal/secret", "internal/openaiwire", "internal/anthropicwire", "internal/safehttp"},
 	// The binary: the top of the graph.
 	"cmd": {"metrics", "tokenizer", "dataset", "scenario", "assert", "compare", "executor", "sim", "results", "report", "ops", "live", "scrape", "serverinfo", "runner",
-		"internal/apis", "internal/openaiwire", "internal/secret", "internal/testshared", "internal/vllmimport", "internal/profile", "internal/safehttp", "internal/buildinfo", "internal/completion"},
+		"internal/apis", "internal/openaiwire", "internal/anthropicwire", "internal/secret", "internal/testshared", "internal/vllmimport", "internal/profile", "internal/safehttp", "internal/buildinfo", "internal/completion"},
 	// The examples' data generator and the Kubernetes example's test.
 	"examples": {"tokenizer", "internal/secret"},
 	// Real engines in the loop: the GGUF writer and the tiny-model
@@ -83,11 +86,11 @@ var allowed = map[string][]string{
 	"engines": {"internal/testshared"},
 	// Benchmark and calibration commands: the fake server, the stream
 	// check, the simulator's calibration and the tiny-model generator.
-	"tools": {"executor", "results", "compare", "metrics", "engines", "internal/apis", "internal/openaiwire"},
+	"tools": {"executor", "results", "compare", "metrics", "engines", "internal/apis", "internal/openaiwire", "internal/anthropicwire"},
 }
 
 // hclFree are the packages that must not depend on HCL or cty.
-var hclFree = []string{"compare", "metrics", "tokenizer", "dataset", "executor", "sim", "results", "report", "ops", "live", "scrape", "serverinfo", "internal/apis", "internal/openaiwire", "internal/secret"}
+var hclFree = []string{"compare", "metrics", "tokenizer", "dataset", "executor", "sim", "results", "report", "ops", "live", "scrape", "serverinfo", "internal/apis", "internal/openaiwire", "internal/anthropicwire", "internal/secret"}
 
 // unit is the name the rules know a package of ours by: its top-level
 // folder ("executor" for executor/executortest), or, under internal/, the

@@ -50,7 +50,7 @@ dataset "single" {
 dataset "chats" {
   jsonl {
     path       = "p.jsonl"
-    multi_turn = true # ERROR: Multi-turn sessions need the chat API
+    multi_turn = true # ERROR: Multi-turn sessions need the chat or Messages API
   }
 }
 

@@ -4,6 +4,11 @@ target "chat" {
   api      = "openai-chat"
 }
 
+target "messages" {
+  base_url = "sim://tiny"
+  api      = "anthropic-messages"
+}
+
 dataset "mooncake" {
   trace {
     path   = "trace.jsonl"
@@ -76,6 +81,15 @@ scenario "sessions" {
 
 scenario "sessions-default" {
   target  = target.chat
+  dataset = dataset.chats
+  open_loop {
+    rate = 1
+  }
+  requests = 10
+}
+
+scenario "sessions-messages" {
+  target  = target.messages
   dataset = dataset.chats
   open_loop {
     rate = 1
