@@ -75,12 +75,12 @@ func TestAbandonCleanupCheck(t *testing.T) {
 	}
 }
 
-// The Responses, chat and embeddings APIs run end to end against the
+// The Responses, chat, Messages and embeddings APIs run end to end against the
 // simulator: the streamed ones time the reasoning apart from the answer
 // (TTFT is the first reasoning token, ttft_answer the first answer token),
 // embeddings have a latency and no first token.
 func TestAPIsOnTheSimulator(t *testing.T) {
-	for _, api := range []string{"openai-responses", "openai-chat", "openai-embeddings"} {
+	for _, api := range []string{"openai-responses", "openai-chat", "anthropic-messages", "openai-embeddings"} {
 		t.Run(api, func(t *testing.T) {
 			out := t.TempDir()
 			code, stdout, stderr := call(t, context.Background(), "run", "-quiet", "-out", out, "-var", "api="+api, "testdata/apis.hcl")
