@@ -108,7 +108,7 @@ type Profile struct {
 	// (delta.reasoning_content, response.reasoning_text.delta) before the
 	// answer. They count in the output (usage, max_tokens); without
 	// ignore_eos the natural answer length comes on top of them.
-	ReasoningTokens int `sim:"reasoning_tokens" help:"tokens of reasoning streamed before the answer, chat and Responses APIs (tokens)"`
+	ReasoningTokens int `sim:"reasoning_tokens" help:"tokens of reasoning streamed before the answer, chat, Responses and Messages APIs (tokens)"`
 	// ImageTokens is what each image of a chat prompt (an image_url
 	// content part) adds to the prompt, as a vision encoder's patches do
 	// (LLaVA-1.5: 576): its prefill cost, in prompt tokens.

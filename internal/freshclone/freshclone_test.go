@@ -156,6 +156,8 @@ func TestFreshClone(t *testing.T) {
 		{"quickstart", []string{"run", "examples/quickstart.hcl"}, "quickstart.json"},
 		// One scenario of reference.hcl: only its own data is loaded.
 		{"reference burst", []string{"run", "examples/reference.hcl", "-scenario", "burst"}, "burst.json"},
+		// Anthropic's Messages API, sessions through it, on the simulator.
+		{"anthropic-messages", []string{"run", "examples/anthropic-messages.hcl"}, "messages.json"},
 	}
 	for _, r := range runs {
 		t.Run("run "+r.name, func(t *testing.T) {
