@@ -147,13 +147,20 @@ func (t Target) tracing() bool {
 }
 
 // requestHeader is every header of a load request but x-request-id and
-// the traceparent the client makes: the defaults and the API's own (a
-// version), then the credential and the target's headers, which may
-// override them.
+// the traceparent the client makes: the defaults, then serverHeader.
 func (t Target) requestHeader() http.Header {
 	h := http.Header{}
 	h.Set("Content-Type", "application/json")
 	h.Set("Accept", "text/event-stream")
+	maps.Copy(h, t.serverHeader())
+	return h
+}
+
+// serverHeader is what every request to the target's server carries, the
+// load's and the others (HTTPClient): the API's own headers (a version),
+// then the credential and the target's headers, which may override them.
+func (t Target) serverHeader() http.Header {
+	h := http.Header{}
 	if p, err := protocolFor(t.API); err == nil {
 		p.setHeaders(h)
 	}
@@ -230,8 +237,10 @@ func PreviewRequest(t Target, r dataset.Request) (Preview, error) {
 // TLS settings (CAFile, InsecureSkipVerify), HTTP/2 when asked (h2c for an
 // http:// BaseURL), keep-alive with an idle pool of conns connections, and
 // compression off. Its RoundTripper adds the target's headers to every
-// request: the key's header when APIKey is set ("Authorization: Bearer
-// <key>", or the API's own: KeyHeader), then Headers.
+// request to the target's own scheme, host and port: the API's own (the
+// Messages API's anthropic-version), the key's header when APIKey is set
+// ("Authorization: Bearer <key>", or the API's own: KeyHeader), then
+// Headers.
 // It is for the other requests a run makes to the same server (a /tokenize
 // endpoint, say), so that they see the same authentication and TLS.
 func (t Target) HTTPClient(conns int) (*http.Client, error) {
@@ -283,7 +292,7 @@ func (t Target) HTTPClient(conns int) (*http.Client, error) {
 	// The credential and the configured headers go to the target's own
 	// scheme, host and port, never elsewhere, whatever a redirect says.
 	return &http.Client{
-		Transport:     &safehttp.Guard{Base: tr, Origin: u, Header: t.credentialHeader()},
+		Transport:     &safehttp.Guard{Base: tr, Origin: u, Header: t.serverHeader()},
 		CheckRedirect: safehttp.CheckRedirect(t.FollowRedirects),
 	}, nil
 }

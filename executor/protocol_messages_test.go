@@ -344,6 +344,21 @@ func TestMessagesCredentials(t *testing.T) {
 	if diff := cmp.Diff(want, header(seen[1])); diff != "" {
 		t.Errorf("headers with the target's own (-want +got):\n%s", diff)
 	}
+	// The other requests to the server (a /tokenize, the version and
+	// model probes) carry the key and the version too.
+	hc, err := Target{BaseURL: srv.URL, API: APIMessages, APIKey: key}.HTTPClient(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := hc.Get(srv.URL + "/v1/models")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if r := srv.requests()[2]; r.Header.Get("X-Api-Key") != key || r.Header.Get("Anthropic-Version") != "2023-06-01" || r.Header.Get("Authorization") != "" {
+		t.Errorf("HTTPClient's request: x-api-key %q, anthropic-version %q, authorization %q",
+			r.Header.Get("X-Api-Key"), r.Header.Get("Anthropic-Version"), r.Header.Get("Authorization"))
+	}
 	if name, value := target.KeyHeader(); name != "X-Api-Key" || value != key {
 		t.Errorf("KeyHeader() = %q, %q", name, value)
 	}
