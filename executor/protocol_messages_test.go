@@ -1,6 +1,7 @@
 package executor
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -144,13 +145,16 @@ type msgShape struct {
 	FinishReason                  string
 	OutputBytes                   int
 	// Mismatch: the usage's output count contradicts what was streamed.
-	Mismatch bool
+	Mismatch                  bool
+	ToolCallEvents, ToolCalls int
+	BadToolCall               bool
 }
 
 func msgShapeOf(r *metrics.Request) msgShape {
 	_, mismatch := r.TokenCountMismatch()
 	return msgShape{r.Error, r.StatusCode, r.OutputEvents, r.ReasoningEvents, r.AnswerEvents, r.ReasoningTokens,
-		r.OutputTokens, r.OutputTokensSource, r.PromptTokens, r.PromptTokensSource, r.FinishReason, r.OutputBytes, mismatch}
+		r.OutputTokens, r.OutputTokensSource, r.PromptTokens, r.PromptTokensSource, r.FinishReason, r.OutputBytes, mismatch,
+		r.ToolCallEvents, r.ToolCalls, r.BadToolCall}
 }
 
 // The Messages protocol against a server that speaks Anthropic's
@@ -220,13 +224,25 @@ func TestMessagesStreams(t *testing.T) {
 						r.TTFT, r.TTFTReasoning, r.TTFTAnswer, r.ITLReasoning, r.ITLAnswer, gap)
 				}
 			}},
-		{name: "tool use: the block's start and its input fragments are output", events: []msgEvent{
+		{name: "tool use: the block's start and its input fragments are a tool call", events: []msgEvent{
 			msgStart(40), blockStart(0, `{"type":"text","text":""}`), textDelta(0, "Checking."), blockStop(0),
 			blockStart(1, `{"type":"tool_use","id":"toolu_1","name":"get_weather","input":{}}`),
 			delta(1, anthropicwire.DeltaInputJSON, "partial_json", ""), msgPing,
 			delta(1, anthropicwire.DeltaInputJSON, "partial_json", `{"location": "Paris`), delta(1, anthropicwire.DeltaInputJSON, "partial_json", `"}`),
 			blockStop(1), msgDelta("tool_use", 21), msgStop,
-		}, want: ok(4, 21, metrics.SourceUsage, 40, "tool_calls", 30)},
+		}, want: func() msgShape {
+			s := ok(4, 21, metrics.SourceUsage, 40, "tool_calls", 41)
+			s.AnswerEvents, s.ToolCallEvents, s.ToolCalls = 1, 3, 1
+			return s
+		}()},
+		{name: "tool use whose input is not a JSON object", events: []msgEvent{
+			msgStart(40), blockStart(0, `{"type":"tool_use","id":"toolu_1","name":"get_weather","input":{}}`),
+			delta(0, anthropicwire.DeltaInputJSON, "partial_json", `{"location": "Par`), blockStop(0), msgDelta("max_tokens", 6), msgStop,
+		}, want: func() msgShape {
+			s := ok(2, 6, metrics.SourceUsage, 40, "length", 28)
+			s.AnswerEvents, s.ToolCallEvents, s.ToolCalls, s.BadToolCall = 0, 2, 1, true
+			return s
+		}()},
 		{name: "error event mid-stream", events: []msgEvent{
 			msgStart(12), blockStart(0, `{"type":"text","text":""}`), textDelta(0, "Hel"), textDelta(0, "lo"),
 			ev(anthropicwire.EventError, `"error":{"type":"overloaded_error","message":"Overloaded"}`),
@@ -406,6 +422,84 @@ func TestMessagesCredentials(t *testing.T) {
 	}
 }
 
+// TestMessagesToolUse: tool_use blocks are tool calls, gathered by their
+// block's index from the block's start (id and name) and the input's
+// fragments, two calls one after the other, as Anthropic streams parallel
+// tool use; the text before them stays the answer's text alone.
+func TestMessagesToolUse(t *testing.T) {
+	events := []msgEvent{
+		msgStart(40), blockStart(0, `{"type":"text","text":""}`), textDelta(0, "Let me look."), blockStop(0),
+		blockStart(1, `{"type":"tool_use","id":"toolu_1","name":"get_weather","input":{}}`),
+		delta(1, anthropicwire.DeltaInputJSON, "partial_json", ""),
+		delta(1, anthropicwire.DeltaInputJSON, "partial_json", `{"city": `), delta(1, anthropicwire.DeltaInputJSON, "partial_json", `"Paris"}`), blockStop(1),
+		blockStart(2, `{"type":"tool_use","id":"toolu_2","name":"get_time","input":{}}`),
+		delta(2, anthropicwire.DeltaInputJSON, "partial_json", `{}`), blockStop(2),
+		// A server that sends the whole input with the block's start.
+		blockStart(3, `{"type":"tool_use","id":"toolu_3","name":"book","input":{"train":"TGV 6201"}}`), blockStop(3),
+		msgDelta("tool_use", 30), msgStop,
+	}
+	var (
+		c     chunk
+		tools toolCalls
+		res   metrics.Request
+		text  []byte
+		ph    streamPhases
+	)
+	c.hash = fnvOffset
+	for _, e := range events {
+		if err := (messages{}).Parse([]byte(e.name), []byte(e.data), &c, true); err != nil {
+			t.Fatal(err)
+		}
+		if c.output {
+			res.OutputEvents++
+			tools.add(c.tools)
+			text = append(text, c.text...)
+			ph.add(&res, &c, zeroTime, zeroTime)
+		}
+	}
+	tools.note(&res)
+	want := []metrics.ToolCall{
+		{ID: "toolu_1", Name: "get_weather", Arguments: `{"city": "Paris"}`},
+		{ID: "toolu_2", Name: "get_time", Arguments: `{}`},
+		{ID: "toolu_3", Name: "book", Arguments: `{"train":"TGV 6201"}`},
+	}
+	if diff := cmp.Diff(want, tools.all()); diff != "" {
+		t.Errorf("calls (-want +got):\n%s", diff)
+	}
+	if res.ToolCalls != 3 || res.BadToolCall || res.ToolCallEvents != 6 || res.AnswerEvents != 1 || string(text) != "Let me look." {
+		t.Errorf("calls %d, bad %v, tool-call events %d, answer events %d, text %q", res.ToolCalls, res.BadToolCall, res.ToolCallEvents, res.AnswerEvents, text)
+	}
+}
+
+// The request's tools, OpenAI function tools as a dataset gives them, go
+// in the API's own form, and its tool_choice too.
+func TestMessagesBodyTools(t *testing.T) {
+	defs := `[{"type":"function","function":{"name":"search","description":"Search the timetable","parameters":{"type":"object","properties":{"q":{"type":"string"}}}}},` +
+		`{"type":"function","function":{"name":"now"}}]`
+	wantTools := `[{"description":"Search the timetable","input_schema":{"type":"object","properties":{"q":{"type":"string"}}},"name":"search"},` +
+		`{"input_schema":{"type":"object","properties":{}},"name":"now"}]`
+	for _, tc := range []struct{ choice, want string }{
+		{"", ""},
+		{`"auto"`, `{"type":"auto"}`},
+		{`"required"`, `{"type":"any"}`},
+		{`"none"`, `{"type":"none"}`},
+		{`{"type":"function","function":{"name":"now"}}`, `{"name":"now","type":"tool"}`},
+	} {
+		tools := &dataset.Tools{Defs: json.RawMessage(defs), Names: []string{"search", "now"}, Choice: json.RawMessage(tc.choice)}
+		preps, err := prepare(Target{API: APIMessages, Model: "m"}, []dataset.Request{{Prompt: "x", OutputLen: 4, Tools: tools}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var body map[string]json.RawMessage
+		if err := json.Unmarshal(preps[0].body, &body); err != nil {
+			t.Fatal(err)
+		}
+		if string(body["tools"]) != wantTools || string(body["tool_choice"]) != tc.want {
+			t.Errorf("tool_choice %s: sent tools %s, tool_choice %s; want %s, %s", tc.choice, body["tools"], body["tool_choice"], wantTools, tc.want)
+		}
+	}
+}
+
 // FuzzMessagesEvent: any event name and payload, through the Messages
 // parser: it never panics, and what it reports holds together: output is
 // reasoning or answer, only output carries text (kept only when asked
@@ -432,17 +526,19 @@ func FuzzMessagesEvent(f *testing.F) {
 	p := protocols[APIMessages]
 	f.Fuzz(func(t *testing.T, name, data string) {
 		for _, keepText := range []bool{true, false} {
-			c := chunk{text: []byte("left"), done: true, finish: "stop"}
+			c := chunk{text: []byte("left"), done: true, finish: "stop", tools: []toolDelta{{name: "left"}}}
 			if err := p.Parse([]byte(name), []byte(data), &c, keepText); err != nil {
 				return
 			}
-			if c.output != (c.reasoning || c.answer) {
-				t.Fatalf("output %v, reasoning %v, answer %v", c.output, c.reasoning, c.answer)
+			if c.output != (c.reasoning || c.answer || c.toolCall) || c.toolCall != (len(c.tools) > 0) {
+				t.Fatalf("output %v, reasoning %v, answer %v, tool call %v (%d fragments)", c.output, c.reasoning, c.answer, c.toolCall, len(c.tools))
 			}
 			if !c.output && (c.textBytes != 0 || len(c.text) != 0) {
 				t.Fatalf("text %q (%d bytes) without output", c.text, c.textBytes)
 			}
-			if keepText && len(c.text) != c.textBytes || !keepText && len(c.text) != 0 {
+			// A tool call's name and input count as generated bytes but
+			// are not the answer's text.
+			if keepText && !c.toolCall && len(c.text) != c.textBytes || len(c.text) > c.textBytes || !keepText && len(c.text) != 0 {
 				t.Fatalf("keepText %v: text %q, textBytes %d", keepText, c.text, c.textBytes)
 			}
 			if c.done && (c.output || c.errMsg != "") || c.errMsg != "" && c.output {

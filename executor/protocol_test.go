@@ -229,11 +229,9 @@ func TestProtocolParse(t *testing.T) {
 			{event: "content_block_delta", in: `{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"Let me"}}`,
 				want: chunk{output: true, reasoning: true, text: []byte("Let me")}},
 			{event: "content_block_delta", in: `{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"EqQBCgIYAhIM"}}`},
-			{event: "content_block_start", in: `{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_1","name":"get_weather","input":{}}}`,
-				want: chunk{output: true, answer: true}},
+			// Tool use is read in TestMessagesToolUse.
 			{event: "content_block_delta", in: `{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":""}}`},
-			{event: "content_block_delta", in: `{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"location\": \"Paris\"}"}}`,
-				want: chunk{output: true, answer: true, text: []byte(`{"location": "Paris"}`)}},
+			{event: "content_block_start", in: `{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","input":{}}}`},
 			{event: "content_block_delta", in: `{"type":"content_block_delta","index":0,"delta":{"type":"citations_delta","citation":{}}}`},
 			{event: "content_block_stop", in: `{"type":"content_block_stop","index":0}`},
 			{event: "message_delta", in: `{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":15}}`,
