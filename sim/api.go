@@ -41,6 +41,13 @@ type errorWriter interface {
 	writeError(w http.ResponseWriter, e *apiError)
 }
 
+// toolChooser is a front end whose API offers the model tools: from the
+// body's tools and tool choice it picks the function the answer calls
+// ("" for a text answer; tools.go).
+type toolChooser interface {
+	tool(a *apiRequest, ids []int, p *Profile) (string, *apiError)
+}
+
 // api is an API the simulator serves: its row of the API table.
 type api int
 

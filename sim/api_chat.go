@@ -13,6 +13,12 @@ func (chatAPI) limits(a *apiRequest) (*int, bool)       { return chatLimits(a) }
 func (chatAPI) idPrefix() string                        { return "chatcmpl-" }
 func (chatAPI) reasons() bool                           { return true }
 
+// tool picks the function an answer calls from OpenAI's tools and
+// tool_choice (chooseTool).
+func (chatAPI) tool(a *apiRequest, ids []int, p *Profile) (string, *apiError) {
+	return chooseTool(a, ids, p)
+}
+
 func (chatAPI) answer(c *call) {
 	c.chat = true
 	if c.req.stream {

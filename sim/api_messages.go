@@ -1,9 +1,13 @@
 package sim
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/llmload/llmload/internal/anthropicwire"
 	"github.com/llmload/llmload/internal/apis"
@@ -23,29 +27,126 @@ func init() { register(apis.Messages, messagesAPI{}) }
 type messagesAPI struct{}
 
 // prompt counts the system prompt as a system message before the others,
-// as a chat template renders it. The API has no system role (a system
-// message is refused, as Anthropic refuses it), and max_tokens is
-// required.
+// as a chat template renders it, and a message's content blocks by their
+// text: a text block's, a tool_use block's name and input, a tool_result
+// block's content. The API has no system role (a system message is
+// refused, as Anthropic refuses it), and max_tokens is required.
 func (messagesAPI) prompt(a *apiRequest) ([]int, *apiError) {
 	if a.MaxTokens == nil {
 		return nil, badRequest("max_tokens", "max_tokens: Field required")
 	}
-	msgs := a.Messages
-	for i, m := range msgs {
-		if m.Role != "user" && m.Role != "assistant" {
-			return nil, badRequest("messages", "messages.%d.role: Input should be 'user' or 'assistant' (a system prompt is the top-level system parameter)", i)
-		}
+	if len(a.Messages) == 0 {
+		return nil, badRequest("messages", "messages: at least one message is required")
 	}
+	var msgs []chatMessage
 	if len(a.System) > 0 && string(a.System) != "null" {
 		if _, err := messageText(a.System); err != nil {
 			return nil, badRequest("system", "system: %v", err)
 		}
-		msgs = append([]chatMessage{{Role: "system", Content: a.System}}, msgs...)
+		msgs = append(msgs, chatMessage{Role: "system", Content: a.System})
 	}
-	if len(a.Messages) == 0 {
-		return nil, badRequest("messages", "messages: at least one message is required")
+	for i, m := range a.Messages {
+		if m.Role != "user" && m.Role != "assistant" {
+			return nil, badRequest("messages", "messages.%d.role: Input should be 'user' or 'assistant' (a system prompt is the top-level system parameter)", i)
+		}
+		text, err := blocksText(m.Content)
+		if err != nil {
+			return nil, badRequest("messages", "messages.%d.content: %v", i, err)
+		}
+		content, _ := json.Marshal(text)
+		msgs = append(msgs, chatMessage{Role: m.Role, Content: content})
 	}
 	return chatIDs(msgs)
+}
+
+// blocksText is a Messages content's text: a string, or its blocks' text
+// joined by newlines (a text block's text, a tool_use block's name and
+// input, a tool_result block's content; other blocks count nothing).
+func blocksText(raw json.RawMessage) (string, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", nil
+	}
+	var text string
+	if json.Unmarshal(raw, &text) == nil {
+		return text, nil
+	}
+	var blocks []struct {
+		Type, Text, Name string
+		Input, Content   json.RawMessage
+	}
+	if err := json.Unmarshal(raw, &blocks); err != nil {
+		return "", errors.New("must be a string or a list of content blocks")
+	}
+	var parts []string
+	for _, b := range blocks {
+		switch b.Type {
+		case anthropicwire.BlockText:
+			parts = append(parts, b.Text)
+		case anthropicwire.BlockToolUse:
+			parts = append(parts, b.Name, string(b.Input))
+		case anthropicwire.BlockToolResult:
+			t, err := blocksText(b.Content)
+			if err != nil {
+				return "", err
+			}
+			parts = append(parts, t)
+		}
+	}
+	return strings.Join(parts, "\n"), nil
+}
+
+// tool picks the function an answer calls from the API's tools
+// ([{"name", "description", "input_schema"}]) and tool_choice ({"type":
+// "auto", "any", "none", or "tool" with its "name"}), as chat's do
+// (decideTool); a model that may choose answers a tool's result (the last
+// message a user's tool_result block) in text.
+func (messagesAPI) tool(a *apiRequest, ids []int, p *Profile) (string, *apiError) {
+	var tools []struct {
+		Name        string          `json:"name"`
+		InputSchema json.RawMessage `json:"input_schema"`
+	}
+	if err := json.Unmarshal(a.Tools, &tools); err != nil {
+		return "", badRequest("tools", "tools: a list of tools, {\"name\", \"input_schema\"}: %v", err)
+	}
+	if len(tools) == 0 {
+		return "", nil
+	}
+	names := make([]string, len(tools))
+	for i, t := range tools {
+		if s := bytes.TrimSpace(t.InputSchema); t.Name == "" || len(s) == 0 || s[0] != '{' {
+			return "", badRequest("tools", "tools.%d: a tool is {\"name\", \"input_schema\": {...}} (an OpenAI function tool is not one)", i)
+		}
+		names[i] = t.Name
+	}
+	mode := toolAuto
+	if choice := bytes.TrimSpace(a.ToolChoice); len(choice) > 0 && string(choice) != "null" {
+		var c struct{ Type, Name string }
+		if err := json.Unmarshal(choice, &c); err != nil {
+			return "", badRequest("tool_choice", "tool_choice: an object, {\"type\": ...}: %v", err)
+		}
+		switch c.Type {
+		case "auto":
+		case "any":
+			mode = toolRequired
+		case "none":
+			mode = toolNone
+		case "tool":
+			mode = c.Name
+		default:
+			return "", badRequest("tool_choice", "tool_choice.type must be \"auto\", \"any\", \"tool\" or \"none\", not %q", c.Type)
+		}
+	}
+	answered := false
+	if n := len(a.Messages); n > 0 && a.Messages[n-1].Role == "user" {
+		var blocks []struct{ Type string }
+		if json.Unmarshal(a.Messages[n-1].Content, &blocks) == nil {
+			for _, b := range blocks {
+				answered = answered || b.Type == anthropicwire.BlockToolResult
+			}
+		}
+	}
+	return decideTool(names, mode, answered, ids, p)
 }
 
 // limits: max_tokens; a stream always carries the usage (message_start,
@@ -101,8 +202,10 @@ const messageSignature = "c2ltdWxhdGVk"
 // then the thinking block when the profile reasons (content_block_start,
 // a thinking_delta per event, a signature_delta, content_block_stop),
 // the text block (a text_delta per event, each carrying tokens_per_event
-// tokens), message_delta with the stop reason and the cumulative usage,
-// and message_stop.
+// tokens) or, for an answer that calls a tool, the tool_use block (its
+// id and name, the call's first token, then its input, {"query":
+// "<words>"}, an input_json_delta per event), message_delta with the stop reason and the cumulative
+// usage, and message_stop.
 func (c *call) streamMessage() {
 	h := c.w.Header()
 	h.Set("Content-Type", "text/event-stream; charset=utf-8")
@@ -113,7 +216,8 @@ func (c *call) streamMessage() {
 	buf := make([]byte, 0, 512)
 	k := c.s.p.TokensPerEvent
 	sent, started := 0, false
-	text := -1 // the text block's index, once open
+	opened := false // a tool call's input object is open
+	text := -1      // the text block's index, once open
 	for sent < c.q.target {
 		out, ok := c.wait()
 		if !ok {
@@ -138,15 +242,28 @@ func (c *call) streamMessage() {
 					buf = appendMessageEvent(buf, anthropicwire.EventBlockStop, `"index":0`)
 				}
 			}
-			if n > r {
+			if m := n - r; m > 0 {
 				if text < 0 {
 					text = 0
 					if c.reasoning > 0 {
 						text = 1
 					}
-					buf = appendMessageEvent(buf, anthropicwire.EventBlockStart, `"index":`+strconv.Itoa(text)+`,"content_block":{"type":"`+anthropicwire.BlockText+`","text":""}`)
+					block := `{"type":"` + anthropicwire.BlockText + `","text":""}`
+					if c.req.tool != "" {
+						// The call's name is its first token.
+						name, _ := json.Marshal(c.req.tool)
+						block = `{"type":"` + anthropicwire.BlockToolUse + `","id":"toolu_` + c.id[len("msg_"):] + `","name":` + string(name) + `,"input":{}}`
+						m--
+					}
+					buf = appendMessageEvent(buf, anthropicwire.EventBlockStart, `"index":`+strconv.Itoa(text)+`,"content_block":`+block)
 				}
-				buf = c.appendMessageDelta(buf, text, anthropicwire.DeltaText, "text", n-r)
+				switch {
+				case c.req.tool != "" && m > 0:
+					buf = c.appendToolInput(buf, text, m, !opened, sent+n == c.q.target)
+					opened = true
+				case c.req.tool == "":
+					buf = c.appendMessageDelta(buf, text, anthropicwire.DeltaText, "text", m)
+				}
 			}
 			sent += n
 			if c.fault != "" && sent >= c.faultAt {
@@ -180,8 +297,12 @@ func (c *call) streamMessage() {
 	_ = rc.Flush()
 }
 
-// stopReason is the sequence's finish reason as the API names it.
+// stopReason is the sequence's finish reason as the API names it:
+// tool_use for an answer that calls a tool, as chat's is tool_calls.
 func (c *call) stopReason() string {
+	if c.req.tool != "" {
+		return anthropicwire.StopToolUse
+	}
 	if c.q.reason == openaiwire.FinishLength {
 		return anthropicwire.StopMaxTokens
 	}
@@ -221,6 +342,25 @@ func (c *call) appendMessageDelta(buf []byte, index int, typ, field string, n in
 	return append(buf, "\"}}\n\n"...)
 }
 
+// appendToolInput appends the input_json_delta of block index for an event
+// carrying n of the call's tokens: the first (open) opens the input
+// object, the last closes it.
+func (c *call) appendToolInput(buf []byte, index, n int, open, last bool) []byte {
+	buf = append(buf, "event: "+anthropicwire.EventBlockDelta+"\ndata: {\"type\":\""+anthropicwire.EventBlockDelta+"\",\"index\":"...)
+	buf = strconv.AppendInt(buf, int64(index), 10)
+	buf = append(buf, `,"delta":{"type":"`+anthropicwire.DeltaInputJSON+`","partial_json":"`...)
+	if open {
+		buf = append(buf, `{\"query\": \"`...)
+	}
+	for range n {
+		buf = append(buf, c.words.next()...)
+	}
+	if last {
+		buf = append(buf, `\"}`...)
+	}
+	return append(buf, "\"}}\n\n"...)
+}
+
 // appendMessageEvent appends "event: <typ>" and its data, {"type": <typ>,
 // fields}.
 func appendMessageEvent(buf []byte, typ, fields string) []byte {
@@ -243,7 +383,11 @@ func (c *call) respondMessage(reasoning, text string) {
 	if c.reasoning > 0 {
 		content = append(content, map[string]any{"type": anthropicwire.BlockThinking, "thinking": reasoning, "signature": messageSignature})
 	}
-	if text != "" || c.reasoning == 0 {
+	switch {
+	case c.req.tool != "":
+		content = append(content, map[string]any{"type": anthropicwire.BlockToolUse, "id": "toolu_" + c.id[len("msg_"):],
+			"name": c.req.tool, "input": map[string]string{"query": text}})
+	case text != "" || c.reasoning == 0:
 		content = append(content, map[string]any{"type": anthropicwire.BlockText, "text": text})
 	}
 	writeJSON(c.w, http.StatusOK, map[string]any{

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -203,5 +204,96 @@ func TestMessagesErrors(t *testing.T) {
 	status, _, body := postMessage(t, f.URL, "2023-06-01", map[string]any{"messages": user, "max_tokens": 4, "stream": true})
 	if status != http.StatusServiceUnavailable || !strings.Contains(string(body), `"type":"overloaded_error"`) {
 		t.Errorf("fault: status %d %s", status, body)
+	}
+}
+
+// Tools offered in the API's own form: the answer calls one as a tool_use
+// block (its name the first token) whose input, gathered from its
+// input_json_delta fragments, is a JSON object, and the message stops
+// with tool_use. tool_choice decides as
+// chat's does (any: a call; none: text; auto: the share of prompts
+// tool_call_share says, here all, but never in answer to a tool_result);
+// an OpenAI function tool is refused; a whole answer holds the call.
+func TestMessagesToolUse(t *testing.T) {
+	r := startTiny(t, map[string]string{"tool_call_share": "1"})
+	tools := []any{
+		map[string]any{"name": "search", "description": "Search the timetable", "input_schema": map[string]any{"type": "object", "properties": map[string]any{"query": map[string]any{"type": "string"}}}},
+	}
+	ask := []any{map[string]any{"role": "user", "content": "trains to Lyon"}}
+	answered := []any{
+		map[string]any{"role": "user", "content": "trains to Lyon"},
+		map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "tool_use", "id": "toolu_1", "name": "search", "input": map[string]any{"query": "Lyon"}}}},
+		map[string]any{"role": "user", "content": []any{map[string]any{"type": "tool_result", "tool_use_id": "toolu_1", "content": "TGV 6201 at 10:00"}}},
+	}
+	for _, tc := range []struct {
+		name     string
+		messages []any
+		choice   any
+		call     bool
+	}{
+		{"any", ask, map[string]any{"type": "any"}, true},
+		{"a named tool", ask, map[string]any{"type": "tool", "name": "search"}, true},
+		{"auto", ask, nil, true},
+		{"none", ask, map[string]any{"type": "none"}, false},
+		{"auto, after the tool's result", answered, nil, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			body := map[string]any{"messages": tc.messages, "tools": tools, "max_tokens": 6, "ignore_eos": true, "stream": true}
+			if tc.choice != nil {
+				body["tool_choice"] = tc.choice
+			}
+			status, evs, whole := postMessage(t, r.URL, "2023-06-01", body)
+			if status != http.StatusOK {
+				t.Fatalf("status %d: %s", status, whole)
+			}
+			var blocks []string
+			var input, text string
+			for _, e := range evs {
+				switch e.name {
+				case "content_block_start":
+					b := e.data["content_block"].(map[string]any)
+					blocks = append(blocks, fmt.Sprint(b["type"], " ", b["name"]))
+				case "content_block_delta":
+					d := e.data["delta"].(map[string]any)
+					if d["type"] == "input_json_delta" {
+						input += d["partial_json"].(string)
+					} else {
+						text += d["text"].(string)
+					}
+				}
+			}
+			stop := evs[len(evs)-2].data["delta"].(map[string]any)["stop_reason"]
+			if !tc.call {
+				if diff := cmp.Diff([]string{"text <nil>"}, blocks); diff != "" || input != "" || stop != "max_tokens" {
+					t.Errorf("blocks (-want +got):\n%s\ninput %q, stop_reason %v: want a text answer", diff, input, stop)
+				}
+				return
+			}
+			var args struct{ Query string }
+			// 6 tokens: the call's name, then 5 words of input.
+			if err := json.Unmarshal([]byte(input), &args); err != nil || strings.Count(args.Query, " ") != 5 {
+				t.Errorf("the call's input %q: %v; want {\"query\": <5 words>}", input, err)
+			}
+			if diff := cmp.Diff([]string{"tool_use search"}, blocks); diff != "" || text != "" || stop != "tool_use" {
+				t.Errorf("blocks (-want +got):\n%s\ntext %q, stop_reason %v", diff, text, stop)
+			}
+		})
+	}
+	openAI := []any{map[string]any{"type": "function", "function": map[string]any{"name": "search"}}}
+	if status, _, body := postMessage(t, r.URL, "2023-06-01", map[string]any{"messages": ask, "tools": openAI, "max_tokens": 4}); status != http.StatusBadRequest ||
+		!strings.Contains(string(body), "input_schema") {
+		t.Errorf("OpenAI-shaped tools: status %d %s; want a 400 naming input_schema", status, body)
+	}
+	status, _, body := postMessage(t, r.URL, "2023-06-01", map[string]any{"messages": ask, "tools": tools, "tool_choice": map[string]any{"type": "any"}, "max_tokens": 4})
+	var got struct {
+		StopReason string `json:"stop_reason"`
+		Content    []struct {
+			Type, Name string
+			Input      struct{ Query string }
+		}
+	}
+	if err := json.Unmarshal(body, &got); err != nil || status != http.StatusOK || got.StopReason != "tool_use" || len(got.Content) != 1 ||
+		got.Content[0].Type != "tool_use" || got.Content[0].Name != "search" || got.Content[0].Input.Query == "" {
+		t.Errorf("a whole answer: status %d %s", status, body)
 	}
 }

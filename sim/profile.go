@@ -118,7 +118,7 @@ type Profile struct {
 	// or unset), unless the last message is a tool's result (the model
 	// then answers it): a share of prompts, each prompt always deciding
 	// alike. tool_choice "required" or a named function always calls.
-	ToolCallShare float64 `sim:"tool_call_share" help:"share of chat answers that call an offered tool when the model may choose (0-1)"`
+	ToolCallShare float64 `sim:"tool_call_share" help:"share of chat and Messages answers that call an offered tool when the model may choose (0-1)"`
 	// LeakOnDisconnect is a fault of the engine: a sequence whose client
 	// disconnects is never released. It stays in the running batch for
 	// good, holding its place (max_num_seqs) and its KV cache, and

@@ -134,8 +134,8 @@ func parseRequest(body []byte, kind api, p *Profile) (request, *apiError) {
 	r.stream = a.Stream
 	r.includeUsage = a.Stream && usage
 	r.ignoreEOS = a.IgnoreEOS
-	if _, chat := fe.(chatAPI); chat && len(a.Tools) > 0 {
-		tool, err := chooseTool(&a, ids, p)
+	if tc, ok := fe.(toolChooser); ok && len(a.Tools) > 0 {
+		tool, err := tc.tool(&a, ids, p)
 		if err != nil {
 			return request{}, err
 		}

@@ -40,34 +40,67 @@ func chooseTool(a *apiRequest, ids []int, p *Profile) (string, *apiError) {
 		}
 		names[i] = t.Function.Name
 	}
-	h := fnv.New64a()
-	for _, id := range ids {
-		h.Write(strconv.AppendInt(nil, int64(id), 10))
-	}
-	pick := names[h.Sum64()%uint64(len(names))]
 	choice := bytes.TrimSpace(a.ToolChoice)
 	var named struct {
 		Function struct {
 			Name string `json:"name"`
 		} `json:"function"`
 	}
+	mode := ""
 	switch {
 	case len(choice) == 0 || string(choice) == `"auto"`:
+		mode = toolAuto
 	case string(choice) == `"none"`:
-		return "", nil
+		mode = toolNone
 	case string(choice) == `"required"`:
-		return pick, nil
+		mode = toolRequired
 	case json.Unmarshal(choice, &named) == nil && named.Function.Name != "":
-		for _, n := range names {
-			if n == named.Function.Name {
-				return n, nil
-			}
-		}
-		return "", badRequest("tool_choice", "tool_choice names %q, which is not among the tools", named.Function.Name)
+		mode = named.Function.Name
 	default:
 		return "", badRequest("tool_choice", "tool_choice must be \"auto\", \"none\", \"required\" or a named function")
 	}
+	answered := false
 	if n := len(a.Messages); n > 0 && a.Messages[n-1].Role == "tool" {
+		answered = true
+	}
+	return decideTool(names, mode, answered, ids, p)
+}
+
+// What a request's tool choice asks of the model (decideTool): any other
+// mode names the function it must call.
+const (
+	toolAuto     = "\x00auto"     // the model chooses
+	toolNone     = "\x00none"     // never call
+	toolRequired = "\x00required" // call a function, any
+)
+
+// decideTool picks the function an answer calls among names ("" for
+// text), as mode asks: a named function or required always calls (the
+// function picked by the prompt's hash, for required); none never; auto
+// calls for a share (Profile.ToolCallShare) of prompts, chosen by the
+// prompt's hash, unless answered (the last message is a tool's result,
+// which the model answers in text).
+func decideTool(names []string, mode string, answered bool, ids []int, p *Profile) (string, *apiError) {
+	h := fnv.New64a()
+	for _, id := range ids {
+		h.Write(strconv.AppendInt(nil, int64(id), 10))
+	}
+	pick := names[h.Sum64()%uint64(len(names))]
+	switch mode {
+	case toolAuto:
+	case toolNone:
+		return "", nil
+	case toolRequired:
+		return pick, nil
+	default:
+		for _, n := range names {
+			if n == mode {
+				return n, nil
+			}
+		}
+		return "", badRequest("tool_choice", "tool_choice names %q, which is not among the tools", mode)
+	}
+	if answered {
 		return "", nil
 	}
 	// The share of prompts that call: the hash's high bits, apart from

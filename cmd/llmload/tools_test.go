@@ -15,10 +15,18 @@ import (
 // against the simulator: about half the answers call a tool (the entry
 // with tool_choice "required" always, "none" never), every call is well
 // formed, the first tool-call token is measured for each, the console says
-// so, and an sla and an assert on the figures pass.
+// so, and an sla and an assert on the figures pass. The same through
+// Anthropic's Messages API: the tools go in its form (the simulator
+// refuses OpenAI's there), and its tool_use blocks are the calls.
 func TestToolCallsEndToEnd(t *testing.T) {
+	for _, api := range []string{"openai-chat", "anthropic-messages"} {
+		t.Run(api, func(t *testing.T) { toolCallsEndToEnd(t, api) })
+	}
+}
+
+func toolCallsEndToEnd(t *testing.T, api string) {
 	out := filepath.Join(t.TempDir(), "tools.json")
-	code, stdout, stderr := call(t, context.Background(), "run", "-out", out, "testdata/tools.hcl")
+	code, stdout, stderr := call(t, context.Background(), "run", "-out", out, "-var", "api="+api, "testdata/tools.hcl")
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
 	}

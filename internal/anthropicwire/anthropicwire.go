@@ -42,6 +42,9 @@ const (
 	BlockText     = "text"
 	BlockThinking = "thinking"
 	BlockToolUse  = "tool_use" // {"id", "name", "input": {}}: its input follows as input_json_delta
+	// BlockToolResult is a user message's block answering a tool_use:
+	// {"tool_use_id", "content"}.
+	BlockToolResult = "tool_result"
 )
 
 // The stop reasons a message_delta reports.

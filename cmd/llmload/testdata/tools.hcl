@@ -1,10 +1,15 @@
 # Tool calls against the simulator, for TestToolCallsEndToEnd: each entry
 # of tools.jsonl offers two functions; the simulator answers about half
 # the prompts with a call (tool_call_share), the first always (tool_choice
-# "required"), the second never ("none").
+# "required"), the second never ("none"). -var api=anthropic-messages
+# sends them through Anthropic's Messages API.
+variable "api" {
+  default = "openai-chat"
+}
+
 target "sim" {
   base_url = "sim://tiny"
-  api      = "openai-chat"
+  api      = var.api
   model    = "tiny"
 }
 
