@@ -31,27 +31,17 @@ type messages struct{}
 // entry asks for no output length: the API requires the field.
 const MessagesMaxTokens = 4096
 
-// Body sends the request's messages, or its prompt as one user message,
-// with max_tokens (the API requires it) and greedy sampling (temperature
-// 0.0, as the other APIs send it). The API has no system role: the
-// system (and developer) messages' contents go in the top-level system
-// string, joined by blank lines, and the other messages keep their order.
-// The API has no stream_options: the usage always comes in message_start
-// (the input) and message_delta (the output).
+// Body sends the request's messages (messagesTurns), or its prompt as one
+// user message, with max_tokens (the API requires it) and greedy sampling
+// (temperature 0.0, as the other APIs send it). The API has no
+// stream_options: the usage always comes in message_start (the input)
+// and message_delta (the output).
 func (messages) Body(t Target, r dataset.Request) map[string]any {
 	msgs := r.Messages
 	if len(msgs) == 0 {
 		msgs = []dataset.Message{{Role: "user", Content: r.Prompt}}
 	}
-	var system []string
-	turns := make([]dataset.Message, 0, len(msgs))
-	for _, m := range msgs {
-		if m.Role == "system" || m.Role == "developer" {
-			system = append(system, m.Content)
-			continue
-		}
-		turns = append(turns, m)
-	}
+	system, turns := messagesTurns(msgs)
 	maxTokens := r.OutputLen
 	if maxTokens <= 0 {
 		maxTokens = MessagesMaxTokens
@@ -73,6 +63,61 @@ func (messages) Body(t Target, r dataset.Request) map[string]any {
 		}
 	}
 	return b
+}
+
+// messagesTurn is one message as the API takes it: its content a string,
+// or a list of content blocks.
+type messagesTurn struct {
+	Role    string `json:"role"`
+	Content any    `json:"content"`
+}
+
+// messagesTurns writes a conversation, in OpenAI's chat form as datasets
+// and sessions hold it, in the API's. The API has no system role: the
+// system (and developer) messages' contents are returned apart, for the
+// top-level system string. An assistant message's tool calls are
+// tool_use blocks after its text (the call's arguments its input, or an
+// empty object when they are not a JSON object: the API takes nothing
+// else); tool messages (the calls' results) are tool_result blocks of a
+// user message, one message for the results that follow one another. The
+// other messages keep their order and their text.
+func messagesTurns(msgs []dataset.Message) (system []string, turns []messagesTurn) {
+	turns = make([]messagesTurn, 0, len(msgs))
+	results := false // the last turn holds tool results
+	for _, m := range msgs {
+		switch {
+		case m.Role == dataset.RoleSystem || m.Role == "developer":
+			system = append(system, m.Content)
+			continue
+		case m.Role == dataset.RoleTool:
+			block := map[string]any{"type": anthropicwire.BlockToolResult, "tool_use_id": m.ToolCallID, "content": m.Content}
+			if results {
+				last := &turns[len(turns)-1]
+				last.Content = append(last.Content.([]map[string]any), block)
+			} else {
+				turns = append(turns, messagesTurn{Role: dataset.RoleUser, Content: []map[string]any{block}})
+			}
+			results = true
+			continue
+		case len(m.ToolCalls) > 0:
+			var blocks []map[string]any
+			if strings.TrimSpace(m.Content) != "" {
+				blocks = append(blocks, map[string]any{"type": anthropicwire.BlockText, "text": m.Content})
+			}
+			for _, tc := range m.ToolCalls {
+				input := json.RawMessage(`{}`)
+				if a := strings.TrimSpace(tc.Function.Arguments); a != "" && a[0] == '{' && json.Valid([]byte(a)) {
+					input = json.RawMessage(a)
+				}
+				blocks = append(blocks, map[string]any{"type": anthropicwire.BlockToolUse, "id": tc.ID, "name": tc.Function.Name, "input": input})
+			}
+			turns = append(turns, messagesTurn{Role: m.Role, Content: blocks})
+		default:
+			turns = append(turns, messagesTurn{Role: m.Role, Content: m.Content})
+		}
+		results = false
+	}
+	return system, turns
 }
 
 // messagesTools writes the request's tools (OpenAI function tools, as a

@@ -500,6 +500,48 @@ func TestMessagesBodyTools(t *testing.T) {
 	}
 }
 
+// An agent's history, as sessions hold it in OpenAI's chat form, goes in
+// the API's: the system message apart, an assistant's calls as tool_use
+// blocks after its text (arguments that are not an object as an empty
+// input), the results that follow one another as one user message of
+// tool_result blocks.
+func TestMessagesBodyHistory(t *testing.T) {
+	msgs := []dataset.Message{
+		{Role: "system", Content: "You plan journeys."},
+		{Role: "user", Content: "Trains to Lyon?"},
+		{Role: "assistant", Content: "Let me look.", ToolCalls: []dataset.ToolCall{
+			{ID: "c1", Type: "function", Function: dataset.FunctionCall{Name: "search", Arguments: `{"q": "Lyon"}`}},
+			{ID: "c2", Type: "function", Function: dataset.FunctionCall{Name: "search", Arguments: `{"q": "Ly`}},
+		}},
+		{Role: "tool", ToolCallID: "c1", Content: "TGV 6201"},
+		{Role: "tool", ToolCallID: "c2", Content: "no result"},
+		{Role: "assistant", ToolCalls: []dataset.ToolCall{{ID: "c3", Type: "function", Function: dataset.FunctionCall{Name: "book"}}}},
+		{Role: "tool", ToolCallID: "c3", Content: "booked"},
+		{Role: "assistant", Content: "Booked on the TGV 6201."},
+		{Role: "user", Content: "Thanks."},
+	}
+	preps, err := prepare(Target{API: APIMessages, Model: "m"}, []dataset.Request{{Messages: msgs, OutputLen: 4}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body struct {
+		System   string
+		Messages json.RawMessage
+	}
+	if err := json.Unmarshal(preps[0].body, &body); err != nil {
+		t.Fatal(err)
+	}
+	want := `[{"role":"user","content":"Trains to Lyon?"},` +
+		`{"role":"assistant","content":[{"text":"Let me look.","type":"text"},{"id":"c1","input":{"q":"Lyon"},"name":"search","type":"tool_use"},{"id":"c2","input":{},"name":"search","type":"tool_use"}]},` +
+		`{"role":"user","content":[{"content":"TGV 6201","tool_use_id":"c1","type":"tool_result"},{"content":"no result","tool_use_id":"c2","type":"tool_result"}]},` +
+		`{"role":"assistant","content":[{"id":"c3","input":{},"name":"book","type":"tool_use"}]},` +
+		`{"role":"user","content":[{"content":"booked","tool_use_id":"c3","type":"tool_result"}]},` +
+		`{"role":"assistant","content":"Booked on the TGV 6201."},{"role":"user","content":"Thanks."}]`
+	if body.System != "You plan journeys." || string(body.Messages) != want {
+		t.Errorf("system %q, messages\n%s\nwant\n%s", body.System, body.Messages, want)
+	}
+}
+
 // FuzzMessagesEvent: any event name and payload, through the Messages
 // parser: it never panics, and what it reports holds together: output is
 // reasoning or answer, only output carries text (kept only when asked

@@ -56,9 +56,17 @@ func toolCallsEndToEnd(t *testing.T, api string) {
 // replies in the history: the requests the server saw show the round
 // trips (tool_round), at most max_tool_rounds a turn, each prompt longer
 // than the request before it in its session by at least the result sent.
+// The same through Anthropic's Messages API, whose history carries the
+// calls as tool_use blocks and the results as tool_result blocks.
 func TestToolRoundTrips(t *testing.T) {
+	for _, api := range []string{"openai-chat", "anthropic-messages"} {
+		t.Run(api, func(t *testing.T) { toolRoundTrips(t, api) })
+	}
+}
+
+func toolRoundTrips(t *testing.T, api string) {
 	out := filepath.Join(t.TempDir(), "rounds.json")
-	code, stdout, stderr := call(t, context.Background(), "run", "-out", out, "testdata/tools-session.hcl")
+	code, stdout, stderr := call(t, context.Background(), "run", "-out", out, "-var", "api="+api, "testdata/tools-session.hcl")
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
 	}

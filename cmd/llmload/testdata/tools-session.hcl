@@ -3,10 +3,15 @@
 # tool; even entries require a call ("required" calls at every round, so
 # those turns run to max_tool_rounds), odd ones let the model choose. An
 # answer that calls the tool gets its result back at once, and the server
-# answers that.
+# answers that. -var api=anthropic-messages runs them through Anthropic's
+# Messages API.
+variable "api" {
+  default = "openai-chat"
+}
+
 target "sim" {
   base_url = "sim://tiny"
-  api      = "openai-chat"
+  api      = var.api
   model    = "tiny"
 }
 
