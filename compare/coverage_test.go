@@ -63,7 +63,7 @@ func TestCoverageUnderQueueing(t *testing.T) {
 		t.Skip("simulates hundreds of runs")
 	}
 	const trials, n, rate = 80, 2500, 330.0
-	figures := []struct{ metric, stat string }{{"ttft", "p50"}, {"ttft", "p90"}, {"ttft", "mean"}, {"output_throughput", ""}}
+	figures := []struct{ metric, stat string }{{"ttft", "p50"}, {"ttft", "p90"}, {"ttft", "mean"}, {"itl", "p50"}, {"itl", "p90"}, {"output_throughput", ""}}
 	covered := map[string]int{}
 	widened := map[string]int{}
 	independent := map[string]int{} // the same runs, judged as if independent
