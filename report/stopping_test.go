@@ -46,3 +46,17 @@ func TestStoppingLines(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckTextConfidence: a check's text (JUnit, annotations) states its
+// interval's confidence: 95% unless a sequential gate's look judged it at
+// another.
+func TestCheckTextConfidence(t *testing.T) {
+	lo, hi, base := 126.0, 134.0, 100.0
+	c := results.Check{Name: "ttft_p50", Kind: "regression", Metric: "ttft", Stat: "p50", Samples: 6, Lower: &lo, Upper: &hi, Baseline: &base}
+	for conf, want := range map[float64]string{0: "; 95% interval 126 ms to 134 ms", 0.9971: "; 99.7% interval 126 ms to 134 ms"} {
+		c.Confidence = conf
+		if got := CheckText(c); !strings.Contains(got, want) {
+			t.Errorf("confidence %g: %q lacks %q", conf, got, want)
+		}
+	}
+}
