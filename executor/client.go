@@ -315,7 +315,9 @@ func prepare(t Target, reqs []dataset.Request) ([]prepared, error) {
 	}
 	out := make([]prepared, len(reqs))
 	for i, r := range reqs {
-		if r.Images > 0 && !proto.Conversations {
+		if r.Images > 0 && proto.Name != APIChat {
+			// The chat API's image_url parts; the Messages API's image
+			// blocks are not written yet.
 			return nil, fmt.Errorf("request %d (dataset index %d) carries images, which only the chat API sends (content parts); target api %q would drop them", i, r.Index, proto.Name)
 		}
 		body := proto.Body(t, r)

@@ -40,7 +40,7 @@ func TestImagesNeedChat(t *testing.T) {
 	if preps[0].images != 1 || preps[0].promptBytes != 20 {
 		t.Errorf("prepared: %d images, %d bytes", preps[0].images, preps[0].promptBytes)
 	}
-	for _, api := range []string{APICompletions, APIResponses} {
+	for _, api := range []string{APICompletions, APIResponses, APIMessages} {
 		if _, err := prepare(Target{API: api, Model: "m"}, []dataset.Request{req}); err == nil || !strings.Contains(err.Error(), "carries images") {
 			t.Errorf("api %s: error %v, want a refusal", api, err)
 		}

@@ -56,7 +56,7 @@ func (messagesAPI) prompt(a *apiRequest) ([]int, *apiError) {
 		content, _ := json.Marshal(text)
 		msgs = append(msgs, chatMessage{Role: m.Role, Content: content})
 	}
-	return chatIDs(msgs)
+	return chatIDs(msgs, 0) // image blocks are not counted yet
 }
 
 // blocksText is a Messages content's text: a string, or its blocks' text
