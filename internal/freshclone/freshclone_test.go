@@ -158,6 +158,8 @@ func TestFreshClone(t *testing.T) {
 		{"reference burst", []string{"run", "examples/reference.hcl", "-scenario", "burst"}, "burst.json"},
 		// Anthropic's Messages API, sessions through it, on the simulator.
 		{"anthropic-messages", []string{"run", "examples/anthropic-messages.hcl"}, "messages.json"},
+		// An agent's tool calls and round trips, on the simulator.
+		{"agent-tools", []string{"run", "examples/agent-tools.hcl"}, "agent-tools.json"},
 	}
 	for _, r := range runs {
 		t.Run("run "+r.name, func(t *testing.T) {
