@@ -65,6 +65,38 @@ type chunk struct {
 
 var errNotObject = errors.New("data is not a JSON object")
 
+// openEvent begins every API's Parse: it resets c (keeping its buffers
+// and the stream's hash), ends the stream at "[DONE]" (the OpenAI APIs';
+// a proxy may add it to others), and reads the payload, which must be a
+// JSON object. ok is false when there is nothing more to read: the end,
+// or an error. The payload is only read while data is unchanged; strings
+// kept past the call are copied.
+func openEvent(data []byte, c *chunk) (root gjson.Result, ok bool, err error) {
+	*c = chunk{text: c.text[:0], hash: c.hash, tools: c.tools[:0]}
+	if string(bytes.TrimSpace(data)) == openaiwire.Done {
+		c.done = true
+		return root, false, nil
+	}
+	s := unsafe.String(unsafe.SliceData(data), len(data))
+	if !gjson.Valid(s) {
+		return root, false, fmt.Errorf("invalid JSON: %s", excerpt(data))
+	}
+	root = gjson.Parse(s)
+	if !root.IsObject() {
+		return root, false, errNotObject
+	}
+	return root, true, nil
+}
+
+// eventType is a named-event API's event type: the SSE event name, or
+// the payload's "type" when the event has no name of its own.
+func eventType(event []byte, root gjson.Result) string {
+	if typ := string(event); typ != "" && typ != "message" {
+		return typ
+	}
+	return root.Get("type").Str
+}
+
 // choiceReader reads one element of choices into c: the fields an API has
 // of its own (text, delta, ...), and finish_reason with c.finishReason.
 type choiceReader func(c *chunk, choice gjson.Result, keepText bool)
@@ -75,20 +107,9 @@ type choiceReader func(c *chunk, choice gjson.Result, keepText bool)
 // ({"error": ...} or vLLM's {"object": "error", ...}) and choices, an
 // array whose elements go to choice.
 func parseOpenAI(data []byte, c *chunk, keepText bool, choice choiceReader) error {
-	*c = chunk{text: c.text[:0], hash: c.hash, tools: c.tools[:0]}
-	if string(bytes.TrimSpace(data)) == openaiwire.Done {
-		c.done = true
-		return nil
-	}
-	// The payload is only read while data is unchanged; strings kept past
-	// this call are copied.
-	s := unsafe.String(unsafe.SliceData(data), len(data))
-	if !gjson.Valid(s) {
-		return fmt.Errorf("invalid JSON: %s", excerpt(data))
-	}
-	root := gjson.Parse(s)
-	if !root.IsObject() {
-		return errNotObject
+	root, ok, err := openEvent(data, c)
+	if !ok {
+		return err
 	}
 	var bad error
 	root.ForEach(func(key, v gjson.Result) bool {

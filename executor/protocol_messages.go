@@ -1,12 +1,9 @@
 package executor
 
 import (
-	"bytes"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"strings"
-	"unsafe"
 
 	"github.com/llmload/llmload/dataset"
 	"github.com/llmload/llmload/internal/anthropicwire"
@@ -188,23 +185,11 @@ func (messages) setHeaders(h http.Header) {
 //
 // Every other event carries no output.
 func (messages) Parse(event, data []byte, c *chunk, keepText bool) error {
-	*c = chunk{text: c.text[:0], hash: c.hash, tools: c.tools[:0]}
-	if string(bytes.TrimSpace(data)) == openaiwire.Done {
-		c.done = true // not the API's, but a proxy may add it
-		return nil
+	root, ok, err := openEvent(data, c)
+	if !ok {
+		return err
 	}
-	s := unsafe.String(unsafe.SliceData(data), len(data))
-	if !gjson.Valid(s) {
-		return fmt.Errorf("invalid JSON: %s", excerpt(data))
-	}
-	root := gjson.Parse(s)
-	if !root.IsObject() {
-		return errNotObject
-	}
-	typ := string(event)
-	if typ == "" || typ == "message" {
-		typ = root.Get("type").Str
-	}
+	typ := eventType(event, root)
 	switch typ {
 	case anthropicwire.EventBlockDelta:
 		d := root.Get("delta")

@@ -1,10 +1,7 @@
 package executor
 
 import (
-	"bytes"
-	"fmt"
 	"strings"
-	"unsafe"
 
 	"github.com/llmload/llmload/dataset"
 	"github.com/llmload/llmload/internal/apis"
@@ -49,23 +46,11 @@ func (responses) Body(t Target, r dataset.Request) map[string]any {
 // reason ("stop", or "length" for max_output_tokens); response.failed and
 // error events are server errors. Every other event carries no output.
 func (responses) Parse(event, data []byte, c *chunk, keepText bool) error {
-	*c = chunk{text: c.text[:0], hash: c.hash}
-	if string(bytes.TrimSpace(data)) == openaiwire.Done {
-		c.done = true // not the API's, but a proxy may add it
-		return nil
+	root, ok, err := openEvent(data, c)
+	if !ok {
+		return err
 	}
-	s := unsafe.String(unsafe.SliceData(data), len(data))
-	if !gjson.Valid(s) {
-		return fmt.Errorf("invalid JSON: %s", excerpt(data))
-	}
-	root := gjson.Parse(s)
-	if !root.IsObject() {
-		return errNotObject
-	}
-	typ := string(event)
-	if typ == "" || typ == "message" {
-		typ = root.Get("type").Str
-	}
+	typ := eventType(event, root)
 	switch typ {
 	case openaiwire.EventTextDelta, openaiwire.EventToolArgs:
 		c.content(root.Get("delta"), keepText)
