@@ -111,6 +111,33 @@ type Turn struct {
 	// ReferenceLen is the recorded reply's token count, for ShareGPT
 	// sessions (see Request.ReferenceLen); 0 otherwise.
 	ReferenceLen int `json:"reference_len,omitempty"`
+	// Think is the pause recorded before the turn, after its predecessor
+	// ended (a trace's; 0 for none): turn_think_time = "recorded" waits it.
+	Think time.Duration `json:"think,omitempty"`
+	// FanOut are the sub-requests (sub-agents) the turn's answer starts at
+	// once, beside each other, when it and its tool round trips ended.
+	// Their replies are joined into the next turn's first user message.
+	FanOut []SubRequest `json:"fan_out,omitempty"`
+}
+
+// SubRequest is one sub-agent of a fan-out step (Turn.FanOut): a request
+// of its own, sent beside its siblings once the step's answer arrived.
+type SubRequest struct {
+	// Messages are its prompt. With Shared the session's whole history
+	// precedes them (a sub-agent forked from the conversation); without,
+	// they are all it sees.
+	Messages []Message `json:"messages"`
+	Shared   bool      `json:"shared,omitempty"`
+	// Brief appends the step's answer to its last message: the
+	// orchestrator's plan handed down (the server's own answer with
+	// generated history).
+	Brief bool `json:"brief,omitempty"`
+	// PromptLen counts Messages (without the history or the brief: the
+	// server's usage gives the real count) and OutputLen is its
+	// max_tokens; Reply is its recorded reply ("" for none).
+	PromptLen int    `json:"prompt_len"`
+	OutputLen int    `json:"output_len"`
+	Reply     string `json:"reply,omitempty"`
 }
 
 // Spec says where one dataset's prompts come from: exactly one of ShareGPT,

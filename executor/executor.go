@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	rand2 "math/rand/v2"
 	"time"
 
 	"github.com/llmload/llmload/dataset"
@@ -189,14 +190,62 @@ type Sessions struct {
 	// History is HistoryGenerated (the default when empty) or
 	// HistoryRecorded.
 	History string
-	// The think time between a turn's end and the next turn is uniform in
-	// [ThinkMin, ThinkMax] (fixed when equal).
-	ThinkMin, ThinkMax time.Duration
+	// Think is the pause between a turn's end and the next turn.
+	Think ThinkTime
 	// MaxToolRounds: with generated history, an answer that called tools
 	// is followed, at once, by a request carrying each call's result (a
 	// tool message of ToolResultTokens synthetic words), up to this many
 	// times a turn, before the session's next user turn (0: never).
 	MaxToolRounds, ToolResultTokens int
+	// FanOut, when set, makes one turn of every session a fan-out step.
+	FanOut *FanOut
+}
+
+// The think-time distributions of ThinkTime.Dist.
+const (
+	ThinkUniform     = "uniform"     // uniform in [Min, Max]; fixed when equal (the default)
+	ThinkExponential = "exponential" // Min plus an exponential of mean Mean, capped at Max when Max > 0
+	ThinkRecorded    = "recorded"    // each turn's recorded think time (dataset.Turn.Think)
+)
+
+// ThinkTime is how long a session pauses before its next turn.
+type ThinkTime struct {
+	Dist           string // ThinkUniform when empty
+	Min, Max, Mean time.Duration
+}
+
+// draw returns the pause before turn.
+func (t ThinkTime) draw(rng *rand2.Rand, turn dataset.Turn) time.Duration {
+	switch t.Dist {
+	case ThinkRecorded:
+		return turn.Think
+	case ThinkExponential:
+		d := t.Min + time.Duration(rng.ExpFloat64()*float64(t.Mean))
+		if t.Max > 0 && d > t.Max {
+			d = t.Max
+		}
+		return d
+	}
+	d := t.Min
+	if t.Max > t.Min {
+		d += time.Duration(rng.Int64N(int64(t.Max - t.Min + 1)))
+	}
+	return d
+}
+
+// FanOut makes one turn of every session a fan-out step: after its answer
+// (and tool round trips) Width sub-agents are sent at once, each a user
+// message of Prompt ("(sub-task k of n)" added), and their replies are
+// joined into the next turn's first user message; after a session's last
+// turn the join is a request of its own. With Shared each sub-agent sees
+// the session's history; without, it sees the session's system messages
+// and Prompt with the step's answer appended. It needs generated history.
+type FanOut struct {
+	AfterTurn int // the turn that fans out, from 1
+	Width     int
+	Prompt    string
+	OutputLen int
+	Shared    bool
 }
 
 // Plan is everything Run needs.
@@ -346,6 +395,9 @@ type Outcome struct {
 	// Results has every request, warmup ones first, then by ID (dispatch
 	// order), when Plan.KeepResults asked for them; nil otherwise.
 	Results []*metrics.Request
+	// Sessions has every multi-turn session's figures, in the order they
+	// ended, when Plan.KeepResults asked for them.
+	Sessions []*metrics.Session
 	// ConfiguredRate is the open loop's Rate (0 for a closed loop).
 	ConfiguredRate float64
 	// Planned is the number of measured requests the plan meant to send (0
@@ -515,6 +567,12 @@ func (p *Plan) validate() error {
 	if a := p.AbortOn; a != nil && (!(a.ErrorRate >= 0 && a.ErrorRate < 1) || a.MinRequests < 1) {
 		errs = append(errs, fmt.Errorf("abort_on: error rate %v must be in [0, 1) and min requests %d at least 1", a.ErrorRate, a.MinRequests))
 	}
+	if t := p.Sessions.Think; t.Min < 0 || (t.Max < t.Min && (t.Dist != ThinkExponential || t.Max != 0)) || t.Mean < 0 {
+		errs = append(errs, fmt.Errorf("turn think time [%v, %v] (mean %v): want 0 <= min <= max, mean >= 0", t.Min, t.Max, t.Mean))
+	}
+	if f := p.Sessions.FanOut; f != nil && (f.AfterTurn < 1 || f.Width < 1 || f.OutputLen < 1 || p.Sessions.History == HistoryRecorded) {
+		errs = append(errs, fmt.Errorf("session fan-out %+v: want after turn >= 1, width >= 1, output length >= 1, and generated history", *f))
+	}
 	if p.Abandon != nil {
 		if err := p.Abandon.validate(); err != nil {
 			errs = append(errs, err)
@@ -551,8 +609,8 @@ func (p *Plan) validate() error {
 	switch s := p.Sessions; {
 	case s.History != "" && s.History != HistoryGenerated && s.History != HistoryRecorded:
 		errs = append(errs, fmt.Errorf("session history %q: want %q or %q", s.History, HistoryGenerated, HistoryRecorded))
-	case s.ThinkMin < 0 || s.ThinkMax < s.ThinkMin:
-		errs = append(errs, fmt.Errorf("turn think time [%v, %v]: want 0 <= min <= max", s.ThinkMin, s.ThinkMax))
+	case s.Think.Dist != "" && s.Think.Dist != ThinkUniform && s.Think.Dist != ThinkExponential && s.Think.Dist != ThinkRecorded:
+		errs = append(errs, fmt.Errorf("turn think time distribution %q: want %q, %q or %q", s.Think.Dist, ThinkUniform, ThinkExponential, ThinkRecorded))
 	}
 	return errors.Join(errs...)
 }

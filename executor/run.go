@@ -52,9 +52,12 @@ func (e errAborted) Error() string { return "aborted: " + e.reason }
 type result struct {
 	req *metrics.Request
 	end time.Duration
+	// session, instead of req, is an ended session's figures.
+	session *metrics.Session
 }
 
 func newRun(p Plan, c *client, preps []prepared) *run {
+	p.Requests = withFanOut(p.Requests, p.Sessions.FanOut)
 	r := &run{p: p, c: c, preps: preps, results: make(chan result, 1024), sessions: hasSessions(p.Requests)}
 	var b [4]byte
 	_, _ = rand.Read(b[:])
@@ -486,11 +489,12 @@ func (r *run) user(ctx context.Context, u int, g *gate, tickets *atomic.Int64, e
 // (unless the plan keeps results). Only histograms, counters and the time
 // series stay in memory.
 type collector struct {
-	r       *run
-	overall *metrics.Recorder
-	stages  []*metrics.Recorder
-	series  *metrics.SeriesRecorder
-	results []*metrics.Request
+	r        *run
+	overall  *metrics.Recorder
+	stages   []*metrics.Recorder
+	series   *metrics.SeriesRecorder
+	results  []*metrics.Request
+	sessions []*metrics.Session
 
 	// userSum and userN accumulate the active users sampled during each
 	// closed-loop stage, for its mean (a ramp's users are not its target).
@@ -544,6 +548,10 @@ func (c *collector) loop(warm []*metrics.Request) {
 				c.observe(time.Since(c.r.start))
 				c.snapshot(time.Since(c.r.start), true)
 				return
+			}
+			if res.session != nil {
+				c.addSession(res.session)
+				continue
 			}
 			c.add(res.req)
 		case <-tick.C:
@@ -623,6 +631,17 @@ func (c *collector) add(req *metrics.Request) {
 	}
 }
 
+// addSession records an ended session's figures.
+func (c *collector) addSession(s *metrics.Session) {
+	if c.r.p.KeepResults {
+		c.sessions = append(c.sessions, s)
+	}
+	c.overall.AddSession(s)
+	if c.stages != nil {
+		c.stages[s.Stage].AddSession(s)
+	}
+}
+
 // checkAbort stops the run when Plan.AbortOn's condition holds.
 func (c *collector) checkAbort() {
 	a := c.r.p.AbortOn
@@ -645,10 +664,14 @@ func (r *run) planned() int {
 		n = len(r.offsets)
 	}
 	if r.sessions {
-		// Each planned session sends its turns.
+		// Each planned session sends its turns and its sub-agents.
 		turns := 0
 		for k := range n {
-			turns += max(1, len(r.turns(r.p.Warmup+r.p.global(k))))
+			ts := r.turns(r.p.Warmup + r.p.global(k))
+			turns += max(1, len(ts))
+			for _, t := range ts {
+				turns += len(t.FanOut)
+			}
 		}
 		return turns
 	}
@@ -658,7 +681,7 @@ func (r *run) planned() int {
 // outcome computes the summaries once every result is in.
 func (c *collector) outcome() *Outcome {
 	r := c.r
-	out := &Outcome{Results: c.results, Planned: r.planned()}
+	out := &Outcome{Results: c.results, Sessions: c.sessions, Planned: r.planned()}
 	sort.SliceStable(out.Results, func(i, j int) bool { return out.Results[i].ID < out.Results[j].ID })
 	if r.p.Open != nil {
 		out.ConfiguredRate = r.p.Open.Rate

@@ -2,8 +2,11 @@ package executor
 
 import (
 	"context"
+	"fmt"
 	rand2 "math/rand/v2"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/llmload/llmload/dataset"
@@ -62,30 +65,40 @@ func (r *run) dispatch(ctx context.Context, res *metrics.Request, i int, stop <-
 // the user side's messages and, for the earlier turns, the server's
 // replies (HistoryGenerated) or the recorded ones (HistoryRecorded). With
 // generated history a failed turn ends the session: there is no reply to
-// carry on from. first is turn 1's result. It returns the failure kind of
-// the last turn sent.
+// carry on from. A turn's answer that called tools is followed by its
+// round trips, and a fan-out turn by its sub-agents, whose replies the
+// next turn's prompt joins. first is turn 1's result. It returns the
+// failure kind of the last request sent, and reports the session's own
+// figures (metrics.Session) when it ends.
 func (r *run) session(ctx context.Context, first *metrics.Request, i int, turns []dataset.Turn, stop <-chan struct{}, end time.Duration) (kind metrics.ErrorKind) {
 	// The session holds the drain open between its turns.
 	r.wg.Add(1)
 	defer r.wg.Done()
-	id := first.ID
+	ss := &sessionRun{r: r, ctx: ctx, stop: stop, end: end, req: r.p.Requests[i%len(r.p.Requests)],
+		rec: metrics.Session{ID: first.ID, Stage: first.Stage, Start: first.Intended}}
+	ss.rng = rand2.New(rand2.NewPCG(uint64(r.p.Seed), uint64(first.ID)|1<<63))
+	defer func() {
+		if ss.rec.Requests > 0 {
+			r.results <- result{session: &ss.rec}
+		}
+	}()
 	s := r.p.Sessions
-	rng := rand2.New(rand2.NewPCG(uint64(r.p.Seed), uint64(id)|1<<63))
+	generated := s.History != HistoryRecorded
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
-	req := r.p.Requests[i%len(r.p.Requests)]
 	var history []dataset.Message
 	var prevEnd time.Duration
 	var prev turnOutcome
+	var join string // the last fan-out's replies, for the next turn
+	answered := 0
+	defer func() { ss.rec.Complete = answered == len(turns) }()
 	res := first
 	for j, turn := range turns {
-		msgs := append(history[:len(history):len(history)], turn.Messages...)
+		msgs := append(history[:len(history):len(history)], withJoin(turn.Messages, join)...)
+		join = ""
 		p := r.prep(i)
 		if j > 0 {
-			think := s.ThinkMin
-			if s.ThinkMax > s.ThinkMin {
-				think += time.Duration(rng.Int64N(int64(s.ThinkMax - s.ThinkMin + 1)))
-			}
+			think := s.Think.draw(ss.rng, turn)
 			intended := prevEnd + think
 			if think > 0 {
 				timer.Reset(think)
@@ -96,61 +109,51 @@ func (r *run) session(ctx context.Context, first *metrics.Request, i int, turns 
 				case <-stop:
 					return kind
 				}
+				ss.rec.Thinking += think
 			}
-			select {
-			case <-stop:
-				return kind
-			default:
-			}
-			now := time.Since(r.start)
-			if ctx.Err() != nil || (end > 0 && now >= end) {
+			now, ok := ss.open()
+			if !ok {
 				return kind
 			}
 			preps, err := prepare(r.p.Target, []dataset.Request{{
-				Index: req.Index, Messages: msgs, PromptLen: turn.PromptLen, OutputLen: turn.OutputLen, ReferenceLen: turn.ReferenceLen, Tools: req.Tools,
+				Index: ss.req.Index, Messages: msgs, PromptLen: turn.PromptLen, OutputLen: turn.OutputLen, ReferenceLen: turn.ReferenceLen, Tools: ss.req.Tools,
 			}})
 			if err != nil {
 				return kind // the first turn's body was built from the same target
 			}
 			p = &preps[0]
-			p.prefix = sessionPrefix(prev, s.History != HistoryRecorded)
-			res = r.newResult(intended, now)
-			if r.p.Closed != nil {
-				res.Stage = stageAt(r.p.Closed.Stages, now)
-			}
-			r.sent.Add(1)
-			r.wg.Add(1)
+			p.prefix = sessionPrefix(prev, generated)
+			res = ss.newResult(intended, now)
 		}
-		res.Session, res.Turn, res.LastTurn = id, j+1, j == len(turns)-1
-		out := r.send(ctx, res, p)
+		res.Session, res.Turn, res.LastTurn = ss.rec.ID, j+1, j == len(turns)-1
+		out := ss.send(res, p)
 		kind = out.kind
 		if !out.sent || kind == metrics.ErrAbandoned {
 			return kind // a reader who left ends the conversation
 		}
+		ss.rec.Turns++
 		reply := turn.Reply
-		if s.History != HistoryRecorded {
+		if generated {
 			if kind != metrics.ErrNone {
 				return kind
 			}
 			reply = out.text
 		}
+		if kind == metrics.ErrNone {
+			answered++
+		}
 		prevEnd, prev = out.end, out
 		history = append(msgs, dataset.Message{Role: dataset.RoleAssistant, Content: reply})
 		// Tool round trips: the answer called tools, so their results go
 		// back, at once, before the next user turn.
-		for round := 1; s.History != HistoryRecorded && len(out.calls) > 0 && round <= s.MaxToolRounds; round++ {
-			history = withToolResults(history, out.calls, s.ToolResultTokens, rng)
-			now := time.Since(r.start)
-			if ctx.Err() != nil || (end > 0 && now >= end) {
+		for round := 1; generated && len(out.calls) > 0 && round <= s.MaxToolRounds; round++ {
+			history = withToolResults(history, out.calls, s.ToolResultTokens, ss.rng)
+			now, ok := ss.open()
+			if !ok {
 				return kind
-			}
-			select {
-			case <-stop:
-				return kind
-			default:
 			}
 			preps, err := prepare(r.p.Target, []dataset.Request{{
-				Index: req.Index, Messages: history, Tools: req.Tools, OutputLen: turn.OutputLen,
+				Index: ss.req.Index, Messages: history, Tools: ss.req.Tools, OutputLen: turn.OutputLen,
 				// The prompt's tokens are the server's to count (usage):
 				// about the last request's prompt and answer and the results.
 				PromptLen: out.prompt + out.output + len(out.calls)*s.ToolResultTokens,
@@ -160,23 +163,228 @@ func (r *run) session(ctx context.Context, first *metrics.Request, i int, turns 
 			}
 			p := &preps[0]
 			p.prefix = sessionPrefix(prev, true)
-			res = r.newResult(now, now)
-			if r.p.Closed != nil {
-				res.Stage = stageAt(r.p.Closed.Stages, now)
-			}
-			res.Session, res.Turn, res.ToolRound = id, j+1, round
-			r.sent.Add(1)
-			r.wg.Add(1)
-			out = r.send(ctx, res, p)
+			res = ss.newResult(now, now)
+			res.Session, res.Turn, res.ToolRound = ss.rec.ID, j+1, round
+			ss.rec.ToolRounds++
+			out = ss.send(res, p)
 			kind = out.kind
 			if !out.sent || kind != metrics.ErrNone {
+				answered = -1 // the turn's work was not done
 				return kind
 			}
 			prevEnd, prev = out.end, out
 			history = append(history, dataset.Message{Role: dataset.RoleAssistant, Content: out.text})
 		}
+		if len(turn.FanOut) > 0 {
+			outs, ok := ss.fanOut(j+1, turn.FanOut, history, reply, prev)
+			if !ok {
+				answered = -1
+				return kind
+			}
+			if k := failed(outs); k != metrics.ErrNone && generated {
+				answered = -1
+				return k
+			}
+			for _, o := range outs {
+				prevEnd = max(prevEnd, o.end)
+			}
+			join = joinReplies(turn.FanOut, outs, generated)
+		}
 	}
 	return kind
+}
+
+// sessionRun is what a session's steps share.
+type sessionRun struct {
+	r    *run
+	ctx  context.Context
+	stop <-chan struct{}
+	end  time.Duration
+	req  dataset.Request // the session's dataset entry
+	rng  *rand2.Rand
+	rec  metrics.Session
+}
+
+// open says whether the session may send its next step now (the run goes
+// on: no interruption, halt or end), and the time it is.
+func (ss *sessionRun) open() (time.Duration, bool) {
+	select {
+	case <-ss.stop:
+		return 0, false
+	default:
+	}
+	now := time.Since(ss.r.start)
+	return now, ss.ctx.Err() == nil && (ss.end == 0 || now < ss.end)
+}
+
+// newResult starts the result of a later request of the session, counted
+// in the run's sent requests and drain.
+func (ss *sessionRun) newResult(intended, now time.Duration) *metrics.Request {
+	r := ss.r
+	res := r.newResult(intended, now)
+	if r.p.Closed != nil {
+		res.Stage = stageAt(r.p.Closed.Stages, now)
+	}
+	r.sent.Add(1)
+	r.wg.Add(1)
+	return res
+}
+
+// send sends one of the session's requests and counts it in the session's
+// figures: a step waits on the server from its intended send to its end.
+func (ss *sessionRun) send(res *metrics.Request, p *prepared) turnOutcome {
+	out := ss.r.send(ss.ctx, res, p)
+	if out.sent {
+		ss.rec.Requests++
+		ss.rec.Waiting += out.end - res.Intended
+		ss.rec.End = max(ss.rec.End, out.end)
+	}
+	return out
+}
+
+// fanOut sends a fan-out step's sub-agents at once, each with its prompt
+// (after history when shared; with the step's answer, brief, appended
+// when briefed), and waits for them all. The step waits on the server
+// from its start to its slowest sub-agent's end. ok is false when the
+// session may not go on (interruption, halt, the run's end).
+func (ss *sessionRun) fanOut(turn int, subs []dataset.SubRequest, history []dataset.Message, brief string, prev turnOutcome) (outs []turnOutcome, ok bool) {
+	r := ss.r
+	start, ok := ss.open()
+	if !ok {
+		return nil, false
+	}
+	outs = make([]turnOutcome, len(subs))
+	var wg sync.WaitGroup
+	for k, sub := range subs {
+		msgs := slices.Clone(sub.Messages)
+		if sub.Brief && len(msgs) > 0 && brief != "" {
+			last := &msgs[len(msgs)-1]
+			last.Content += "\n\n" + brief
+		}
+		promptLen := sub.PromptLen
+		if sub.Shared {
+			msgs = append(history[:len(history):len(history)], msgs...)
+			promptLen += prev.prompt + prev.output
+		}
+		preps, err := prepare(r.p.Target, []dataset.Request{{Index: ss.req.Index, Messages: msgs, PromptLen: promptLen, OutputLen: sub.OutputLen}})
+		if err != nil {
+			return nil, false
+		}
+		p := &preps[0]
+		if sub.Shared {
+			p.prefix = sessionPrefix(prev, r.p.Sessions.History != HistoryRecorded)
+		}
+		res := r.newResult(start, start)
+		if r.p.Closed != nil {
+			res.Stage = stageAt(r.p.Closed.Stages, start)
+		}
+		res.Session, res.Turn, res.SubAgent = ss.rec.ID, turn, k+1
+		r.sent.Add(1)
+		r.wg.Add(1)
+		wg.Go(func() { outs[k] = r.send(ss.ctx, res, p) })
+	}
+	wg.Wait()
+	last := start
+	for _, o := range outs {
+		if o.sent {
+			ss.rec.Requests++
+			ss.rec.SubAgents++
+			last = max(last, o.end)
+		}
+	}
+	ss.rec.Waiting += last - start
+	ss.rec.End = max(ss.rec.End, last)
+	return outs, true
+}
+
+// failed is the failure kind of the first sub-agent that did not answer
+// (ErrNone when all did).
+func failed(outs []turnOutcome) metrics.ErrorKind {
+	for _, o := range outs {
+		if !o.sent {
+			return metrics.ErrCanceled
+		}
+		if o.kind != metrics.ErrNone {
+			return o.kind
+		}
+	}
+	return metrics.ErrNone
+}
+
+// joinReplies is what a fan-out step hands the next turn: each
+// sub-agent's reply (the server's with generated history, else the
+// recorded one), numbered.
+func joinReplies(subs []dataset.SubRequest, outs []turnOutcome, generated bool) string {
+	var b strings.Builder
+	b.WriteString("Results of the sub-agents:")
+	for k, o := range outs {
+		reply := subs[k].Reply
+		if generated {
+			reply = o.text
+		}
+		fmt.Fprintf(&b, "\n\n[%d] %s", k+1, reply)
+	}
+	return b.String()
+}
+
+// withJoin puts a fan-out's joined replies before the first user message
+// of msgs (a copy; msgs is the dataset's); no join leaves msgs as they are.
+func withJoin(msgs []dataset.Message, join string) []dataset.Message {
+	if join == "" {
+		return msgs
+	}
+	out := slices.Clone(msgs)
+	for k := range out {
+		if out[k].Role == dataset.RoleUser {
+			out[k].Content = join + "\n\n" + out[k].Content
+			return out
+		}
+	}
+	return append(out, dataset.Message{Role: dataset.RoleUser, Content: join})
+}
+
+// withFanOut returns the requests with the scenario's fan-out step placed
+// in every session that reaches it (copies: the dataset is shared). A
+// session whose fan-out turn is its last gets a join turn: a request of
+// its own that reads the sub-agents' replies.
+func withFanOut(reqs []dataset.Request, f *FanOut) []dataset.Request {
+	if f == nil {
+		return reqs
+	}
+	out := slices.Clone(reqs)
+	for i := range out {
+		turns := out[i].Turns
+		if len(turns) < f.AfterTurn {
+			continue
+		}
+		turns = slices.Clone(turns)
+		t := &turns[f.AfterTurn-1]
+		var system []dataset.Message
+		for _, m := range turns[0].Messages {
+			if m.Role == dataset.RoleSystem {
+				system = append(system, m)
+			}
+		}
+		t.FanOut = make([]dataset.SubRequest, f.Width)
+		for k := range t.FanOut {
+			prompt := fmt.Sprintf("%s (sub-task %d of %d)", f.Prompt, k+1, f.Width)
+			sub := dataset.SubRequest{Shared: f.Shared, Brief: !f.Shared, OutputLen: f.OutputLen,
+				PromptLen: len(strings.Fields(prompt)), Messages: []dataset.Message{{Role: dataset.RoleUser, Content: prompt}}}
+			if !f.Shared {
+				sub.Messages = append(slices.Clone(system), sub.Messages...)
+				sub.PromptLen += t.OutputLen // the brief: about the step's answer
+			}
+			t.FanOut[k] = sub
+		}
+		if f.AfterTurn == len(turns) {
+			turns = append(turns, dataset.Turn{
+				Messages:  []dataset.Message{{Role: dataset.RoleUser, Content: "Combine the sub-agents' results into one answer."}},
+				PromptLen: t.PromptLen + t.OutputLen*(1+f.Width), OutputLen: t.OutputLen,
+			})
+		}
+		out[i].Turns = turns
+	}
+	return out
 }
 
 // withToolResults gives the last assistant message of history the calls

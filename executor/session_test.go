@@ -3,6 +3,9 @@ package executor
 import (
 	"context"
 	"fmt"
+	rand2 "math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -114,7 +117,7 @@ func TestRunSessionOpenLoop(t *testing.T) {
 		Target:   Target{BaseURL: srv.URL, API: APIChat, Model: "m"},
 		Requests: sessionReqs(3, 3),
 		Open:     &OpenLoop{Rate: math.Inf(1)},
-		Sessions: Sessions{ThinkMin: think, ThinkMax: think},
+		Sessions: Sessions{Think: ThinkTime{Min: think, Max: think}},
 	})
 	if len(out.Results) != 9 || out.Overall.Completed != 9 {
 		t.Fatalf("%d results (%d completed), want 3 sessions of 3 turns", len(out.Results), out.Overall.Completed)
@@ -174,5 +177,174 @@ func TestRunSessionsFinishWhenCountIsUsedUp(t *testing.T) {
 	})
 	if got := srv.Count(); got != 11 || out.Overall.Completed != 11 {
 		t.Errorf("server saw %d requests, %d completed; want 7 one-turn sessions and one of 4 turns: 11", got, out.Overall.Completed)
+	}
+}
+
+// TestRunSessionFanOut: a fan-out turn's sub-agents go at once after its
+// answer, each briefed with it (fresh context) or after the whole history
+// (shared); their replies open the next turn's prompt; a fan-out after the
+// last turn gets a join turn of its own. The session's figures count it
+// all.
+func TestRunSessionFanOut(t *testing.T) {
+	const prompt = "check"
+	const join = "Results of the sub-agents:\n\n[1] ok ok \n\n[2] ok ok \n\n"
+	for _, tt := range []struct {
+		name      string
+		fan       FanOut
+		wantSubs  []string // each sub-agent's conversation, joined by " | "
+		wantLast  []string // the last request's conversation
+		wantTurns int
+	}{
+		{"fresh", FanOut{AfterTurn: 1, Width: 2, Prompt: prompt, OutputLen: 3},
+			[]string{"user:check (sub-task 1 of 2)\n\nok ok ", "user:check (sub-task 2 of 2)\n\nok ok "},
+			[]string{"user:s0q1", "assistant:ok ok ", "user:" + join + "s0q2"}, 2},
+		{"shared", FanOut{AfterTurn: 1, Width: 2, Prompt: prompt, OutputLen: 3, Shared: true},
+			[]string{"user:s0q1 | assistant:ok ok  | user:check (sub-task 1 of 2)", "user:s0q1 | assistant:ok ok  | user:check (sub-task 2 of 2)"},
+			[]string{"user:s0q1", "assistant:ok ok ", "user:" + join + "s0q2"}, 2},
+		{"after the last turn", FanOut{AfterTurn: 2, Width: 2, Prompt: prompt, OutputLen: 3},
+			[]string{"user:check (sub-task 1 of 2)\n\nok ok ", "user:check (sub-task 2 of 2)\n\nok ok "},
+			[]string{"user:s0q1", "assistant:ok ok ", "user:s0q2", "assistant:ok ok ", "user:" + join + "Combine the sub-agents' results into one answer."}, 3},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := executortest.New(executortest.Config{Tokens: 2, Text: "ok "})
+			defer srv.Close()
+			fan := tt.fan
+			out := mustRun(t, context.Background(), Plan{
+				Target:      Target{BaseURL: srv.URL, API: APIChat, Model: "m"},
+				Requests:    sessionReqs(1, 2),
+				Closed:      &ClosedLoop{Stages: []Stage{{Users: 1}}},
+				MaxRequests: 1,
+				Sessions:    Sessions{FanOut: &fan},
+			})
+			var subs []string
+			var last []string
+			for _, r := range srv.Received() {
+				conv := conversation(r.Body)
+				if strings.Contains(conv[len(conv)-1], "sub-task") {
+					subs = append(subs, strings.Join(conv, " | "))
+					if mt, _ := r.Body["max_tokens"].(float64); mt != 3 {
+						t.Errorf("sub-agent max_tokens %v, want 3", r.Body["max_tokens"])
+					}
+					continue
+				}
+				last = conv
+			}
+			slices.Sort(subs)
+			if diff := cmp.Diff(tt.wantSubs, subs); diff != "" {
+				t.Errorf("sub-agents' conversations (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.wantLast, last); diff != "" {
+				t.Errorf("the last request's conversation (-want +got):\n%s", diff)
+			}
+			var subAgents []int
+			for _, r := range out.Results {
+				if r.SubAgent > 0 {
+					subAgents = append(subAgents, r.SubAgent)
+					if r.Turn != fan.AfterTurn || r.LastTurn {
+						t.Errorf("sub-agent %d: turn %d (last %v), want the fan-out turn %d", r.SubAgent, r.Turn, r.LastTurn, fan.AfterTurn)
+					}
+				}
+			}
+			slices.Sort(subAgents)
+			if !slices.Equal(subAgents, []int{1, 2}) {
+				t.Errorf("sub-agents numbered %v", subAgents)
+			}
+			s := out.Overall
+			if want := tt.wantTurns + 2; len(out.Results) != want || out.Planned != want {
+				t.Errorf("%d results, %d planned; want %d", len(out.Results), out.Planned, want)
+			}
+			if s.Sessions != 1 || s.SessionsComplete != 1 || s.SessionSubAgents.Sum != 2 || s.SessionTurns.Sum != float64(tt.wantTurns) {
+				t.Errorf("sessions %d (%d whole), sub-agents %v, turns %v", s.Sessions, s.SessionsComplete, s.SessionSubAgents.Sum, s.SessionTurns.Sum)
+			}
+			if len(s.Turns) != tt.wantTurns || s.Turns[fan.AfterTurn-1].Completed != 1 {
+				t.Errorf("per-turn table %+v: sub-agents must not count as turns", s.Turns)
+			}
+		})
+	}
+}
+
+// TestSessionFigures: a session's waiting, thinking and duration add up:
+// its steps and think times are disjoint spans of it, the think times are
+// the drawn ones, and a session cut by a failure is not whole.
+func TestSessionFigures(t *testing.T) {
+	srv := executortest.New(executortest.Config{Tokens: 2, Vary: func(i int, c *executortest.Config) {
+		if i == 5 {
+			c.Status, c.Body = 500, "boom"
+		}
+	}})
+	defer srv.Close()
+	const think = 3 * time.Millisecond
+	out := mustRun(t, context.Background(), Plan{
+		Target:   Target{BaseURL: srv.URL, API: APIChat, Model: "m"},
+		Requests: sessionReqs(4, 3),
+		Open:     &OpenLoop{Rate: math.Inf(1)},
+		Sessions: Sessions{Think: ThinkTime{Min: think, Max: think}},
+	})
+	sessions := out.Sessions
+	if len(sessions) != 4 {
+		t.Fatalf("%d sessions reported, want 4", len(sessions))
+	}
+	whole := 0
+	for _, s := range sessions {
+		if s.Waiting+s.Thinking > s.Duration() || s.Waiting <= 0 {
+			t.Errorf("session %d: waiting %v + thinking %v over its duration %v", s.ID, s.Waiting, s.Thinking, s.Duration())
+		}
+		if want := time.Duration(s.Turns-1) * think; s.Thinking != want {
+			t.Errorf("session %d: thinking %v over %d turns, want %v", s.ID, s.Thinking, s.Turns, want)
+		}
+		if s.Complete {
+			whole++
+			if s.Turns != 3 || s.Requests != 3 {
+				t.Errorf("whole session %d: %d turns, %d requests", s.ID, s.Turns, s.Requests)
+			}
+		}
+	}
+	if out.Overall.Failed == 0 || whole == 4 || out.Overall.SessionsComplete != whole || out.Overall.Sessions != 4 {
+		t.Errorf("%d failed requests, %d whole sessions; summary %d of %d", out.Overall.Failed, whole, out.Overall.SessionsComplete, out.Overall.Sessions)
+	}
+}
+
+// TestThinkTimeDraw: each distribution draws what it says, from a seeded
+// generator.
+func TestThinkTimeDraw(t *testing.T) {
+	turn := dataset.Turn{Think: 1234 * time.Millisecond}
+	for _, tt := range []struct {
+		name           string
+		think          ThinkTime
+		wantMean       time.Duration
+		wantLo, wantHi time.Duration
+	}{
+		{"fixed", ThinkTime{Min: time.Second, Max: time.Second}, time.Second, time.Second, time.Second},
+		{"uniform", ThinkTime{Min: time.Second, Max: 3 * time.Second}, 2 * time.Second, time.Second, 3 * time.Second},
+		{"exponential", ThinkTime{Dist: ThinkExponential, Mean: time.Second}, time.Second, 0, time.Hour},
+		{"exponential shifted and capped", ThinkTime{Dist: ThinkExponential, Min: 500 * time.Millisecond, Mean: time.Second, Max: 2 * time.Second}, 0, 500 * time.Millisecond, 2 * time.Second},
+		{"recorded", ThinkTime{Dist: ThinkRecorded}, turn.Think, turn.Think, turn.Think},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rng := rand2.New(rand2.NewPCG(1, 2))
+			const n = 20000
+			var sum time.Duration
+			capped := 0
+			for range n {
+				d := tt.think.draw(rng, turn)
+				if d < tt.wantLo || d > tt.wantHi {
+					t.Fatalf("drew %v, outside [%v, %v]", d, tt.wantLo, tt.wantHi)
+				}
+				if d == tt.wantHi {
+					capped++
+				}
+				sum += d
+			}
+			mean := sum / n
+			if tt.wantMean > 0 && (mean < tt.wantMean*97/100 || mean > tt.wantMean*103/100) {
+				t.Errorf("mean %v, want about %v", mean, tt.wantMean)
+			}
+			if tt.name == "exponential shifted and capped" {
+				// P(exp > 1.5 mean) = e^-1.5, about 22%.
+				if share := float64(capped) / n; share < 0.20 || share > 0.25 {
+					t.Errorf("%.3f of draws capped, want about 0.22", share)
+				}
+			}
+		})
 	}
 }

@@ -263,7 +263,7 @@ func NewAnswerBook() *AnswerBook { return &AnswerBook{answers: map[AnswerKey]ans
 // when the request carries it (GeneratedText), for the first
 // maxBookTexts answers.
 func (b *AnswerBook) Add(r *Request) {
-	if !r.OK() || r.OutputEvents == 0 || r.Warmup || r.DatasetIndex < 0 || r.ToolRound > 0 {
+	if !r.OK() || r.OutputEvents == 0 || r.Warmup || r.DatasetIndex < 0 || r.ToolRound > 0 || r.SubAgent > 0 {
 		return
 	}
 	b.Put(AnswerKey{r.DatasetIndex, r.Turn}, r.OutputHash, r.GeneratedText, r.GeneratedText != "")

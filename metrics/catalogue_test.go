@@ -53,7 +53,11 @@ func TestCatalogueReadsEveryFigure(t *testing.T) {
 	// prefixes, and speculative decoding drafts: prefix_reuse and
 	// spec_acceptance have a value.
 	s := &Summary{Completed: 3, DefectiveOutputs: 1, ExpectedJudged: 2, ExpectedPassed: 1, Errors: map[ErrorKind]int{ErrorKinds[0]: 3}, Finish: map[string]int{"stop": 3}, OutputDefects: map[string]int{"blank": 3}, Capacity: &capacity, CacheReports: 1, CachedTokens: 32, IdealCachedTokens: 64,
-		DraftTokens: 10, AcceptedDraftTokens: 7, ReferencedAnswers: 2, ReferenceTokens: 100, ReferencedOutputTokens: 60, Agreement: &Agreement{Pairs: 4, Exact: 3, Scored: 4, PrefixSum: 3.5, SimilaritySum: 3.5}}
+		DraftTokens: 10, AcceptedDraftTokens: 7, ReferencedAnswers: 2, ReferenceTokens: 100, ReferencedOutputTokens: 60, Agreement: &Agreement{Pairs: 4, Exact: 3, Scored: 4, PrefixSum: 3.5, SimilaritySum: 3.5},
+		SessionDuration: Latency{Sum: 10}, SessionWaiting: Latency{Sum: 8}}
+	if v, ok := s.Value("session_wait_share", ""); !ok || v != 0.8 {
+		t.Errorf("session_wait_share = %v, %v; want 0.8", v, ok)
+	}
 	if v, ok := s.Value("capacity", ""); !ok || v != 12 {
 		t.Errorf("capacity = %v, %v; want 12", v, ok)
 	}

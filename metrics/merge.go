@@ -118,6 +118,8 @@ func merge(parts []*Summary) (*Summary, error) {
 		s.MultiTokenStreams += p.MultiTokenStreams
 		s.TokenCountsCompared += p.TokenCountsCompared
 		s.TokenCountMismatches += p.TokenCountMismatches
+		s.Sessions += p.Sessions
+		s.SessionsComplete += p.SessionsComplete
 		// Each part's client ran on its own: the busiest one is the
 		// figure that can invalidate the whole.
 		s.ClientCPU = max(s.ClientCPU, p.ClientCPU)

@@ -64,6 +64,7 @@ type Recorder struct {
 	reasoningTokens                    *dist
 	ttftFirstTurn, ttftLastTurn        *dist
 	turns                              []*turnRecord // by turn index - 1
+	sessions                           sessionDists
 	newConns, staleRetries             int
 	blocked, dns, connect, tls         *dist
 	ttfb, ttftServer                   *dist
@@ -117,6 +118,7 @@ func NewRecorder(opts Options) *Recorder {
 		enginePrefill:    newDist(),
 		engineTPOT:       newDist(),
 		clientOverhead:   newDist(),
+		sessions:         newSessionDists(),
 	}
 }
 
@@ -250,7 +252,7 @@ func (r *Recorder) Add(req *Request) {
 	}
 	r.images += req.Images
 	r.promptBytes += int64(req.PromptBytes)
-	if req.Turn > 0 && req.ToolRound == 0 {
+	if req.Turn > 0 && req.ToolRound == 0 && req.SubAgent == 0 {
 		t := r.turn(req.Turn)
 		t.completed++
 		t.promptTokens += req.PromptTokens
@@ -543,6 +545,7 @@ func (r *Recorder) SummaryOver(duration time.Duration) *Summary {
 	for i, t := range r.turns {
 		s.Turns = append(s.Turns, TurnSummary{Turn: i + 1, Completed: t.completed, PromptTokens: t.promptTokens, TTFT: t.ttft.latency()})
 	}
+	r.sessions.fill(s)
 	s.fillRates(duration)
 	return s
 }

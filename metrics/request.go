@@ -151,6 +151,9 @@ type Request struct {
 	// ToolRound numbers a session's request that sent tool results back
 	// (1 for the first round trip of its turn; 0 for a user turn).
 	ToolRound int `json:"tool_round,omitempty"`
+	// SubAgent numbers a sub-request of a session's fan-out step, from 1
+	// (0 for the session's own requests); Turn is the step's.
+	SubAgent int `json:"sub_agent,omitempty"`
 
 	// Abandoned is set on a request the client closed part-way on purpose
 	// (Error is then ErrAbandoned): its token fields hold what it received

@@ -250,6 +250,18 @@ type Summary struct {
 	TTFTFirstTurn Latency       `json:"ttft_first_turn,omitzero"`
 	TTFTLastTurn  Latency       `json:"ttft_last_turn,omitzero"`
 	Turns         []TurnSummary `json:"turns,omitempty"`
+	// Per-session figures (Session): how many sessions ended, and of them
+	// how many ran every turn; per session its duration, the time it
+	// waited on the server and thought, its user turns, tool round trips
+	// and sub-agents.
+	Sessions          int     `json:"sessions,omitempty"`
+	SessionsComplete  int     `json:"sessions_complete,omitempty"`
+	SessionDuration   Latency `json:"session_duration,omitzero"`
+	SessionWaiting    Latency `json:"session_waiting,omitzero"`
+	SessionThinking   Latency `json:"session_thinking,omitzero"`
+	SessionTurns      Latency `json:"session_turns,omitzero"`
+	SessionToolRounds Latency `json:"session_tool_rounds,omitzero"`
+	SessionSubAgents  Latency `json:"session_sub_agents,omitzero"`
 
 	// Connection phases of successful requests (metrics.Request): Blocked,
 	// TTFB and TTFTServerView have a sample per request; DNS, Connect and

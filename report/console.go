@@ -272,6 +272,28 @@ func writeTurns(p *printer, s *metrics.Summary) {
 		}
 		p.printf("%-6d %8d %13.1f %12.2f %12.2f\n", t.Turn, t.Completed, t.MeanPromptTokens(), t.TTFT.P50, t.TTFT.P99)
 	}
+	writeSessions(p, s)
+}
+
+// writeSessions prints the per-session figures: how long a session took,
+// how much of it waited on the server, and what it did.
+func writeSessions(p *printer, s *metrics.Summary) {
+	if s.Sessions == 0 {
+		return
+	}
+	d := s.SessionDuration
+	p.printf("Sessions: %d ended, %d whole; duration P50 %.2f s, P99 %.2f s; per session %.1f turns",
+		s.Sessions, s.SessionsComplete, d.P50/1000, d.P99/1000, s.SessionTurns.Mean)
+	if s.SessionToolRounds.Sum > 0 {
+		p.printf(", %.1f tool round trips", s.SessionToolRounds.Mean)
+	}
+	if s.SessionSubAgents.Sum > 0 {
+		p.printf(", %.1f sub-agents", s.SessionSubAgents.Mean)
+	}
+	if d.Sum > 0 {
+		p.printf("; waiting on the server %.0f%%, thinking %.0f%% of session time (session_wait_share)", 100*s.SessionWaiting.Sum/d.Sum, 100*s.SessionThinking.Sum/d.Sum)
+	}
+	p.printf(".\n")
 }
 
 func writeStages(p *printer, stages []results.Stage, capacity *results.Capacity) {

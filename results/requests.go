@@ -57,6 +57,8 @@ type RequestLine struct {
 	// ToolRound numbers a session's request that sent tool results back
 	// (1 for its turn's first round trip).
 	ToolRound int `json:"tool_round,omitempty"`
+	// SubAgent numbers a sub-request of a session's fan-out step, from 1.
+	SubAgent int `json:"sub_agent,omitempty"`
 	// Images the prompt carried, and its bytes (text and images).
 	Images      int `json:"images,omitempty"`
 	PromptBytes int `json:"prompt_bytes,omitempty"`
@@ -200,7 +202,7 @@ func NewRequestLine(r *metrics.Request, zero time.Time, stages bool) RequestLine
 	l.OutputHash = hashString(r.OutputHash)
 	l.ExpectedPass, l.ReferenceLen = r.ExpectedPass, r.ReferenceLen
 	l.Blank, l.Degenerate, l.BadText = r.Blank, r.Degenerate, r.BadText
-	l.ToolCallEvents, l.ToolCalls, l.BadToolCall, l.ToolRound = r.ToolCallEvents, r.ToolCalls, r.BadToolCall, r.ToolRound
+	l.ToolCallEvents, l.ToolCalls, l.BadToolCall, l.ToolRound, l.SubAgent = r.ToolCallEvents, r.ToolCalls, r.BadToolCall, r.ToolRound, r.SubAgent
 	l.Images, l.PromptBytes = r.Images, r.PromptBytes
 	l.DraftTokens, l.AcceptedDraftTokens = r.DraftTokens, r.AcceptedDraftTokens
 	if r.CacheReported {

@@ -84,16 +84,17 @@ func WritePlan(w io.Writer, cfg *scenario.Config, s *scenario.Scenario, ds *data
 	writeLoadPlan(w, s, len(ds.Requests), arrivals)
 	writeRepeatPlan(w, s, arrivals)
 	if s.Dataset.MultiTurn() {
-		think := "no think time"
-		if s.TurnThinkMax > 0 {
-			think = fmt.Sprintf("turn think time %v", s.TurnThinkMin)
-			if s.TurnThinkMax > s.TurnThinkMin {
-				think = fmt.Sprintf("turn think time %v to %v", s.TurnThinkMin, s.TurnThinkMax)
-			}
-		}
-		fmt.Fprintf(w, "  Sessions: each arrival or user runs one whole session (requests count sessions); %s history, %s\n", s.History, think)
+		fmt.Fprintf(w, "  Sessions: each arrival or user runs one whole session (requests count sessions); %s history, %s\n", s.History, turnThink(s))
 		if s.History == scenario.HistoryGenerated && s.MaxToolRounds > 0 {
 			fmt.Fprintf(w, "  Tool calls (when the dataset offers tools): an answer that calls tools gets each call's result back (%d words) at once, at most %d round trips a turn; the history holds the server's own calls and replies\n", s.ToolResultTokens, s.MaxToolRounds)
+		}
+		if f := s.FanOut; f != nil {
+			sees := "the session's system messages and the step's answer (context fresh)"
+			if f.Context == scenario.ContextShared {
+				sees = "the session's whole history (context shared)"
+			}
+			fmt.Fprintf(w, "  Fan-out: after turn %d, %d sub-agents at once (at most %d tokens each), each seeing %s; their replies, as the server gave them, open the next turn's prompt (after a last turn, a join request of its own)\n",
+				f.AfterTurn, f.SubAgents, f.OutputLen, sees)
 		}
 	}
 	writeReportPlan(w, s)
@@ -512,4 +513,28 @@ func promptCacheMeaning(policy string) string {
 		return `off, no request served from the cache (cache_prompt = false on llama.cpp, a cache_salt of each request's own elsewhere; refused on Ollama)`
 	}
 	return `shared, the engine's default: a run, repeat or A/B arm may find the prompts of the ones before it cached (prompt_cache = "isolate" or "off")`
+}
+
+// turnThink says how long a session pauses between its turns.
+func turnThink(s *scenario.Scenario) string {
+	switch s.TurnThink {
+	case scenario.ThinkRecorded:
+		return "turn think time as the dataset recorded it"
+	case scenario.ThinkExponential:
+		t := fmt.Sprintf("turn think time exponential, mean %v", s.TurnThinkMean)
+		if s.TurnThinkMin > 0 {
+			t += fmt.Sprintf(", from %v", s.TurnThinkMin)
+		}
+		if s.TurnThinkMax > 0 {
+			t += fmt.Sprintf(", at most %v", s.TurnThinkMax)
+		}
+		return t
+	}
+	switch {
+	case s.TurnThinkMax == 0:
+		return "no think time"
+	case s.TurnThinkMax > s.TurnThinkMin:
+		return fmt.Sprintf("turn think time %v to %v", s.TurnThinkMin, s.TurnThinkMax)
+	}
+	return fmt.Sprintf("turn think time %v", s.TurnThinkMin)
 }

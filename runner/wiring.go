@@ -362,8 +362,12 @@ func executorPlan(s *scenario.Scenario, lt *liveTarget, ds *dataset.Dataset, tok
 		// The replay's mean rate stands as its configured rate in reports.
 		p.Open.Rate = executor.MeanRate(executor.Arrivals(p))
 	}
-	p.Sessions = executor.Sessions{History: s.History, ThinkMin: s.TurnThinkMin, ThinkMax: s.TurnThinkMax,
+	p.Sessions = executor.Sessions{History: s.History,
+		Think:         executor.ThinkTime{Dist: s.TurnThink, Min: s.TurnThinkMin, Max: s.TurnThinkMax, Mean: s.TurnThinkMean},
 		MaxToolRounds: s.MaxToolRounds, ToolResultTokens: s.ToolResultTokens}
+	if f := s.FanOut; f != nil {
+		p.Sessions.FanOut = &executor.FanOut{AfterTurn: f.AfterTurn, Width: f.SubAgents, Prompt: f.Prompt, OutputLen: f.OutputLen, Shared: f.Context == scenario.ContextShared}
+	}
 	if c := s.ClosedLoop; c != nil {
 		cl := &executor.ClosedLoop{ThinkMin: c.ThinkMin, ThinkMax: c.ThinkMax,
 			Backoff: executor.Backoff{Min: c.BackoffMin, Max: c.BackoffMax}}

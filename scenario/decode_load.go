@@ -74,7 +74,7 @@ func (l *loader) decodeSessions(d dec, a hcl.Attributes, s *Scenario) {
 		}
 	}
 	if attr, ok := a["turn_think_time"]; ok {
-		s.TurnThinkMin, s.TurnThinkMax = l.decodeThinkTime(d, attr)
+		l.decodeTurnThink(d, attr, s)
 		if !multi && s.Dataset != nil {
 			d.invalid(attr, "turn_think_time is the pause between the turns of multi-turn sessions; dataset %q has none (set multi_turn = true on its sharegpt or jsonl source).", s.Dataset.Name)
 		}
@@ -403,3 +403,105 @@ func (l *loader) decodeThinkTime(d dec, attr *hcl.Attribute) (lo, hi time.Durati
 	}
 	return ds[0], ds[1]
 }
+
+// decodeTurnThink reads turn_think_time: a duration or a range (uniform),
+// "recorded" (the dataset's recorded pauses), or an object naming a
+// distribution: { distribution = "exponential", mean = "2s" } (min shifts
+// it, max caps it) or { distribution = "uniform", min = "1s", max = "3s" }.
+func (l *loader) decodeTurnThink(d dec, attr *hcl.Attribute, s *Scenario) {
+	v, ok := d.eval(attr.Expr)
+	if !ok || v.IsNull() {
+		return
+	}
+	switch ty := v.Type(); {
+	case ty == cty.String && v.AsString() == ThinkRecorded:
+		s.TurnThink = ThinkRecorded
+		return
+	case !ty.IsObjectType() && !ty.IsMapType():
+		s.TurnThinkMin, s.TurnThinkMax = l.decodeThinkTime(d, attr)
+		return
+	}
+	bad := func(format string, args ...any) {
+		d.invalid(attr, "turn_think_time "+format+` Forms: "2s", ["1s", "3s"], "recorded", { distribution = "exponential", mean = "2s" } (min and max optional), { distribution = "uniform", min = "1s", max = "3s" }.`, args...)
+	}
+	fields := map[string]*time.Duration{"min": &s.TurnThinkMin, "max": &s.TurnThinkMax, "mean": &s.TurnThinkMean}
+	dist := ""
+	for it := v.ElementIterator(); it.Next(); {
+		k, e := it.Element()
+		name := k.AsString()
+		if e.IsNull() || e.Type() != cty.String {
+			bad("%s must be a string.", name)
+			return
+		}
+		if name == "distribution" {
+			dist = e.AsString()
+			continue
+		}
+		dst, known := fields[name]
+		if !known {
+			hint := ""
+			if sg := suggest(name, []string{"distribution", "min", "max", "mean"}); sg != "" {
+				hint = fmt.Sprintf(" Did you mean %q?", sg)
+			}
+			bad("has no %q.%s", name, hint)
+			return
+		}
+		dur, ok := d.parseDuration(attr, e.AsString(), attr.Expr.Range())
+		if !ok || !d.checkDuration(attr, dur, false) {
+			return
+		}
+		*dst = dur
+	}
+	switch dist {
+	case ThinkExponential:
+		if s.TurnThinkMean <= 0 {
+			bad("needs a mean longer than 0s for an exponential distribution.")
+		}
+		if s.TurnThinkMax > 0 && s.TurnThinkMax < s.TurnThinkMin {
+			bad("runs from min %s down to max %s.", s.TurnThinkMin, s.TurnThinkMax)
+		}
+	case ThinkUniform:
+		if s.TurnThinkMean > 0 {
+			bad("takes min and max for a uniform distribution, not a mean.")
+		}
+		if s.TurnThinkMax < s.TurnThinkMin {
+			bad("runs from min %s down to max %s.", s.TurnThinkMin, s.TurnThinkMax)
+		}
+	default:
+		bad("%s", choiceDetail("distribution", dist, []string{ThinkUniform, ThinkExponential}))
+		return
+	}
+	s.TurnThink = dist
+}
+
+// decodeFanOut reads a fan_out block: a turn of every multi-turn session
+// that fans out to sub-agents, whose replies the next turn joins.
+func (l *loader) decodeFanOut(d dec, b *hcl.Block, s *Scenario) *FanOut {
+	c, diags := b.Body.Content(fanOutSchema)
+	l.diags = append(l.diags, diags...)
+	a := c.Attributes
+	f := &FanOut{AfterTurn: 1, Prompt: "Work on this part of the task and report what you found.", OutputLen: DefaultFanOutOutputLen, Context: ContextFresh}
+	d.integer(a, "sub_agents", &f.SubAgents, 1)
+	d.integer(a, "after_turn", &f.AfterTurn, 1)
+	d.integer(a, "output_len", &f.OutputLen, 1)
+	if attr := d.str(a, "prompt", &f.Prompt); attr != nil && strings.TrimSpace(f.Prompt) == "" {
+		d.invalid(attr, "prompt is what each sub-agent is asked; it must not be blank.")
+	}
+	if attr := d.str(a, "context", &f.Context); attr != nil && f.Context != ContextFresh && f.Context != ContextShared {
+		d.invalid(attr, "%s", choiceDetail("context", f.Context, []string{ContextFresh, ContextShared}))
+	}
+	switch {
+	case s.Dataset != nil && !s.Dataset.MultiTurn():
+		l.diags = append(l.diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "fan_out needs multi-turn sessions",
+			Detail:  fmt.Sprintf("A fan-out step is a turn of a session; dataset %q has none (set multi_turn = true on its sharegpt or jsonl source).", s.Dataset.Name),
+			Subject: b.DefRange.Ptr()})
+	case s.History == HistoryRecorded:
+		l.diags = append(l.diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "fan_out needs generated history",
+			Detail:  `The sub-agents are briefed with the step's answer and their replies are joined into the next turn: that is the server's own text, so fan_out needs history = "generated".`,
+			Subject: b.DefRange.Ptr()})
+	}
+	return f
+}
+
+// DefaultFanOutOutputLen is a sub-agent's max_tokens unless fan_out says.
+const DefaultFanOutOutputLen = 64

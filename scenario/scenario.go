@@ -404,6 +404,14 @@ type Scenario struct {
 	History      string        `json:"history,omitempty"`
 	TurnThinkMin time.Duration `json:"turn_think_min,omitempty"`
 	TurnThinkMax time.Duration `json:"turn_think_max,omitempty"`
+	// TurnThink is the think time's distribution: ThinkUniform ("" too),
+	// ThinkExponential (TurnThinkMin plus an exponential of mean
+	// TurnThinkMean, capped at TurnThinkMax when set) or ThinkRecorded
+	// (the dataset's recorded pause before each turn).
+	TurnThink     string        `json:"turn_think,omitempty"`
+	TurnThinkMean time.Duration `json:"turn_think_mean,omitempty"`
+	// FanOut makes one turn of every session a fan-out step (nil: none).
+	FanOut *FanOut `json:"fan_out,omitempty"`
 	// MaxToolRounds is how many times a session's turn may send tool
 	// results back after an answer that called tools (0: never), and
 	// ToolResultTokens the size of each synthetic result, in words.
@@ -712,3 +720,31 @@ func ReadsBaseline(expr hcl.Expression) bool {
 	}
 	return false
 }
+
+// The distributions of turn_think_time.
+const (
+	ThinkUniform     = "uniform"
+	ThinkExponential = "exponential"
+	ThinkRecorded    = "recorded"
+)
+
+// FanOut is a scenario's fan_out block: after turn AfterTurn of every
+// session (its answer and tool round trips), SubAgents sub-requests go at
+// once, each a user message of Prompt, with at most OutputLen tokens;
+// their replies are joined into the next turn's first user message (after
+// the last turn, into a join request of its own). Context "shared" gives
+// each sub-agent the session's history; "fresh" only the system messages
+// and Prompt with the step's answer appended.
+type FanOut struct {
+	AfterTurn int    `json:"after_turn"`
+	SubAgents int    `json:"sub_agents"`
+	Prompt    string `json:"prompt"`
+	OutputLen int    `json:"output_len"`
+	Context   string `json:"context"`
+}
+
+// The contexts of a fan-out's sub-agents.
+const (
+	ContextFresh  = "fresh"
+	ContextShared = "shared"
+)

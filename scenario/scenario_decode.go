@@ -26,7 +26,7 @@ var scenarioSchema = &hcl.BodySchema{
 	},
 	Blocks: []hcl.BlockHeaderSchema{
 		{Type: "open_loop"}, {Type: "closed_loop"}, {Type: "replay"}, {Type: "warmup"}, {Type: "outputs"}, {Type: "sla"}, {Type: "goodput"}, {Type: "validity"}, {Type: "regression"},
-		{Type: "abort_on"}, {Type: "abandon"},
+		{Type: "abort_on"}, {Type: "abandon"}, {Type: "fan_out"},
 		{Type: "assert", LabelNames: []string{"name"}}, {Type: "sweep"}, {Type: "capacity"},
 	},
 }
@@ -52,6 +52,10 @@ var stageSchema = &hcl.BodySchema{
 
 var abandonSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{{Name: "share", Required: true}, {Name: "after_tokens"}, {Name: "after"}},
+}
+
+var fanOutSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "sub_agents", Required: true}, {Name: "after_turn"}, {Name: "prompt"}, {Name: "output_len"}, {Name: "context"}},
 }
 
 var abortOnSchema = &hcl.BodySchema{
@@ -265,6 +269,9 @@ func (l *loader) decodeScenario(d dec, filename string, b *hcl.Block) {
 	}
 
 	l.decodeSessions(d, a, s)
+	if f := atMostOne(&l.diags, content.Blocks.OfType("fan_out"), "a scenario"); f != nil {
+		s.FanOut = l.decodeFanOut(d, f, s)
+	}
 	l.decodeRepeat(d, a, s)
 
 	if w := atMostOne(&l.diags, content.Blocks.OfType("warmup"), "a scenario"); w != nil {

@@ -44,4 +44,15 @@ func TestTrafficDecode(t *testing.T) {
 	if m := cfg.Scenario("sessions-messages"); m.Target.API != "anthropic-messages" || !m.Dataset.MultiTurn() || m.History != HistoryGenerated {
 		t.Errorf("sessions through Messages: api %q, multi-turn %v, history %q", m.Target.API, m.Dataset.MultiTurn(), m.History)
 	}
+	a := cfg.Scenario("agent")
+	if a.TurnThink != ThinkExponential || a.TurnThinkMean != 2*time.Second || a.TurnThinkMax != 20*time.Second || a.TurnThinkMin != 0 {
+		t.Errorf("agent think: %q mean %v [%v, %v]", a.TurnThink, a.TurnThinkMean, a.TurnThinkMin, a.TurnThinkMax)
+	}
+	wantFan := &FanOut{AfterTurn: 2, SubAgents: 3, Prompt: "Work on this part of the task and report what you found.", OutputLen: DefaultFanOutOutputLen, Context: ContextShared}
+	if diff := cmp.Diff(wantFan, a.FanOut); diff != "" {
+		t.Errorf("fan_out (-want +got):\n%s", diff)
+	}
+	if r := cfg.Scenario("agent-recorded-think"); r.TurnThink != ThinkRecorded || r.FanOut != nil {
+		t.Errorf("recorded think: %q, fan-out %+v", r.TurnThink, r.FanOut)
+	}
 }

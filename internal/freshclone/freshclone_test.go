@@ -152,20 +152,34 @@ func TestFreshClone(t *testing.T) {
 		name   string
 		args   []string
 		result string
+		// console, when set, are lines the console must show (the run
+		// is then not quiet).
+		console []string
 	}{
-		{"quickstart", []string{"run", "examples/quickstart.hcl"}, "quickstart.json"},
+		{"quickstart", []string{"run", "examples/quickstart.hcl"}, "quickstart.json", nil},
 		// One scenario of reference.hcl: only its own data is loaded.
-		{"reference burst", []string{"run", "examples/reference.hcl", "-scenario", "burst"}, "burst.json"},
+		{"reference burst", []string{"run", "examples/reference.hcl", "-scenario", "burst"}, "burst.json", nil},
 		// Anthropic's Messages API, sessions through it, on the simulator.
-		{"anthropic-messages", []string{"run", "examples/anthropic-messages.hcl"}, "messages.json"},
+		{"anthropic-messages", []string{"run", "examples/anthropic-messages.hcl"}, "messages.json", nil},
 		// An agent's tool calls and round trips, on the simulator.
-		{"agent-tools", []string{"run", "examples/agent-tools.hcl"}, "agent-tools.json"},
+		{"agent-tools", []string{"run", "examples/agent-tools.hcl"}, "agent-tools.json", nil},
+		// An agent with tools, a fan-out step and think time: the
+		// console shows the tool calls and the sessions' own figures.
+		{"agent", []string{"run", "examples/agent.hcl"}, "agent.json", []string{"Tool calls: ", "sent tool results back", "Sessions: 12 ended, 12 whole", "3.0 sub-agents", "waiting on the server"}},
 	}
 	for _, r := range runs {
 		t.Run("run "+r.name, func(t *testing.T) {
 			start := time.Now()
-			args := append(append([]string{}, r.args...), "-out", outDir, "-quiet")
+			args := append(append([]string{}, r.args...), "-out", outDir)
+			if r.console == nil {
+				args = append(args, "-quiet")
+			}
 			code, out := command(ctx, t, clone, bin, args...)
+			for _, want := range r.console {
+				if !strings.Contains(out, want) {
+					t.Errorf("llmload %s: the console lacks %q\n%s", strings.Join(args, " "), want, out)
+				}
+			}
 			res, err := results.ReadResult(filepath.Join(outDir, r.result))
 			if err != nil {
 				t.Fatalf("llmload %s (exit %d) wrote no result file: %v\n%s", strings.Join(args, " "), code, err, out)

@@ -96,3 +96,29 @@ scenario "sessions-messages" {
   }
   requests = 10
 }
+
+# An agent: exponential think time, a fan-out step after the second turn.
+scenario "agent" {
+  target          = target.chat
+  dataset         = dataset.chats
+  turn_think_time = { distribution = "exponential", mean = "2s", max = "20s" }
+  fan_out {
+    after_turn = 2
+    sub_agents = 3
+    context    = "shared"
+  }
+  closed_loop {
+    users    = 2
+    duration = "1m"
+  }
+}
+
+scenario "agent-recorded-think" {
+  target          = target.chat
+  dataset         = dataset.chats
+  turn_think_time = "recorded"
+  open_loop {
+    rate = 1
+  }
+  requests = 4
+}
