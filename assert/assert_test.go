@@ -179,8 +179,9 @@ func TestEvalContextShape(t *testing.T) {
 			}
 			// A run-level figure (capacity) is null until a sweep or
 			// search sets it; pass_rate with no expected answer judged,
-			// output_length_ratio with no answer recorded in the dataset.
-			if c.RunLevel || c.Name == "pass_rate" || c.Name == "output_length_ratio" {
+			// output_length_ratio with no answer recorded in the dataset,
+			// session_wait_share without sessions.
+			if c.RunLevel || c.Name == "pass_rate" || c.Name == "output_length_ratio" || c.Name == "session_wait_share" {
 				want = append(want, c.Name)
 			}
 		case metrics.Counts:
