@@ -6,6 +6,7 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -169,35 +170,48 @@ func TestAbandonValidate(t *testing.T) {
 
 // A reasoning model's stream: the first output (TTFT) is reasoning, the
 // first answer token comes after it; each phase keeps its own counts and
-// gaps.
+// gaps. On the fake clock of a testing/synctest bubble the client measures
+// the server's schedule exactly: the reasoning's first token at 20 ms, the
+// answer's three 10 ms gaps later, every gap 10 ms. (Over loopback a busy
+// machine could deliver the last reasoning chunk and the first answer
+// chunk in one read, with one stamp, or start the second request late
+// enough that its TTFT passes the first's answer.)
 func TestReasoningPhases(t *testing.T) {
-	srv := executortest.New(executortest.Config{TTFT: 20 * time.Millisecond, ITL: 10 * time.Millisecond, Tokens: 6, Reasoning: 3})
-	defer srv.Close()
-	out := mustRun(t, context.Background(), Plan{
-		Target:      Target{BaseURL: srv.URL, API: APIChat, Timeout: 10 * time.Second},
-		Requests:    requests(1, 6),
-		Open:        &OpenLoop{Rate: math.Inf(1)},
-		MaxRequests: 2,
+	const ttft, itl = 20 * time.Millisecond, 10 * time.Millisecond
+	inBubble(t, executortest.Config{TTFT: ttft, ITL: itl, Tokens: 6, Reasoning: 3}, func(t *testing.T, srv *executortest.Server) {
+		out := mustRun(t, context.Background(), Plan{
+			Target:      Target{BaseURL: srv.URL, API: APIChat, Timeout: 10 * time.Second},
+			Requests:    requests(1, 6),
+			Open:        &OpenLoop{Rate: math.Inf(1)},
+			MaxRequests: 2,
+		})
+		if len(out.Results) != 2 {
+			t.Fatalf("%d results, want 2", len(out.Results))
+		}
+		gaps := func(n int) []time.Duration { return slices.Repeat([]time.Duration{itl}, n) }
+		for _, r := range out.Results {
+			if !r.OK() || r.ReasoningEvents != 3 || r.AnswerEvents != 3 || r.ReasoningTokens != 3 {
+				t.Fatalf("request %d: %s; %d reasoning and %d answer events, %d reasoning tokens",
+					r.ID, r.Error, r.ReasoningEvents, r.AnswerEvents, r.ReasoningTokens)
+			}
+			if !slices.Equal(r.ITLReasoning, gaps(2)) || !slices.Equal(r.ITLAnswer, gaps(2)) || !slices.Equal(r.ITL, gaps(5)) {
+				t.Errorf("request %d: gaps %v (reasoning), %v (answer), %v (all); want 2, 2 and 5 of %v",
+					r.ID, r.ITLReasoning, r.ITLAnswer, r.ITL, itl)
+			}
+			if r.TTFT != ttft || r.TTFTReasoning != ttft || r.TTFTAnswer != ttft+3*itl {
+				t.Errorf("request %d: TTFT %v, reasoning %v, answer %v; want %v, %v, %v (the answer's first token 3 gaps after the reasoning's)",
+					r.ID, r.TTFT, r.TTFTReasoning, r.TTFTAnswer, ttft, ttft, ttft+3*itl)
+			}
+		}
+		s := out.Overall
+		if s.TTFTAnswer.Count != 2 || s.TTFTReasoning.Count != 2 || s.ITLAnswer.Count != 4 || s.ITLReasoning.Count != 4 || s.ReasoningTokens.Mean != 3 {
+			t.Errorf("summary: ttft_answer %d, ttft_reasoning %d, itl_answer %d, itl_reasoning %d samples, reasoning tokens mean %v",
+				s.TTFTAnswer.Count, s.TTFTReasoning.Count, s.ITLAnswer.Count, s.ITLReasoning.Count, s.ReasoningTokens.Mean)
+		}
+		if s.TTFTAnswer.Min <= s.TTFT.Max {
+			t.Errorf("ttft_answer min %v ms not after ttft max %v ms", s.TTFTAnswer.Min, s.TTFT.Max)
+		}
 	})
-	for _, r := range out.Results {
-		if !r.OK() || r.ReasoningEvents != 3 || r.AnswerEvents != 3 || r.ReasoningTokens != 3 ||
-			len(r.ITLReasoning) != 2 || len(r.ITLAnswer) != 2 || len(r.ITL) != 5 {
-			t.Fatalf("request %d: %s; %d reasoning and %d answer events, %d reasoning tokens, gaps %v / %v / %v",
-				r.ID, r.Error, r.ReasoningEvents, r.AnswerEvents, r.ReasoningTokens, r.ITLReasoning, r.ITLAnswer, r.ITL)
-		}
-		if r.TTFT != r.TTFTReasoning || r.TTFTReasoning < 20*time.Millisecond || r.TTFTAnswer < 50*time.Millisecond || r.TTFTAnswer <= r.TTFTReasoning {
-			t.Errorf("request %d: TTFT %v, reasoning %v, answer %v; want the answer's first token at least 3 gaps after the reasoning's",
-				r.ID, r.TTFT, r.TTFTReasoning, r.TTFTAnswer)
-		}
-	}
-	s := out.Overall
-	if s.TTFTAnswer.Count != 2 || s.TTFTReasoning.Count != 2 || s.ITLAnswer.Count != 4 || s.ITLReasoning.Count != 4 || s.ReasoningTokens.Mean != 3 {
-		t.Errorf("summary: ttft_answer %d, ttft_reasoning %d, itl_answer %d, itl_reasoning %d samples, reasoning tokens mean %v",
-			s.TTFTAnswer.Count, s.TTFTReasoning.Count, s.ITLAnswer.Count, s.ITLReasoning.Count, s.ReasoningTokens.Mean)
-	}
-	if s.TTFTAnswer.Min <= s.TTFT.Max {
-		t.Errorf("ttft_answer min %v ms not after ttft max %v ms", s.TTFTAnswer.Min, s.TTFT.Max)
-	}
 }
 
 // The Responses API end to end through the client: named events, the

@@ -3,12 +3,14 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/llmload/llmload/metrics"
 	"github.com/llmload/llmload/results"
 )
 
@@ -17,10 +19,18 @@ import (
 // `llmload run ... | head -1` makes it: the result files are written
 // before the report is printed, and the closed pipe fails the report's
 // writes instead of killing the process (SIGPIPE), which exits by the
-// run's verdict (0: tiny passes its checks; the report that no one read
-// changes nothing). The reader either closes before the run starts (every
-// write fails, whenever it comes) or after the first line, as head -1
-// does; the outcome is the same however fast the machine is.
+// run's verdict: the one its result file records (the report that no one
+// read changes nothing). The reader either closes before the run starts
+// (every write fails, whenever it comes) or after the first line, as head
+// -1 does.
+//
+// The verdict itself is not the test's to fix: tiny.hcl's run is real
+// time, and a busy machine can break its validity bounds (its own
+// max_rate_shortfall of 0.5 included) or deliver its tokens in bursts
+// (its itl_p95 check inconclusive), either of which exits 3 however the
+// report fared. So the exit code is checked against the verdict the result
+// file records, and what the run wrote against what it counted: both hold
+// at any speed, and on an idle machine that verdict is a pass (exit 0).
 func TestClosedStdoutKeepsResults(t *testing.T) {
 	for _, tt := range []struct {
 		name  string
@@ -55,18 +65,44 @@ func TestClosedStdoutKeepsResults(t *testing.T) {
 				r.Close()
 			}
 			err = cmd.Wait()
-			if code := cmd.ProcessState.ExitCode(); code != exitOK {
-				t.Fatalf("exit %d (%v), want %d: the run passes whatever became of its report\nstderr:\n%s", code, err, exitOK, stderr.String())
+			if cmd.ProcessState.ExitCode() < 0 {
+				t.Fatalf("llmload died of a signal (%v): the closed pipe killed it\nstderr:\n%s", err, stderr.String())
 			}
 			res, err := results.ReadResult(filepath.Join(out, "tiny.json"))
 			if err != nil {
 				t.Fatalf("the result: %v\nstderr:\n%s", err, stderr.String())
 			}
-			if res.Summary == nil || res.Summary.Completed != 40 {
-				t.Errorf("the result holds %+v, want 40 completed requests", res.Summary)
+			verdict := res.Verdict()
+			if want, ok := exitOf[verdict]; !ok || cmd.ProcessState.ExitCode() != want {
+				t.Errorf("exit %d, but the result's verdict is %q (exit %d): the closed pipe changed the exit\nstderr:\n%s",
+					cmd.ProcessState.ExitCode(), verdict, want, stderr.String())
 			}
-			if _, err := os.Stat(filepath.Join(out, "tiny.requests.jsonl")); err != nil {
-				t.Errorf("the requests file: %v", err)
+			if verdict != metrics.Pass {
+				t.Logf("the run's verdict is %q on this machine (exit %d)", verdict, cmd.ProcessState.ExitCode())
+			}
+			if res.Summary == nil || res.Summary.Completed != 40 {
+				t.Fatalf("the result holds %+v, want 40 completed requests", res.Summary)
+			}
+			// Every request the result counts is in the requests file (the
+			// two warmup requests besides).
+			data, err := os.ReadFile(filepath.Join(out, "tiny.requests.jsonl"))
+			if err != nil {
+				t.Fatalf("the requests file: %v", err)
+			}
+			measured := 0
+			for line := range strings.Lines(string(data)) {
+				var l struct {
+					Warmup bool `json:"warmup"`
+				}
+				if err := json.Unmarshal([]byte(line), &l); err != nil {
+					t.Fatalf("requests file line %q: %v", line, err)
+				}
+				if !l.Warmup {
+					measured++
+				}
+			}
+			if want := res.Summary.Completed + res.Summary.Failed; measured != want {
+				t.Errorf("the requests file lists %d measured requests, the result counts %d", measured, want)
 			}
 		})
 	}
