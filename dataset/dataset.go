@@ -101,6 +101,9 @@ type Turn struct {
 	// Reply is the recorded assistant reply ("" when the conversation
 	// ends on this turn's question).
 	Reply string `json:"reply,omitempty"`
+	// ReplyCalls are the tool calls the recorded reply made (the next
+	// turn's tool messages answer them).
+	ReplyCalls []ToolCall `json:"reply_calls,omitempty"`
 	// PromptLen counts the whole prompt of the turn with the recorded
 	// history: every earlier message and reply, then Messages (contents
 	// joined by newlines, special tokens included). With generated history

@@ -249,15 +249,35 @@ func parseMessages(m gjson.Result) ([]Message, error) {
 	var bad error
 	m.ForEach(func(key, msg gjson.Result) bool {
 		role, content := field(msg, "role"), field(msg, "content")
+		calls := field(msg, "tool_calls")
 		switch {
 		case !msg.IsObject():
 			bad = fmt.Errorf("messages[%d] is %s, not an object", len(msgs), kind(msg))
 		case role.Type != gjson.String:
 			bad = fmt.Errorf("messages[%d] has no string \"role\"", len(msgs))
-		case content.Type != gjson.String:
-			bad = fmt.Errorf("messages[%d] has no string \"content\"", len(msgs))
+		case content.Type != gjson.String && !(role.Str == RoleAssistant && calls.Exists() && (content.Type == gjson.Null || !content.Exists())):
+			bad = fmt.Errorf("messages[%d] has no string \"content\" (only an assistant message with tool_calls may have none)", len(msgs))
 		default:
-			msgs = append(msgs, Message{Role: role.String(), Content: content.String()})
+			out := Message{Role: role.String(), Content: content.String()}
+			if calls.Exists() {
+				if role.Str != RoleAssistant {
+					bad = fmt.Errorf("messages[%d] is a %s message with tool_calls; only the assistant calls tools", len(msgs), role.Str)
+					return false
+				}
+				if out.ToolCalls, bad = parseToolCalls(calls); bad != nil {
+					bad = fmt.Errorf("messages[%d]: %w", len(msgs), bad)
+					return false
+				}
+			}
+			if role.Str == RoleTool {
+				id := field(msg, "tool_call_id")
+				if id.Type != gjson.String || id.Str == "" {
+					bad = fmt.Errorf("messages[%d] is a tool message without a \"tool_call_id\": it must say which call it answers", len(msgs))
+					return false
+				}
+				out.ToolCallID = id.Str
+			}
+			msgs = append(msgs, out)
 			return true
 		}
 		return false
@@ -269,6 +289,39 @@ func parseMessages(m gjson.Result) ([]Message, error) {
 		return nil, errors.New("\"messages\" is empty")
 	}
 	return msgs, nil
+}
+
+// parseToolCalls reads an assistant message's recorded "tool_calls", as
+// OpenAI's chat API writes them.
+func parseToolCalls(calls gjson.Result) ([]ToolCall, error) {
+	if !calls.IsArray() {
+		return nil, fmt.Errorf("\"tool_calls\" is %s, not an array", kind(calls))
+	}
+	var out []ToolCall
+	var bad error
+	calls.ForEach(func(_, c gjson.Result) bool {
+		i := len(out)
+		id, name, args := field(c, "id"), c.Get("function.name"), c.Get("function.arguments")
+		switch {
+		case !c.IsObject():
+			bad = fmt.Errorf("tool_calls[%d] is %s, not an object", i, kind(c))
+		case id.Type != gjson.String || id.Str == "":
+			bad = fmt.Errorf("tool_calls[%d] has no \"id\" (the tool message that answers it names it)", i)
+		case name.Type != gjson.String || name.Str == "":
+			bad = fmt.Errorf("tool_calls[%d] has no function.name", i)
+		case args.Exists() && args.Type != gjson.String:
+			bad = fmt.Errorf("tool_calls[%d] (%s): function.arguments is %s, not a string of JSON", i, name.Str, kind(args))
+		default:
+			a := args.Str
+			if a == "" {
+				a = "{}"
+			}
+			out = append(out, ToolCall{ID: id.Str, Type: "function", Function: FunctionCall{Name: name.Str, Arguments: a}})
+			return true
+		}
+		return false
+	})
+	return out, bad
 }
 
 // field returns obj's member named name, matched literally (gjson's path

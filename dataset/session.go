@@ -38,15 +38,18 @@ func sessionTurns(msgs []Message) []Turn {
 	for _, m := range msgs {
 		if m.Role != RoleAssistant {
 			pending = append(pending, m)
-			asked = asked || m.Role == RoleUser
+			// A tool's result asks the model to go on, as a user does.
+			asked = asked || m.Role == RoleUser || m.Role == RoleTool
 			continue
 		}
 		switch {
 		case asked:
-			turns = append(turns, Turn{Messages: pending, Reply: m.Content})
+			turns = append(turns, Turn{Messages: pending, Reply: m.Content, ReplyCalls: m.ToolCalls})
 			pending, asked = nil, false
 		case len(turns) > 0 && len(pending) == 0:
-			turns[len(turns)-1].Reply += "\n" + m.Content
+			last := &turns[len(turns)-1]
+			last.Reply += "\n" + m.Content
+			last.ReplyCalls = append(last.ReplyCalls, m.ToolCalls...)
 		}
 	}
 	if asked {
@@ -60,6 +63,9 @@ type sessionLimits struct {
 	// outputLen fixes every turn's output length; 0 takes the recorded
 	// reply's length (a turn without a reply then ends the session).
 	outputLen int
+	// outputLens, when set, fix turn j's output length (where > 0) over
+	// outputLen (a trace's per-request output_length).
+	outputLens []int
 	// maxTurns keeps at most that many turns (0: all).
 	maxTurns int
 	// maxTotal, when > 0, ends the session before the first turn whose
@@ -90,12 +96,16 @@ func countTurns(turns []Turn, lim sessionLimits, tok tokenizer.Tokenizer) ([]Tur
 		}
 		t.PromptLen = len(ids)
 		t.OutputLen = lim.outputLen
-		if t.OutputLen == 0 && t.Reply == "" {
+		if j < len(lim.outputLens) && lim.outputLens[j] > 0 {
+			t.OutputLen = lim.outputLens[j]
+		}
+		reply := replyText(*t)
+		if t.OutputLen == 0 && reply == "" {
 			return turns[:j], nil
 		}
-		if t.Reply != "" && (t.OutputLen == 0 || lim.reference) {
+		if reply != "" && (t.OutputLen == 0 || lim.reference) {
 			// As vLLM counts a ShareGPT reply: special tokens included.
-			ids, err := encode(tok, t.Reply, true)
+			ids, err := encode(tok, reply, true)
 			if err != nil {
 				return nil, err
 			}
@@ -109,9 +119,22 @@ func countTurns(turns []Turn, lim sessionLimits, tok tokenizer.Tokenizer) ([]Tur
 		if j > 0 && lim.maxTotal > 0 && t.PromptLen+t.OutputLen > lim.maxTotal {
 			return turns[:j], nil
 		}
-		history = append(history, t.Reply)
+		history = append(history, reply)
 	}
 	return turns, nil
+}
+
+// replyText is a recorded reply as the tokens it took: its text and its
+// calls' names and arguments.
+func replyText(t Turn) string {
+	if len(t.ReplyCalls) == 0 {
+		return t.Reply // as vLLM counts a ShareGPT reply
+	}
+	parts := []string{t.Reply}
+	for _, c := range t.ReplyCalls {
+		parts = append(parts, c.Function.Name, c.Function.Arguments)
+	}
+	return strings.TrimSpace(strings.Join(parts, " "))
 }
 
 // sessionRequest is the request of a session: the first turn's, with the

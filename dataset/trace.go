@@ -67,6 +67,12 @@ type Trace struct {
 	// prefixes (the first Prefix.Len tokens of each prompt, or all of a
 	// shorter one).
 	Prefix *Prefix
+	// MultiTurn replays a Mooncake trace's sessions as sessions: the rows
+	// sharing a session_id, each holding the conversation so far, as
+	// AIPerf's mooncake_trace writes agent traffic (agenttrace.go).
+	// MaxTurns keeps at most that many turns of a session (0: all).
+	MultiTurn bool
+	MaxTurns  int
 }
 
 // Trace skip rules, as counted in Stats.Skipped.
@@ -84,6 +90,15 @@ type traceRecord struct {
 	at      time.Duration // from the trace's start (absolute for Azure until normalized)
 	in, out int
 	hashIDs []int
+	// An agent trace's row (agenttrace.go): its session, its messages and
+	// tools, and its delay after the session's previous request ended;
+	// hasAt says it had a timestamp.
+	session  string
+	msgs     []Message
+	tools    *Tools
+	delay    time.Duration
+	hasAt    bool
+	hasDelay bool
 }
 
 func loadTrace(cfg Trace, tok tokenizer.Tokenizer) ([]Request, Stats, error) {
@@ -122,6 +137,9 @@ func readTrace(cfg Trace, r io.Reader, tok tokenizer.Tokenizer) ([]Request, Stat
 	}
 	if err != nil {
 		return nil, stats, err
+	}
+	if agentRows(recs) {
+		return agentTrace(cfg, recs, tok, stats)
 	}
 	if len(recs) == 0 {
 		return nil, stats, fileError(cfg.Path, "no requests: %d records read, skipped %s", stats.Read, formatSkipped(stats.Skipped))
@@ -266,17 +284,29 @@ func parseMooncakeLine(path string, text []byte, line int) (traceRecord, string,
 		return traceRecord{}, "", lineError(path, line, "line is %s, not a JSON object", kind(obj))
 	}
 	rec := traceRecord{line: line}
+	agent, err := parseAgentFields(obj, &rec)
+	if err != nil {
+		return rec, "", lineError(path, line, "%v", err)
+	}
 	ts := field(obj, "timestamp")
-	if ts.Type != gjson.Number || !(ts.Num >= 0) || ts.Num > maxTraceMs {
-		return rec, "", lineError(path, line, "\"timestamp\" is %s, not a number of milliseconds >= 0", describe(ts))
+	if rec.hasAt = ts.Exists(); rec.hasAt || !rec.hasDelay {
+		if ts.Type != gjson.Number || !(ts.Num >= 0) || ts.Num > maxTraceMs {
+			return rec, "", lineError(path, line, "\"timestamp\" is %s, not a number of milliseconds >= 0", describe(ts))
+		}
+		rec.at = time.Duration(ts.Num * float64(time.Millisecond))
 	}
-	rec.at = time.Duration(ts.Num * float64(time.Millisecond))
-	var err error
-	if rec.in, err = count(obj, "input_length"); err != nil {
-		return rec, "", lineError(path, line, "%v", err)
+	if !agent || field(obj, "input_length").Exists() {
+		if rec.in, err = count(obj, "input_length"); err != nil {
+			return rec, "", lineError(path, line, "%v", err)
+		}
 	}
-	if rec.out, err = count(obj, "output_length"); err != nil {
-		return rec, "", lineError(path, line, "%v", err)
+	if !agent || field(obj, "output_length").Exists() {
+		if rec.out, err = count(obj, "output_length"); err != nil {
+			return rec, "", lineError(path, line, "%v", err)
+		}
+	}
+	if agent {
+		return rec, "", nil // its messages are its prompt
 	}
 	if h := field(obj, "hash_ids"); h.Exists() {
 		if !h.IsArray() {

@@ -93,8 +93,13 @@ func (r *run) session(ctx context.Context, first *metrics.Request, i int, turns 
 	answered := 0
 	defer func() { ss.rec.Complete = answered == len(turns) }()
 	res := first
+	var next []dataset.Message // the next turn's messages, fitted to the server's calls
 	for j, turn := range turns {
-		msgs := append(history[:len(history):len(history)], withJoin(turn.Messages, join)...)
+		own := turn.Messages
+		if next != nil {
+			own, next = next, nil
+		}
+		msgs := append(history[:len(history):len(history)], withJoin(own, join)...)
 		join = ""
 		p := r.prep(i)
 		if j > 0 {
@@ -143,10 +148,23 @@ func (r *run) session(ctx context.Context, first *metrics.Request, i int, turns 
 			answered++
 		}
 		prevEnd, prev = out.end, out
-		history = append(msgs, dataset.Message{Role: dataset.RoleAssistant, Content: reply})
+		// The next turn may open with the recorded results of this
+		// turn's calls (a trace's tool messages): they are the round trip.
+		lead := 0
+		if j+1 < len(turns) {
+			lead = leadingTools(turns[j+1].Messages)
+		}
+		asst := dataset.Message{Role: dataset.RoleAssistant, Content: reply}
+		switch {
+		case !generated:
+			asst.ToolCalls = turn.ReplyCalls
+		case lead > 0:
+			asst.ToolCalls, next = fitResults(turns[j+1].Messages, lead, out.calls, turn.ReplyCalls, s.ToolResultTokens, ss.rng)
+		}
+		history = append(msgs, asst)
 		// Tool round trips: the answer called tools, so their results go
 		// back, at once, before the next user turn.
-		for round := 1; generated && len(out.calls) > 0 && round <= s.MaxToolRounds; round++ {
+		for round := 1; generated && lead == 0 && len(out.calls) > 0 && round <= s.MaxToolRounds; round++ {
 			history = withToolResults(history, out.calls, s.ToolResultTokens, ss.rng)
 			now, ok := ss.open()
 			if !ok {
@@ -392,21 +410,68 @@ func withFanOut(reqs []dataset.Request, f *FanOut) []dataset.Request {
 // synthetic text (a tool's output the server must read).
 func withToolResults(history []dataset.Message, calls []metrics.ToolCall, n int, rng *rand2.Rand) []dataset.Message {
 	last := &history[len(history)-1]
-	last.ToolCalls = make([]dataset.ToolCall, len(calls))
-	for i, c := range calls {
-		last.ToolCalls[i] = dataset.ToolCall{ID: c.ID, Type: "function", Function: dataset.FunctionCall{Name: c.Name, Arguments: c.Arguments}}
-		if strings.TrimSpace(c.Arguments) == "" {
-			last.ToolCalls[i].Function.Arguments = "{}"
-		}
-	}
+	last.ToolCalls = toolCallsOf(calls)
 	for _, c := range calls {
-		words := make([]string, n)
-		for k := range words {
-			words[k] = toolWords[rng.IntN(len(toolWords))]
-		}
-		history = append(history, dataset.Message{Role: dataset.RoleTool, ToolCallID: c.ID, Content: strings.Join(words, " ")})
+		history = append(history, syntheticResult(c.ID, n, rng))
 	}
 	return history
+}
+
+// toolCallsOf is the server's calls as an assistant message carries them.
+func toolCallsOf(calls []metrics.ToolCall) []dataset.ToolCall {
+	out := make([]dataset.ToolCall, len(calls))
+	for i, c := range calls {
+		out[i] = dataset.ToolCall{ID: c.ID, Type: "function", Function: dataset.FunctionCall{Name: c.Name, Arguments: c.Arguments}}
+		if strings.TrimSpace(c.Arguments) == "" {
+			out[i].Function.Arguments = "{}"
+		}
+	}
+	return out
+}
+
+// syntheticResult is a tool message answering call id with n words of
+// synthetic text (a tool's output the server must read).
+func syntheticResult(id string, n int, rng *rand2.Rand) dataset.Message {
+	words := make([]string, n)
+	for k := range words {
+		words[k] = toolWords[rng.IntN(len(toolWords))]
+	}
+	return dataset.Message{Role: dataset.RoleTool, ToolCallID: id, Content: strings.Join(words, " ")}
+}
+
+// leadingTools counts the tool messages msgs opens with.
+func leadingTools(msgs []dataset.Message) int {
+	n := 0
+	for n < len(msgs) && msgs[n].Role == dataset.RoleTool {
+		n++
+	}
+	return n
+}
+
+// fitResults fits a turn's recorded tool results (the first lead of next)
+// to the calls the server made in its place (generated history): the k-th
+// call gets the k-th recorded result, a call beyond them a synthetic one
+// of n words, and results beyond the calls are left out, so that every
+// call is answered and every result answers a call. It returns the calls
+// the assistant message carries and the next turn's messages. A server
+// that called nothing keeps the recorded calls, which the recorded
+// results answer (next is then nil: the turn's own messages).
+func fitResults(next []dataset.Message, lead int, calls []metrics.ToolCall, recorded []dataset.ToolCall, n int, rng *rand2.Rand) ([]dataset.ToolCall, []dataset.Message) {
+	if len(calls) == 0 {
+		return recorded, nil
+	}
+	asst := toolCallsOf(calls)
+	out := make([]dataset.Message, 0, len(next)+len(calls))
+	for k, c := range asst {
+		if k < lead {
+			m := next[k]
+			m.ToolCallID = c.ID
+			out = append(out, m)
+			continue
+		}
+		out = append(out, syntheticResult(c.ID, n, rng))
+	}
+	return asst, append(out, next[lead:]...)
 }
 
 // toolWords make the synthetic tool results: common words, so that any

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/llmload/llmload/dataset"
 	"github.com/llmload/llmload/executor/executortest"
+	"github.com/llmload/llmload/metrics"
 	"math"
 )
 
@@ -344,6 +345,60 @@ func TestThinkTimeDraw(t *testing.T) {
 				if share := float64(capped) / n; share < 0.20 || share > 0.25 {
 					t.Errorf("%.3f of draws capped, want about 0.22", share)
 				}
+			}
+		})
+	}
+}
+
+// TestFitResults: with generated history a trace's recorded tool results
+// answer the calls the server made in its place, by position; a call
+// beyond them gets a synthetic result, a result beyond them is left out,
+// and a server that called nothing keeps the recorded calls.
+func TestFitResults(t *testing.T) {
+	recorded := []dataset.ToolCall{{ID: "rec1", Type: "function", Function: dataset.FunctionCall{Name: "grep", Arguments: "{}"}}}
+	next := []dataset.Message{{Role: dataset.RoleTool, ToolCallID: "rec1", Content: "found"}, {Role: dataset.RoleUser, Content: "go on"}}
+	server := func(ids ...string) []metrics.ToolCall {
+		var out []metrics.ToolCall
+		for _, id := range ids {
+			out = append(out, metrics.ToolCall{ID: id, Name: "grep", Arguments: `{"q": 1}`})
+		}
+		return out
+	}
+	for _, tt := range []struct {
+		name      string
+		calls     []metrics.ToolCall
+		wantCalls []string // the assistant message's call ids
+		wantNext  []string // role:call id:content of the next turn's messages ("" content: synthetic)
+	}{
+		{"no call", nil, []string{"rec1"}, nil},
+		{"one call", server("s1"), []string{"s1"}, []string{"tool:s1:found", "user::go on"}},
+		{"two calls", server("s1", "s2"), []string{"s1", "s2"}, []string{"tool:s1:found", "tool:s2:", "user::go on"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			calls, got := fitResults(next, 1, tt.calls, recorded, 3, rand2.New(rand2.NewPCG(1, 1)))
+			var ids []string
+			for _, c := range calls {
+				ids = append(ids, c.ID)
+			}
+			if !slices.Equal(ids, tt.wantCalls) {
+				t.Errorf("calls %v, want %v", ids, tt.wantCalls)
+			}
+			var msgs []string
+			for _, m := range got {
+				content := m.Content
+				if m.Role == dataset.RoleTool && content != "found" {
+					if len(strings.Fields(content)) != 3 {
+						t.Errorf("synthetic result %q, want 3 words", content)
+					}
+					content = ""
+				}
+				msgs = append(msgs, m.Role+":"+m.ToolCallID+":"+content)
+			}
+			if !slices.Equal(msgs, tt.wantNext) {
+				t.Errorf("next turn %q, want %q", msgs, tt.wantNext)
+			}
+			if next[0].ToolCallID != "rec1" {
+				t.Error("the dataset's message was changed")
 			}
 		})
 	}

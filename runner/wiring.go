@@ -297,7 +297,7 @@ func datasetSpec(d *scenario.Dataset) dataset.Spec {
 		spec.Trace = &dataset.Trace{
 			Path: t.Path, Format: t.Format, Seed: t.Seed, BlockSize: t.BlockSize,
 			Model: t.Model, LogType: t.LogType, Start: t.Start, Window: t.Window,
-			Prefix: datasetPrefix(t.Prefix),
+			Prefix: datasetPrefix(t.Prefix), MultiTurn: t.MultiTurn, MaxTurns: t.MaxTurns,
 		}
 	}
 	return spec

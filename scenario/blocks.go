@@ -278,7 +278,7 @@ var randomSchema = &hcl.BodySchema{
 var traceSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
 		{Name: "path", Required: true}, {Name: "format", Required: true}, {Name: "seed"}, {Name: "block_size"},
-		{Name: "model"}, {Name: "log_type"},
+		{Name: "model"}, {Name: "log_type"}, {Name: "multi_turn"}, {Name: "max_turns"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{{Type: "prefix"}},
 }
@@ -418,6 +418,10 @@ func (l *loader) decodeDataset(d dec, b *hcl.Block) {
 			if attr := d.str(a, f.name, f.dst); attr != nil && s.Format != TraceBurstGPT {
 				d.invalid(attr, "%s keeps the BurstGPT records of one %s; a %s trace has no such column.", f.name, strings.ReplaceAll(f.name, "_", " "), s.Format)
 			}
+		}
+		s.MultiTurn, s.MaxTurns = l.decodeMultiTurn(d, ds, a)
+		if s.MultiTurn && s.Format != TraceMooncake {
+			d.invalid(a["multi_turn"], "multi_turn replays the sessions of a mooncake trace (rows sharing a session_id, with their messages, tools and delays, as AIPerf writes them); format %q has no sessions.", s.Format)
 		}
 		s.Prefix = l.decodePrefix(d, c.Blocks)
 		if pb := c.Blocks.OfType("prefix"); s.Prefix != nil && s.Format == TraceMooncake {

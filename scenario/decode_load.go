@@ -94,6 +94,14 @@ func (l *loader) decodeSessions(d dec, a hcl.Attributes, s *Scenario) {
 	}
 	if multi && s.History == "" {
 		s.History = HistoryGenerated
+		if s.Dataset.Trace != nil {
+			// A trace's sessions replay as recorded: its prompts, tool
+			// calls and results exactly.
+			s.History = HistoryRecorded
+		}
+	}
+	if _, set := a["turn_think_time"]; multi && !set && s.Dataset.Trace != nil {
+		s.TurnThink = ThinkRecorded // the trace's delays
 	}
 	if multi && s.Target != nil && !carriesConversations(s.Target.API) {
 		titles, names := conversational()

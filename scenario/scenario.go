@@ -347,6 +347,10 @@ type TraceSource struct {
 	// copy of the dataset is that scenario's).
 	Start  time.Duration `json:"start,omitempty"`
 	Window time.Duration `json:"window,omitempty"`
+	// MultiTurn replays a mooncake trace's sessions (rows sharing a
+	// session_id) as sessions; MaxTurns keeps at most that many turns.
+	MultiTurn bool `json:"multi_turn,omitempty"`
+	MaxTurns  int  `json:"max_turns,omitempty"`
 }
 
 // JSONLSource reads one JSON object per line.

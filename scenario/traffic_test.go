@@ -55,4 +55,8 @@ func TestTrafficDecode(t *testing.T) {
 	if r := cfg.Scenario("agent-recorded-think"); r.TurnThink != ThinkRecorded || r.FanOut != nil {
 		t.Errorf("recorded think: %q, fan-out %+v", r.TurnThink, r.FanOut)
 	}
+	// A trace's sessions replay as recorded: its replies and its delays.
+	if tr := cfg.Scenario("agent-trace"); !tr.Dataset.MultiTurn() || tr.Dataset.Trace.MaxTurns != 8 || tr.History != HistoryRecorded || tr.TurnThink != ThinkRecorded {
+		t.Errorf("agent trace: multi-turn %v, max turns %d, history %q, think %q", tr.Dataset.MultiTurn(), tr.Dataset.Trace.MaxTurns, tr.History, tr.TurnThink)
+	}
 }

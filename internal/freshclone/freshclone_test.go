@@ -165,6 +165,8 @@ func TestFreshClone(t *testing.T) {
 		{"agent-tools", []string{"run", "examples/agent-tools.hcl"}, "agent-tools.json", nil},
 		// An agent with tools, a fan-out step and think time: the
 		// console shows the tool calls and the sessions' own figures.
+		// An agent trace (AIPerf's mooncake_trace) replayed as recorded.
+		{"agent-trace", []string{"run", "examples/agent-trace.hcl"}, "agent-trace.json", nil},
 		{"agent", []string{"run", "examples/agent.hcl"}, "agent.json", []string{"Tool calls: ", "sent tool results back", "Sessions: 12 ended, 12 whole", "3.0 sub-agents", "waiting on the server"}},
 	}
 	for _, r := range runs {

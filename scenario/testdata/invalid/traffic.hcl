@@ -97,3 +97,11 @@ scenario "completions-sessions" {
     rate = 1
   }
 }
+
+dataset "azure_sessions" {
+  trace {
+    path       = "azure.csv"
+    format     = "azure"
+    multi_turn = true # ERROR: Invalid multi_turn
+  }
+}

@@ -122,3 +122,21 @@ scenario "agent-recorded-think" {
   }
   requests = 4
 }
+
+# An agent trace: a mooncake trace's sessions, replayed as recorded.
+dataset "agent_trace" {
+  trace {
+    path       = "trace.jsonl"
+    format     = "mooncake"
+    multi_turn = true
+    max_turns  = 8
+  }
+}
+
+scenario "agent-trace" {
+  target  = target.chat
+  dataset = dataset.agent_trace
+  replay {
+    speed = 2
+  }
+}
