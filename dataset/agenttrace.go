@@ -27,7 +27,7 @@ import (
 // server sees the recorded requests exactly.
 
 // agentFields are the members that make a Mooncake row an agent trace's.
-var agentFields = []string{"session_id", "messages", "text_input", "tools", "delay", "message_mode"}
+var agentFields = []string{"session_id", "messages", "text_input", "tools", "delay", "message_mode", "fan_out"}
 
 // parseAgentFields reads an agent trace's members of a row into rec; agent
 // says the row has any.
@@ -78,6 +78,7 @@ func parseAgentFields(obj gjson.Result, rec *traceRecord) (agent bool, err error
 	if rec.tools, err = parseTools(field(obj, "tools"), field(obj, "tool_choice")); err != nil {
 		return true, err
 	}
+	rec.fanOut = field(obj, "fan_out")
 	return true, nil
 }
 
@@ -172,6 +173,9 @@ func cmpDuration(a, b time.Duration) int {
 func agentRequest(cfg Trace, s *agentSession, tok tokenizer.Tokenizer) (Request, error) {
 	first, last := s.rows[0], s.rows[len(s.rows)-1]
 	if !cfg.MultiTurn {
+		if first.fanOut.Exists() {
+			return Request{}, lineError(cfg.Path, first.line, "\"fan_out\" is a step of a session: set multi_turn = true on the trace")
+		}
 		contents := make([]string, len(first.msgs))
 		for i, m := range first.msgs {
 			contents[i] = m.Content
@@ -204,8 +208,15 @@ func agentRequest(cfg Trace, s *agentSession, tok tokenizer.Tokenizer) (Request,
 	if err != nil {
 		return Request{}, err
 	}
-	for k := 1; k < len(counted); k++ {
-		counted[k].Think = s.rows[k].delay
+	for k := range counted {
+		if k > 0 {
+			counted[k].Think = s.rows[k].delay
+		}
+		if f := s.rows[k].fanOut; f.Exists() {
+			if counted[k].FanOut, err = parseSubAgents(f, counted[k].OutputLen, tok); err != nil {
+				return Request{}, lineError(cfg.Path, s.rows[k].line, "\"fan_out\" %s", err)
+			}
+		}
 	}
 	req := sessionRequest(first.line-1, counted)
 	req.Tools = first.tools

@@ -23,7 +23,7 @@ func readAgentTrace(text string, multi bool) ([]Request, Stats, error) {
 func TestAgentTrace(t *testing.T) {
 	const trace = `{"session_id": "a", "timestamp": 100, "messages": [{"role": "system", "content": "be brief"}, {"role": "user", "content": "find it"}], "tools": [{"type": "function", "function": {"name": "grep"}}], "output_length": 20}
 {"timestamp": 50, "text_input": "hello there", "output_length": 8}
-{"session_id": "a", "delay": 250, "messages": [{"role": "system", "content": "be brief"}, {"role": "user", "content": "find it"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "grep", "arguments": "{\"q\": \"x\"}"}}]}, {"role": "tool", "tool_call_id": "c1", "content": "found x in y"}], "output_length": 30}
+{"session_id": "a", "delay": 250, "messages": [{"role": "system", "content": "be brief"}, {"role": "user", "content": "find it"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "grep", "arguments": "{\"q\": \"x\"}"}}]}, {"role": "tool", "tool_call_id": "c1", "content": "found x in y"}], "output_length": 30, "fan_out": [{"prompt": "check y"}, {"prompt": "check z", "context": "shared", "output_len": 9}]}
 {"session_id": "a", "delay": 1500, "messages": [{"role": "system", "content": "be brief"}, {"role": "user", "content": "find it"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "grep", "arguments": "{\"q\": \"x\"}"}}]}, {"role": "tool", "tool_call_id": "c1", "content": "found x in y"}, {"role": "assistant", "content": "It is in y."}, {"role": "user", "content": "fix it"}], "output_length": 40}
 `
 	reqs, stats, err := readAgentTrace(trace, true)
@@ -66,6 +66,10 @@ func TestAgentTrace(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("session a's turns (-want +got):\n%s", diff)
+	}
+	// The second row's answer fans out to two sub-agents.
+	if f := a.Turns[1].FanOut; len(f) != 2 || !f[0].Brief || f[0].OutputLen != 30 || !f[1].Shared || f[1].OutputLen != 9 || len(a.Turns[0].FanOut)+len(a.Turns[2].FanOut) != 0 {
+		t.Errorf("fan-out steps: %+v", f)
 	}
 	if a.Turns[2].PromptLen <= a.Turns[1].PromptLen || a.Turns[1].PromptLen <= a.Turns[0].PromptLen {
 		t.Errorf("prompt lengths %d, %d, %d do not grow with the history", a.Turns[0].PromptLen, a.Turns[1].PromptLen, a.Turns[2].PromptLen)

@@ -69,6 +69,8 @@ type jsonlEntry struct {
 	// imageBytes what they weigh.
 	images     []string
 	imageBytes int
+	// fanOut is the line's "fan_out" steps, read once its turns are.
+	fanOut gjson.Result
 }
 
 func loadJSONL(cfg JSONL, tok tokenizer.Tokenizer) ([]Request, Stats, error) {
@@ -133,6 +135,11 @@ func readJSONL(cfg JSONL, r io.Reader, tok tokenizer.Tokenizer) ([]Request, Stat
 			}
 			if len(turns) == 0 {
 				return nil, stats, lineError(cfg.Path, e.line, "\"messages\" has no user message: a session needs one to send")
+			}
+			if e.fanOut.Exists() {
+				if err := parseFanOut(e.fanOut, turns, tok); err != nil {
+					return nil, stats, lineError(cfg.Path, e.line, "%s", err)
+				}
 			}
 			sr := sessionRequest(e.line-1, turns)
 			sr.Tools = e.tools
@@ -210,6 +217,9 @@ func parseJSONLine(cfg JSONL, text []byte, line int) (jsonlEntry, error) {
 			return e, lineError(cfg.Path, line, "%s", err)
 		}
 		e.expected = exp
+	}
+	if e.fanOut = field(obj, "fan_out"); e.fanOut.Exists() && !cfg.MultiTurn {
+		return e, lineError(cfg.Path, line, "\"fan_out\" is a step of a session: set multi_turn = true on the source")
 	}
 	tools, err := parseTools(field(obj, "tools"), field(obj, "tool_choice"))
 	if err != nil {

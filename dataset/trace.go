@@ -99,6 +99,7 @@ type traceRecord struct {
 	delay    time.Duration
 	hasAt    bool
 	hasDelay bool
+	fanOut   gjson.Result // its answer's sub-agents (read with the tokenizer)
 }
 
 func loadTrace(cfg Trace, tok tokenizer.Tokenizer) ([]Request, Stats, error) {

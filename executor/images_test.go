@@ -1,8 +1,14 @@
 package executor
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/llmload/llmload/dataset"
@@ -44,5 +50,89 @@ func TestImagesNeedChat(t *testing.T) {
 		if _, err := prepare(Target{API: api, Model: "m"}, []dataset.Request{req}); err == nil || !strings.Contains(err.Error(), "carries images") {
 			t.Errorf("api %s: error %v, want a refusal", api, err)
 		}
+	}
+}
+
+// chatPart is a content part of OpenAI's chat API, as its reference
+// documents it (and vLLM's OpenAI server takes it for multimodal models):
+// {"type": "text", "text": ...} or {"type": "image_url", "image_url":
+// {"url": ...}} with a data URL or an http(s) URL.
+type chatPart struct {
+	Type     string `json:"type"`
+	Text     string `json:"text"`
+	ImageURL *struct {
+		URL string `json:"url"`
+	} `json:"image_url"`
+}
+
+// TestImagesOverTheWire: a fake chat server that checks every message
+// against the documented content-part format (answering 400, as vLLM
+// does, to anything else) receives a request's images as image_url parts
+// after its text, and the run counts the images and the prompt's bytes.
+func TestImagesOverTheWire(t *testing.T) {
+	const png = "data:image/png;base64,iVBORw0KGgo="
+	var mu sync.Mutex
+	var images []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body struct {
+			Messages []struct {
+				Role    string          `json:"role"`
+				Content json.RawMessage `json:"content"`
+			} `json:"messages"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		for _, m := range body.Messages {
+			var text string
+			if json.Unmarshal(m.Content, &text) == nil {
+				continue // a plain string content
+			}
+			var parts []chatPart
+			if err := json.Unmarshal(m.Content, &parts); err != nil || len(parts) == 0 {
+				http.Error(w, "content: a string or an array of parts", http.StatusBadRequest)
+				return
+			}
+			for _, p := range parts {
+				switch {
+				case p.Type == "text" && p.ImageURL == nil:
+				case p.Type == "image_url" && p.ImageURL != nil && (strings.HasPrefix(p.ImageURL.URL, "data:image/") || strings.HasPrefix(p.ImageURL.URL, "https://")):
+					mu.Lock()
+					images = append(images, p.ImageURL.URL)
+					mu.Unlock()
+				default:
+					http.Error(w, fmt.Sprintf("bad content part %+v", p), http.StatusBadRequest)
+					return
+				}
+			}
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, tok := range []string{"a", " red", " square"} {
+			fmt.Fprintf(w, "data: {\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"content\":%q}}]}\n\n", tok)
+		}
+		fmt.Fprint(w, "data: {\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}],\"usage\":{\"prompt_tokens\":600,\"completion_tokens\":3}}\n\ndata: [DONE]\n\n")
+	}))
+	defer srv.Close()
+	reqs := []dataset.Request{
+		{Prompt: "what is this", OutputLen: 4, PromptLen: 3, Images: 2, PromptBytes: 40,
+			Messages: []dataset.Message{{Role: "system", Content: "be brief"}, {Role: "user", Content: "what is this", Images: []string{png, "https://example.com/cat.jpg"}}}},
+		{Prompt: "and now", OutputLen: 4, PromptLen: 2, PromptBytes: 7, Messages: []dataset.Message{{Role: "user", Content: "and now"}}},
+	}
+	out := mustRun(t, context.Background(), Plan{
+		Target:      Target{BaseURL: srv.URL, API: APIChat, Model: "m"},
+		Requests:    reqs,
+		Closed:      &ClosedLoop{Stages: []Stage{{Users: 1}}},
+		MaxRequests: 2,
+	})
+	s := out.Overall
+	if s.Completed != 2 || s.Failed != 0 {
+		t.Fatalf("%d completed, %d failed: the server refused the body (%v)", s.Completed, s.Failed, s.Errors)
+	}
+	if !slices.Equal(images, []string{png, "https://example.com/cat.jpg"}) {
+		t.Errorf("the server saw images %v", images)
+	}
+	if s.Images != 2 || s.PromptBytes != 47 {
+		t.Errorf("summary: %d images, %d prompt bytes; want 2 and 47", s.Images, s.PromptBytes)
 	}
 }

@@ -57,7 +57,7 @@ type result struct {
 }
 
 func newRun(p Plan, c *client, preps []prepared) *run {
-	p.Requests = withFanOut(p.Requests, p.Sessions.FanOut)
+	p.Requests = withJoins(withFanOut(p.Requests, p.Sessions.FanOut))
 	r := &run{p: p, c: c, preps: preps, results: make(chan result, 1024), sessions: hasSessions(p.Requests)}
 	var b [4]byte
 	_, _ = rand.Read(b[:])

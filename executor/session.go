@@ -394,13 +394,35 @@ func withFanOut(reqs []dataset.Request, f *FanOut) []dataset.Request {
 			}
 			t.FanOut[k] = sub
 		}
-		if f.AfterTurn == len(turns) {
-			turns = append(turns, dataset.Turn{
-				Messages:  []dataset.Message{{Role: dataset.RoleUser, Content: "Combine the sub-agents' results into one answer."}},
-				PromptLen: t.PromptLen + t.OutputLen*(1+f.Width), OutputLen: t.OutputLen,
-			})
-		}
 		out[i].Turns = turns
+	}
+	return out
+}
+
+// withJoins gives every session whose last turn fans out (the scenario's
+// fan_out, or a dataset's) a join turn: a request of its own that reads
+// the sub-agents' replies. reqs are copied where they change.
+func withJoins(reqs []dataset.Request) []dataset.Request {
+	var out []dataset.Request
+	for i, r := range reqs {
+		if len(r.Turns) == 0 || len(r.Turns[len(r.Turns)-1].FanOut) == 0 {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(reqs)
+		}
+		t := r.Turns[len(r.Turns)-1]
+		joined := 0
+		for _, sub := range t.FanOut {
+			joined += sub.OutputLen
+		}
+		out[i].Turns = append(slices.Clone(r.Turns), dataset.Turn{
+			Messages:  []dataset.Message{{Role: dataset.RoleUser, Content: "Combine the sub-agents' results into one answer."}},
+			PromptLen: t.PromptLen + t.OutputLen + joined, OutputLen: t.OutputLen,
+		})
+	}
+	if out == nil {
+		return reqs
 	}
 	return out
 }

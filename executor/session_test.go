@@ -403,3 +403,44 @@ func TestFitResults(t *testing.T) {
 		})
 	}
 }
+
+// TestRunSessionDatasetFanOut: a dataset's fan-out step (a trace's, or a
+// JSONL line's) on a session's last turn gets a join turn, and with
+// recorded history the join carries the recorded replies.
+func TestRunSessionDatasetFanOut(t *testing.T) {
+	srv := executortest.New(executortest.Config{Tokens: 2, Text: "ok "})
+	defer srv.Close()
+	reqs := sessionReqs(1, 2)
+	reqs[0].Turns[1].FanOut = []dataset.SubRequest{
+		{Messages: []dataset.Message{{Role: dataset.RoleUser, Content: "sub a"}}, OutputLen: 2, Reply: "rec a"},
+		{Messages: []dataset.Message{{Role: dataset.RoleUser, Content: "sub b"}}, OutputLen: 2, Reply: "rec b", Shared: true},
+	}
+	out := mustRun(t, context.Background(), Plan{
+		Target:      Target{BaseURL: srv.URL, API: APIChat, Model: "m"},
+		Requests:    reqs,
+		Closed:      &ClosedLoop{Stages: []Stage{{Users: 1}}},
+		MaxRequests: 1,
+		Sessions:    Sessions{History: HistoryRecorded},
+	})
+	if len(reqs[0].Turns) != 2 {
+		t.Fatal("the run changed the dataset's turns")
+	}
+	var convs []string
+	for _, r := range srv.Received() {
+		convs = append(convs, strings.Join(conversation(r.Body), " | "))
+	}
+	slices.Sort(convs)
+	want := []string{
+		"user:s0q1",
+		"user:s0q1 | assistant:s0r1 | user:s0q2",
+		"user:s0q1 | assistant:s0r1 | user:s0q2 | assistant:s0r2 | user:Results of the sub-agents:\n\n[1] rec a\n\n[2] rec b\n\nCombine the sub-agents' results into one answer.",
+		"user:s0q1 | assistant:s0r1 | user:s0q2 | assistant:s0r2 | user:sub b",
+		"user:sub a",
+	}
+	if diff := cmp.Diff(want, convs); diff != "" {
+		t.Errorf("conversations (-want +got):\n%s", diff)
+	}
+	if s := out.Overall; s.Sessions != 1 || s.SessionsComplete != 1 || out.Planned != 5 || len(s.Turns) != 3 || !out.Results[len(out.Results)-1].LastTurn {
+		t.Errorf("sessions %d (%d whole), planned %d, %d turn indexes", s.Sessions, s.SessionsComplete, out.Planned, len(s.Turns))
+	}
+}
