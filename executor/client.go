@@ -315,10 +315,15 @@ func prepare(t Target, reqs []dataset.Request) ([]prepared, error) {
 	}
 	out := make([]prepared, len(reqs))
 	for i, r := range reqs {
-		if r.Images > 0 && proto.Name != APIChat {
-			// The chat API's image_url parts; the Messages API's image
-			// blocks are not written yet.
-			return nil, fmt.Errorf("request %d (dataset index %d) carries images, which only the chat API sends (content parts); target api %q would drop them", i, r.Index, proto.Name)
+		if r.Images > 0 && proto.Name == APIMessages {
+			if err := messagesImagesOK(r.Messages); err != nil {
+				return nil, fmt.Errorf("request %d (dataset index %d): %w", i, r.Index, err)
+			}
+		}
+		if r.Images > 0 && proto.Name != APIChat && proto.Name != APIMessages {
+			// The chat API's image_url parts, the Messages API's image
+			// blocks.
+			return nil, fmt.Errorf("request %d (dataset index %d) carries images, which only the chat API (content parts) and the Messages API (image blocks) send; target api %q would drop them", i, r.Index, proto.Name)
 		}
 		body := proto.Body(t, r)
 		if t.IgnoreEOS {

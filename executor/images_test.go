@@ -46,9 +46,58 @@ func TestImagesNeedChat(t *testing.T) {
 	if preps[0].images != 1 || preps[0].promptBytes != 20 {
 		t.Errorf("prepared: %d images, %d bytes", preps[0].images, preps[0].promptBytes)
 	}
-	for _, api := range []string{APICompletions, APIResponses, APIMessages} {
+	for _, api := range []string{APICompletions, APIResponses} {
 		if _, err := prepare(Target{API: api, Model: "m"}, []dataset.Request{req}); err == nil || !strings.Contains(err.Error(), "carries images") {
 			t.Errorf("api %s: error %v, want a refusal", api, err)
+		}
+	}
+}
+
+// TestImagesInMessages: the Messages API takes a request's images as
+// image blocks after its text (Anthropic's documented format: a base64
+// source with its media type, or a url source), and refuses an image it
+// cannot read rather than send it.
+func TestImagesInMessages(t *testing.T) {
+	req := dataset.Request{Prompt: "what is this", OutputLen: 4, Images: 2,
+		Messages: []dataset.Message{{Role: "user", Content: "what is this", Images: []string{"data:image/png;base64,iVBORw0KGgo=", "https://example.com/cat.jpg"}}}}
+	preps, err := prepare(Target{API: APIMessages, Model: "m"}, []dataset.Request{req})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body struct {
+		Messages []struct {
+			Role    string `json:"role"`
+			Content []struct {
+				Type   string `json:"type"`
+				Text   string `json:"text"`
+				Source *struct {
+					Type      string `json:"type"`
+					MediaType string `json:"media_type"`
+					Data      string `json:"data"`
+					URL       string `json:"url"`
+				} `json:"source"`
+			} `json:"content"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(preps[0].body, &body); err != nil {
+		t.Fatalf("%v: %s", err, preps[0].body)
+	}
+	c := body.Messages[0].Content
+	if len(c) != 3 || c[0].Type != "text" || c[0].Text != "what is this" ||
+		c[1].Type != "image" || c[1].Source == nil || *c[1].Source != (struct {
+		Type      string `json:"type"`
+		MediaType string `json:"media_type"`
+		Data      string `json:"data"`
+		URL       string `json:"url"`
+	}{Type: "base64", MediaType: "image/png", Data: "iVBORw0KGgo="}) ||
+		c[2].Type != "image" || c[2].Source == nil || c[2].Source.Type != "url" || c[2].Source.URL != "https://example.com/cat.jpg" {
+		t.Errorf("body %s", preps[0].body)
+	}
+	for _, bad := range []string{"data:image/bmp;base64,Qk0=", "file:///etc/passwd"} {
+		r := req
+		r.Messages = []dataset.Message{{Role: "user", Content: "what is this", Images: []string{bad}}}
+		if _, err := prepare(Target{API: APIMessages, Model: "m"}, []dataset.Request{r}); err == nil {
+			t.Errorf("image %q: no refusal", bad)
 		}
 	}
 }

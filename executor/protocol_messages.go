@@ -2,7 +2,9 @@ package executor
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/llmload/llmload/dataset"
@@ -109,12 +111,60 @@ func messagesTurns(msgs []dataset.Message) (system []string, turns []messagesTur
 				blocks = append(blocks, map[string]any{"type": anthropicwire.BlockToolUse, "id": tc.ID, "name": tc.Function.Name, "input": input})
 			}
 			turns = append(turns, messagesTurn{Role: m.Role, Content: blocks})
+		case len(m.Images) > 0:
+			// The images after the text, as chat's image_url parts are.
+			blocks := []map[string]any{{"type": anthropicwire.BlockText, "text": m.Content}}
+			for _, u := range m.Images {
+				blocks = append(blocks, imageBlock(u))
+			}
+			turns = append(turns, messagesTurn{Role: m.Role, Content: blocks})
 		default:
 			turns = append(turns, messagesTurn{Role: m.Role, Content: m.Content})
 		}
 		results = false
 	}
 	return system, turns
+}
+
+// imageBlock is an image (a data URL, or an http(s) URL the API fetches)
+// as the API's image block: a base64 source with its media type, or a url
+// source.
+func imageBlock(u string) map[string]any {
+	if media, data, ok := splitDataURL(u); ok {
+		return map[string]any{"type": anthropicwire.BlockImage, "source": map[string]any{"type": "base64", "media_type": media, "data": data}}
+	}
+	return map[string]any{"type": anthropicwire.BlockImage, "source": map[string]any{"type": "url", "url": u}}
+}
+
+// splitDataURL splits a base64 data URL ("data:image/png;base64,...")
+// into its media type and data.
+func splitDataURL(u string) (media, data string, ok bool) {
+	rest, ok := strings.CutPrefix(u, "data:")
+	if !ok {
+		return "", "", false
+	}
+	head, data, ok := strings.Cut(rest, ",")
+	media, ok2 := strings.CutSuffix(head, ";base64")
+	return media, data, ok && ok2
+}
+
+// messagesImagesOK says whether the API can take a message's images: each
+// a base64 data URL of a media type it reads, or an http(s) URL.
+func messagesImagesOK(msgs []dataset.Message) error {
+	for _, m := range msgs {
+		for _, u := range m.Images {
+			if media, _, ok := splitDataURL(u); ok {
+				if !slices.Contains(anthropicwire.ImageMediaTypes, media) {
+					return fmt.Errorf("an image of type %q: the Messages API reads %s", media, strings.Join(anthropicwire.ImageMediaTypes, ", "))
+				}
+				continue
+			}
+			if !strings.HasPrefix(u, "https://") && !strings.HasPrefix(u, "http://") {
+				return fmt.Errorf("image %.40q is neither a base64 data URL nor an http(s) URL", u)
+			}
+		}
+	}
+	return nil
 }
 
 // messagesTools writes the request's tools (OpenAI function tools, as a

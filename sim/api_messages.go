@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -53,10 +54,56 @@ func (messagesAPI) prompt(a *apiRequest) ([]int, *apiError) {
 		if err != nil {
 			return nil, badRequest("messages", "messages.%d.content: %v", i, err)
 		}
-		content, _ := json.Marshal(text)
+		images, err := blockImages(m.Content)
+		if err != nil {
+			return nil, badRequest("messages", "messages.%d.content: %v", i, err)
+		}
+		// As chat's content parts: the text, then each image.
+		parts := []map[string]any{{"type": "text", "text": text}}
+		for _, u := range images {
+			parts = append(parts, map[string]any{"type": "image_url", "image_url": map[string]string{"url": u}})
+		}
+		content, _ := json.Marshal(parts)
 		msgs = append(msgs, chatMessage{Role: m.Role, Content: content})
 	}
-	return chatIDs(msgs, 0) // image blocks are not counted yet
+	return chatIDs(msgs, a.imageTokens)
+}
+
+// blockImages are a Messages content's image blocks, each as a URL (a
+// base64 source as its data URL), for the prompt's image tokens. A block
+// without a source Anthropic takes is refused, as Anthropic refuses it.
+func blockImages(raw json.RawMessage) ([]string, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || raw[0] != '[' {
+		return nil, nil
+	}
+	var blocks []struct {
+		Type   string
+		Source *struct {
+			Type, URL, Data string
+			MediaType       string `json:"media_type"`
+		}
+	}
+	if err := json.Unmarshal(raw, &blocks); err != nil {
+		return nil, errors.New("must be a string or a list of content blocks")
+	}
+	var urls []string
+	for i, b := range blocks {
+		if b.Type != anthropicwire.BlockImage {
+			continue
+		}
+		switch src := b.Source; {
+		case src == nil:
+			return nil, fmt.Errorf("%d.source: Field required", i)
+		case src.Type == "base64" && src.Data != "" && slices.Contains(anthropicwire.ImageMediaTypes, src.MediaType):
+			urls = append(urls, "data:"+src.MediaType+";base64,"+src.Data)
+		case src.Type == "url" && src.URL != "":
+			urls = append(urls, src.URL)
+		default:
+			return nil, fmt.Errorf("%d.source: a base64 source with media_type one of %s and data, or a url source", i, strings.Join(anthropicwire.ImageMediaTypes, ", "))
+		}
+	}
+	return urls, nil
 }
 
 // blocksText is a Messages content's text: a string, or its blocks' text

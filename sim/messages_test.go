@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/llmload/llmload/internal/apis"
 	"io"
 	"net/http"
 	"strings"
@@ -295,5 +296,38 @@ func TestMessagesToolUse(t *testing.T) {
 	if err := json.Unmarshal(body, &got); err != nil || status != http.StatusOK || got.StopReason != "tool_use" || len(got.Content) != 1 ||
 		got.Content[0].Type != "tool_use" || got.Content[0].Name != "search" || got.Content[0].Input.Query == "" {
 		t.Errorf("a whole answer: status %d %s", status, body)
+	}
+}
+
+// TestMessagesImages: an image block (a base64 source or a url source)
+// adds the profile's image_tokens to the prompt, as chat's image_url part
+// does; a block without a source Anthropic takes is refused.
+func TestMessagesImages(t *testing.T) {
+	p, _ := LookupProfile("tiny")
+	body := func(blocks ...any) []byte {
+		b, _ := json.Marshal(map[string]any{"max_tokens": 4, "messages": []any{map[string]any{"role": "user", "content": blocks}}})
+		return b
+	}
+	text := map[string]any{"type": "text", "text": "what is this"}
+	png := map[string]any{"type": "image", "source": map[string]any{"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}}
+	url := map[string]any{"type": "image", "source": map[string]any{"type": "url", "url": "https://example.com/cat.jpg"}}
+	plain, aerr := parseRequest(body(text), apiNamed(apis.Messages), &p)
+	if aerr != nil {
+		t.Fatal(aerr)
+	}
+	for _, blocks := range [][]any{{text, png}, {text, url}, {png, text}} {
+		got, aerr := parseRequest(body(blocks...), apiNamed(apis.Messages), &p)
+		if aerr != nil {
+			t.Fatal(aerr)
+		}
+		if got.promptTokens != plain.promptTokens+p.ImageTokens {
+			t.Errorf("%v: %d prompt tokens; want %d and the image's %d", blocks, got.promptTokens, plain.promptTokens, p.ImageTokens)
+		}
+	}
+	bmp := map[string]any{"type": "image", "source": map[string]any{"type": "base64", "media_type": "image/bmp", "data": "Qk0="}}
+	for _, bad := range []any{bmp, map[string]any{"type": "image"}} {
+		if _, aerr := parseRequest(body(text, bad), apiNamed(apis.Messages), &p); aerr == nil || !strings.Contains(aerr.msg, "source") {
+			t.Errorf("%v: error %v, want a refusal of its source", bad, aerr)
+		}
 	}
 }

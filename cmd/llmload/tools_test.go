@@ -133,8 +133,14 @@ func toolRoundTrips(t *testing.T, api string) {
 // parts, which it charges image_tokens of prompt each (its usage says so),
 // and the result counts the images and the bytes sent.
 func TestImagesEndToEnd(t *testing.T) {
+	for _, api := range []string{"openai-chat", "anthropic-messages"} {
+		t.Run(api, func(t *testing.T) { imagesEndToEnd(t, api) })
+	}
+}
+
+func imagesEndToEnd(t *testing.T, api string) {
 	out := filepath.Join(t.TempDir(), "images.json")
-	code, stdout, stderr := call(t, context.Background(), "run", "-out", out, "testdata/images.hcl")
+	code, stdout, stderr := call(t, context.Background(), "run", "-out", out, "-var", "api="+api, "testdata/images.hcl")
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
 	}

@@ -42,6 +42,10 @@ const (
 	BlockText     = "text"
 	BlockThinking = "thinking"
 	BlockToolUse  = "tool_use" // {"id", "name", "input": {}}: its input follows as input_json_delta
+	// BlockImage is a user message's image: {"source": {"type": "base64",
+	// "media_type", "data"}} or {"source": {"type": "url", "url"}}; the
+	// media types ImageMediaTypes lists.
+	BlockImage = "image"
 	// BlockToolResult is a user message's block answering a tool_use:
 	// {"tool_use_id", "content"}.
 	BlockToolResult = "tool_result"
@@ -72,3 +76,7 @@ const (
 // StatusOverloaded is the HTTP status of overloaded_error: 529, which is
 // not a standard HTTP status.
 const StatusOverloaded = 529
+
+// ImageMediaTypes are the media types an image block's base64 source may
+// have, as Anthropic's vision guide lists them.
+var ImageMediaTypes = []string{"image/jpeg", "image/png", "image/gif", "image/webp"}

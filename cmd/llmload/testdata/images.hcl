@@ -1,9 +1,15 @@
-# Images in chat prompts against the simulator, for TestImagesEndToEnd:
-# every other entry of images.jsonl sends red.png with its question; the
-# simulator charges image_tokens of prefill for each.
+# Images in prompts against the simulator, for TestImagesEndToEnd: every
+# other entry of images.jsonl sends red.png with its question (chat's
+# image_url parts, or the Messages API's image blocks with -var
+# api=anthropic-messages); the simulator charges image_tokens of prefill
+# for each.
+variable "api" {
+  default = "openai-chat"
+}
+
 target "sim" {
   base_url = "sim://tiny"
-  api      = "openai-chat"
+  api      = var.api
   model    = "tiny"
   sim {
     image_tokens = 300
