@@ -26,59 +26,66 @@ import (
 // delay). Replayed with history "recorded" (the default for a trace) the
 // server sees the recorded requests exactly.
 
-// agentFields are the members that make a Mooncake row an agent trace's.
-var agentFields = []string{"session_id", "messages", "text_input", "tools", "delay", "message_mode", "fan_out"}
+// present is a member that is there and not null (a JSON dump writes an
+// absent optional field as null).
+func present(v gjson.Result) bool { return v.Exists() && v.Type != gjson.Null }
 
-// parseAgentFields reads an agent trace's members of a row into rec; agent
-// says the row has any.
+// parseAgentFields reads an agent trace's members of a row into rec: a row
+// with "messages" or "text_input" is one (agent says so). Other rows are
+// Mooncake's, whatever else they carry (a session_id on input_length rows
+// is left aside, as before).
 func parseAgentFields(obj gjson.Result, rec *traceRecord) (agent bool, err error) {
-	for _, f := range agentFields {
-		agent = agent || field(obj, f).Exists()
-	}
-	if !agent {
+	if !present(field(obj, "messages")) && !present(field(obj, "text_input")) {
 		return false, nil
 	}
-	if mode := field(obj, "message_mode"); mode.Exists() && mode.Str != "history" {
+	if mode := field(obj, "message_mode"); present(mode) && mode.Str != "history" {
 		return true, fmt.Errorf("\"message_mode\" is %s: only \"history\" is replayed (each row the whole conversation so far); a \"delta\" row's history is the live replies, which a recorded trace cannot check", describe(mode))
 	}
-	if id := field(obj, "session_id"); id.Exists() {
+	if id := field(obj, "session_id"); present(id) {
 		if id.Type != gjson.String || id.Str == "" {
 			return true, fmt.Errorf("\"session_id\" is %s, not a non-empty string", describe(id))
 		}
 		rec.session = id.Str
 	}
-	if d := field(obj, "delay"); d.Exists() {
+	if d := field(obj, "delay"); present(d) {
 		if d.Type != gjson.Number || !(d.Num >= 0) || d.Num > maxTraceMs {
 			return true, fmt.Errorf("\"delay\" is %s, not a number of milliseconds >= 0", describe(d))
 		}
 		rec.delay, rec.hasDelay = time.Duration(d.Num*float64(time.Millisecond)), true
-		if field(obj, "timestamp").Exists() {
-			return true, errors.New("a row has \"timestamp\" (when a session begins) or \"delay\" (after the previous answer), not both")
+		if present(field(obj, "timestamp")) {
+			return true, errors.New("a row has \"timestamp\" (when it goes) or \"delay\" (after the previous answer), not both")
 		}
 	}
 	msgs, text := field(obj, "messages"), field(obj, "text_input")
 	switch {
-	case msgs.Exists() && text.Exists():
+	case present(msgs) && present(text):
 		return true, errors.New("a row's prompt is \"messages\" or \"text_input\", not both")
-	case msgs.Exists():
+	case present(msgs):
 		if rec.msgs, err = parseMessages(msgs); err != nil {
 			return true, err
 		}
-	case text.Exists():
+	default:
 		if text.Type != gjson.String || text.Str == "" {
 			return true, fmt.Errorf("\"text_input\" is %s, not a non-empty string", describe(text))
 		}
 		rec.msgs = []Message{{Role: RoleUser, Content: text.Str}}
-	default:
-		return true, errors.New("an agent trace's row needs its prompt: \"messages\" (the conversation so far) or \"text_input\"")
 	}
-	if field(obj, "hash_ids").Exists() {
+	if present(field(obj, "hash_ids")) {
 		return true, errors.New("a row with messages has its own text: \"hash_ids\" are for rows of input_length alone")
 	}
-	if rec.tools, err = parseTools(field(obj, "tools"), field(obj, "tool_choice")); err != nil {
+	tools, choice := field(obj, "tools"), field(obj, "tool_choice")
+	if !present(tools) {
+		tools = gjson.Result{}
+	}
+	if !present(choice) {
+		choice = gjson.Result{}
+	}
+	if rec.tools, err = parseTools(tools, choice); err != nil {
 		return true, err
 	}
-	rec.fanOut = field(obj, "fan_out")
+	if f := field(obj, "fan_out"); present(f) {
+		rec.fanOut = f
+	}
 	return true, nil
 }
 
@@ -106,7 +113,7 @@ func agentTrace(cfg Trace, recs []traceRecord, tok tokenizer.Tokenizer, stats St
 			return nil, stats, lineError(cfg.Path, rec.line, "a row of input_length alone in a trace of messages: give every row its messages (or text_input)")
 		}
 		s := byID[rec.session]
-		if s == nil || rec.session == "" {
+		if s == nil || rec.session == "" || !cfg.MultiTurn {
 			s = &agentSession{id: rec.session}
 			sessions = append(sessions, s)
 			if rec.session != "" {
@@ -118,15 +125,10 @@ func agentTrace(cfg Trace, recs []traceRecord, tok tokenizer.Tokenizer, stats St
 	for _, s := range sessions {
 		first := s.rows[0]
 		switch {
+		case !first.hasAt && !cfg.MultiTurn:
+			return nil, stats, lineError(cfg.Path, first.line, "a row with a \"delay\" and no \"timestamp\" is a later turn of session %q: set multi_turn = true on the trace to replay its sessions", s.id)
 		case !first.hasAt:
 			return nil, stats, lineError(cfg.Path, first.line, "the first row of session %q has no \"timestamp\": when the session begins, in milliseconds from the trace's start", s.id)
-		case len(s.rows) > 1 && !cfg.MultiTurn:
-			return nil, stats, lineError(cfg.Path, s.rows[1].line, "session %q has %d rows: set multi_turn = true on the trace to replay them as one session (its turns with their delays)", s.id, len(s.rows))
-		}
-		for _, r := range s.rows[1:] {
-			if !r.hasDelay {
-				return nil, stats, lineError(cfg.Path, r.line, "a later row of session %q has a timestamp and no \"delay\": a turn is replayed a delay after the previous answer ended (absolute times of later turns are not replayed)", s.id)
-			}
 		}
 	}
 	slices.SortStableFunc(sessions, func(a, b *agentSession) int { return cmpDuration(a.rows[0].at, b.rows[0].at) })
@@ -199,6 +201,11 @@ func agentRequest(cfg Trace, s *agentSession, tok tokenizer.Tokenizer) (Request,
 		if len(r.msgs) > len(last.msgs) || !slices.EqualFunc(r.msgs, last.msgs[:len(r.msgs)], sameMessage) {
 			return Request{}, lineError(cfg.Path, r.line, "session %q: this row's messages are not the beginning of its last row's (line %d): each row holds the whole conversation so far", s.id, last.line)
 		}
+		// A row is one request: it ends before an answer (the next row's
+		// new assistant message), after the one before it.
+		if k > 0 && len(r.msgs) <= len(s.rows[k-1].msgs) || r.msgs[len(r.msgs)-1].Role == RoleAssistant || k < len(s.rows)-1 && last.msgs[len(r.msgs)].Role != RoleAssistant {
+			return Request{}, lineError(cfg.Path, r.line, "session %q: this row does not end where a request of the conversation does: each row holds the one before it, then the answer to it, then what asks for the next answer (a question or tool results)", s.id)
+		}
 		outs[k] = r.out
 	}
 	if last.out == 0 {
@@ -210,7 +217,10 @@ func agentRequest(cfg Trace, s *agentSession, tok tokenizer.Tokenizer) (Request,
 	}
 	for k := range counted {
 		if k > 0 {
+			// A later row goes its delay after the answer before it, or
+			// at its own timestamp (AIPerf: not before the answer).
 			counted[k].Think = s.rows[k].delay
+			counted[k].At, counted[k].AtSet = s.rows[k].at-first.at, s.rows[k].hasAt
 		}
 		if f := s.rows[k].fanOut; f.Exists() {
 			if counted[k].FanOut, err = parseSubAgents(f, counted[k].OutputLen, tok); err != nil {

@@ -88,13 +88,15 @@ func TestAgentTraceErrors(t *testing.T) {
 	}{
 		{"delta mode", `{"timestamp": 0, "message_mode": "delta", "messages": [{"role": "user", "content": "q"}], "output_length": 5}`, true, 1, `only "history" is replayed`},
 		{"timestamp and delay", `{"timestamp": 0, "delay": 5, "messages": [{"role": "user", "content": "q"}], "output_length": 5}`, true, 1, "not both"},
-		{"no prompt", `{"session_id": "s", "timestamp": 0, "output_length": 5}`, true, 1, `"messages" (the conversation so far) or "text_input"`},
+		// A row without messages is Mooncake's: it needs its lengths.
+		{"no prompt", `{"session_id": "s", "timestamp": 0, "output_length": 5}`, true, 1, `"input_length" is missing`},
 		{"hash ids with messages", `{"timestamp": 0, "messages": [{"role": "user", "content": "q"}], "hash_ids": [1], "output_length": 5}`, true, 1, "hash_ids"},
 		{"tool without id", `{"timestamp": 0, "messages": [{"role": "user", "content": "q"}, {"role": "tool", "content": "r"}], "output_length": 5}`, true, 1, "tool_call_id"},
 		{"call without name", `{"timestamp": 0, "messages": [{"role": "user", "content": "q"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "c", "function": {}}]}, {"role": "tool", "tool_call_id": "c", "content": "r"}], "output_length": 5}`, true, 1, "function.name"},
 		{"first row without timestamp", `{"session_id": "s", "delay": 10, "messages": [{"role": "user", "content": "q"}], "output_length": 5}`, true, 1, `no "timestamp"`},
-		{"later row with a timestamp", first + `{"session_id": "s", "timestamp": 900, "messages": [{"role": "user", "content": "q"}, {"role": "assistant", "content": "a"}, {"role": "user", "content": "q2"}], "output_length": 5}`, true, 2, `no "delay"`},
-		{"sessions without multi_turn", first + `{"session_id": "s", "delay": 10, "messages": [{"role": "user", "content": "q"}, {"role": "assistant", "content": "a"}, {"role": "user", "content": "q2"}], "output_length": 5}`, false, 2, "set multi_turn = true"},
+		{"a later turn without multi_turn", first + `{"session_id": "s", "delay": 10, "messages": [{"role": "user", "content": "q"}, {"role": "assistant", "content": "a"}, {"role": "user", "content": "q2"}], "output_length": 5}`, false, 2, "set multi_turn = true"},
+		{"a row that is not a request", first + `{"session_id": "s", "delay": 10, "messages": [{"role": "user", "content": "q"}, {"role": "assistant", "content": "a"}], "output_length": 5}` + "\n" +
+			`{"session_id": "s", "delay": 10, "messages": [{"role": "user", "content": "q"}, {"role": "assistant", "content": "a"}, {"role": "user", "content": "q2"}, {"role": "assistant", "content": "b"}, {"role": "user", "content": "q3"}], "output_length": 5}`, true, 2, "does not end where a request"},
 		{"not a growing conversation", first + `{"session_id": "s", "delay": 10, "messages": [{"role": "user", "content": "other"}, {"role": "assistant", "content": "a"}, {"role": "user", "content": "q2"}], "output_length": 5}`, true, 1, "not the beginning"},
 		{"rows and turns differ", first + `{"session_id": "s", "delay": 10, "messages": [{"role": "user", "content": "q"}], "output_length": 5}`, true, 2, "hold 1 requests"},
 		{"last row without output_length", `{"session_id": "s", "timestamp": 0, "messages": [{"role": "user", "content": "q"}]}`, true, 1, "output_length"},
@@ -107,5 +109,38 @@ func TestAgentTraceErrors(t *testing.T) {
 				t.Errorf("error %v; want agent.jsonl line %d: ...%s...", err, tt.line, tt.want)
 			}
 		})
+	}
+}
+
+// TestAgentTraceAIPerfRows: rows as AIPerf's own examples and SDK dumps
+// write them: a later row with its own timestamp (kept as the turn's
+// time), null members (absent), and without multi_turn every row a
+// request at its timestamp; a Mooncake row with a session_id stays a
+// Mooncake row.
+func TestAgentTraceAIPerfRows(t *testing.T) {
+	const trace = `{"session_id": "s", "timestamp": 100, "delay": null, "tools": null, "messages": [{"role": "user", "content": "q", "tool_calls": null}], "output_length": 5}
+{"session_id": "s", "timestamp": 900, "messages": [{"role": "user", "content": "q"}, {"role": "assistant", "content": "a", "tool_calls": []}, {"role": "user", "content": "q2"}], "output_length": 5}
+`
+	reqs, _, err := readAgentTrace(trace, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(reqs) != 1 || len(reqs[0].Turns) != 2 || reqs[0].Tools != nil {
+		t.Fatalf("requests %+v", reqs)
+	}
+	if tr := reqs[0].Turns[1]; !tr.AtSet || tr.At != 800*time.Millisecond || tr.Think != 0 {
+		t.Errorf("the later row: at %v (set %v), think %v; want 800ms from the session's first", tr.At, tr.AtSet, tr.Think)
+	}
+	reqs, _, err = readAgentTrace(trace, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(reqs) != 2 || reqs[0].At != 0 || reqs[1].At != 800*time.Millisecond || len(reqs[1].Messages) != 3 || reqs[1].Turns != nil {
+		t.Errorf("without multi_turn: %d requests at %v and %v", len(reqs), reqs[0].At, reqs[len(reqs)-1].At)
+	}
+	// A Mooncake row keeps its meaning with a session_id beside it.
+	reqs, _, err = readAgentTrace(`{"session_id": "x", "timestamp": 0, "input_length": 12, "output_length": 3}`, false)
+	if err != nil || len(reqs) != 1 || reqs[0].PromptLen != 12 {
+		t.Errorf("a Mooncake row with a session_id: %v, %+v", err, reqs)
 	}
 }

@@ -117,6 +117,11 @@ type Turn struct {
 	// Think is the pause recorded before the turn, after its predecessor
 	// ended (a trace's; 0 for none): turn_think_time = "recorded" waits it.
 	Think time.Duration `json:"think,omitempty"`
+	// At, when AtSet, is the turn's recorded time (a trace row's
+	// timestamp) from its session's first turn: with recorded think time
+	// it goes then, or at once when its predecessor ended later.
+	At    time.Duration `json:"at,omitempty"`
+	AtSet bool          `json:"at_set,omitempty"`
 	// FanOut are the sub-requests (sub-agents) the turn's answer starts at
 	// once, beside each other, when it and its tool round trips ended.
 	// Their replies are joined into the next turn's first user message.

@@ -260,6 +260,9 @@ func parseMessages(m gjson.Result) ([]Message, error) {
 	m.ForEach(func(key, msg gjson.Result) bool {
 		role, content := field(msg, "role"), field(msg, "content")
 		calls := field(msg, "tool_calls")
+		if !present(calls) || (calls.IsArray() && len(calls.Array()) == 0) {
+			calls = gjson.Result{} // null or [], as SDK dumps write "no calls"
+		}
 		switch {
 		case !msg.IsObject():
 			bad = fmt.Errorf("messages[%d] is %s, not an object", len(msgs), kind(msg))

@@ -290,7 +290,7 @@ func parseMooncakeLine(path string, text []byte, line int) (traceRecord, string,
 		return rec, "", lineError(path, line, "%v", err)
 	}
 	ts := field(obj, "timestamp")
-	if rec.hasAt = ts.Exists(); rec.hasAt || !rec.hasDelay {
+	if rec.hasAt = present(ts); rec.hasAt || !rec.hasDelay {
 		if ts.Type != gjson.Number || !(ts.Num >= 0) || ts.Num > maxTraceMs {
 			return rec, "", lineError(path, line, "\"timestamp\" is %s, not a number of milliseconds >= 0", describe(ts))
 		}

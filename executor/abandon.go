@@ -85,7 +85,8 @@ func (a *Abandon) draw(seed int64, k int) (tokens int, after time.Duration, ok b
 // the timer and the context.
 func (r *run) abandoning(ctx context.Context, res *metrics.Request) (context.Context, func()) {
 	a := r.p.Abandon
-	if a == nil || res.Warmup {
+	// A sub-agent is the agent's own request: no reader leaves it.
+	if a == nil || res.Warmup || res.SubAgent > 0 {
 		return ctx, func() {}
 	}
 	tokens, after, ok := a.draw(r.p.Seed, r.p.global(int(res.ID)-r.p.Warmup))

@@ -205,7 +205,7 @@ type Sessions struct {
 const (
 	ThinkUniform     = "uniform"     // uniform in [Min, Max]; fixed when equal (the default)
 	ThinkExponential = "exponential" // Min plus an exponential of mean Mean, capped at Max when Max > 0
-	ThinkRecorded    = "recorded"    // each turn's recorded think time (dataset.Turn.Think)
+	ThinkRecorded    = "recorded"    // each turn's recorded think time or time (dataset.Turn), at a replay's speed
 )
 
 // ThinkTime is how long a session pauses before its next turn.

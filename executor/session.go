@@ -103,8 +103,11 @@ func (r *run) session(ctx context.Context, first *metrics.Request, i int, turns 
 		join = ""
 		p := r.prep(i)
 		if j > 0 {
-			think := s.Think.draw(ss.rng, turn)
+			think := ss.think(turn, prevEnd)
 			intended := prevEnd + think
+			if end > 0 && intended >= end {
+				return kind // the run ends before the turn would start
+			}
 			if think > 0 {
 				timer.Reset(think)
 				select {
@@ -114,12 +117,12 @@ func (r *run) session(ctx context.Context, first *metrics.Request, i int, turns 
 				case <-stop:
 					return kind
 				}
-				ss.rec.Thinking += think
 			}
 			now, ok := ss.open()
 			if !ok {
 				return kind
 			}
+			ss.rec.Thinking += think
 			preps, err := prepare(r.p.Target, []dataset.Request{{
 				Index: ss.req.Index, Messages: msgs, PromptLen: turn.PromptLen, OutputLen: turn.OutputLen, ReferenceLen: turn.ReferenceLen, Tools: ss.req.Tools,
 			}})
@@ -133,10 +136,12 @@ func (r *run) session(ctx context.Context, first *metrics.Request, i int, turns 
 		res.Session, res.Turn, res.LastTurn = ss.rec.ID, j+1, j == len(turns)-1
 		out := ss.send(res, p)
 		kind = out.kind
+		if out.sent {
+			ss.rec.Turns++
+		}
 		if !out.sent || kind == metrics.ErrAbandoned {
 			return kind // a reader who left ends the conversation
 		}
-		ss.rec.Turns++
 		reply := turn.Reply
 		if generated {
 			if kind != metrics.ErrNone {
@@ -192,6 +197,7 @@ func (r *run) session(ctx context.Context, first *metrics.Request, i int, turns 
 			}
 			prevEnd, prev = out.end, out
 			history = append(history, dataset.Message{Role: dataset.RoleAssistant, Content: out.text})
+			reply = out.text // the step's answer is now this one
 		}
 		if len(turn.FanOut) > 0 {
 			outs, ok := ss.fanOut(j+1, turn.FanOut, history, reply, prev)
@@ -199,9 +205,11 @@ func (r *run) session(ctx context.Context, first *metrics.Request, i int, turns 
 				answered = -1
 				return kind
 			}
-			if k := failed(outs); k != metrics.ErrNone && generated {
-				answered = -1
-				return k
+			if k := failed(outs); k != metrics.ErrNone {
+				answered = -1 // a sub-agent's work was not done
+				if generated {
+					return k
+				}
 			}
 			for _, o := range outs {
 				prevEnd = max(prevEnd, o.end)
@@ -251,13 +259,35 @@ func (ss *sessionRun) newResult(intended, now time.Duration) *metrics.Request {
 // send sends one of the session's requests and counts it in the session's
 // figures: a step waits on the server from its intended send to its end.
 func (ss *sessionRun) send(res *metrics.Request, p *prepared) turnOutcome {
+	dispatched := res.Dispatched // res belongs to the recorder once sent
 	out := ss.r.send(ss.ctx, res, p)
 	if out.sent {
 		ss.rec.Requests++
-		ss.rec.Waiting += out.end - res.Intended
+		ss.rec.Waiting += out.end - dispatched
 		ss.rec.End = max(ss.rec.End, out.end)
 	}
 	return out
+}
+
+// think is the pause before turn, whose predecessor ended at prevEnd: the
+// scenario's draw, or with recorded think time the trace's, its delay
+// (divided by a replay's speed) or its absolute time (the session's start
+// plus the turn's offset from the session's first, at the replay's speed;
+// no pause when that time has passed).
+func (ss *sessionRun) think(turn dataset.Turn, prevEnd time.Duration) time.Duration {
+	t := ss.r.p.Sessions.Think
+	if t.Dist != ThinkRecorded {
+		return t.draw(ss.rng, turn)
+	}
+	speed := 1.0
+	if o := ss.r.p.Open; o != nil && o.Arrival == ArrivalReplay && o.Speed > 0 {
+		speed = o.Speed
+	}
+	if turn.AtSet {
+		at := ss.rec.Start + time.Duration(float64(turn.At)/speed)
+		return max(0, at-prevEnd)
+	}
+	return time.Duration(float64(turn.Think) / speed)
 }
 
 // fanOut sends a fan-out step's sub-agents at once, each with its prompt
@@ -272,7 +302,7 @@ func (ss *sessionRun) fanOut(turn int, subs []dataset.SubRequest, history []data
 		return nil, false
 	}
 	outs = make([]turnOutcome, len(subs))
-	var wg sync.WaitGroup
+	preps := make([]*prepared, len(subs))
 	for k, sub := range subs {
 		msgs := slices.Clone(sub.Messages)
 		if sub.Brief && len(msgs) > 0 && brief != "" {
@@ -284,14 +314,17 @@ func (ss *sessionRun) fanOut(turn int, subs []dataset.SubRequest, history []data
 			msgs = append(history[:len(history):len(history)], msgs...)
 			promptLen += prev.prompt + prev.output
 		}
-		preps, err := prepare(r.p.Target, []dataset.Request{{Index: ss.req.Index, Messages: msgs, PromptLen: promptLen, OutputLen: sub.OutputLen}})
+		ps, err := prepare(r.p.Target, []dataset.Request{{Index: ss.req.Index, Messages: msgs, PromptLen: promptLen, OutputLen: sub.OutputLen}})
 		if err != nil {
 			return nil, false
 		}
-		p := &preps[0]
+		preps[k] = &ps[0]
 		if sub.Shared {
-			p.prefix = sessionPrefix(prev, r.p.Sessions.History != HistoryRecorded)
+			preps[k].prefix = sessionPrefix(prev, r.p.Sessions.History != HistoryRecorded)
 		}
+	}
+	var wg sync.WaitGroup
+	for k, p := range preps {
 		res := r.newResult(start, start)
 		if r.p.Closed != nil {
 			res.Stage = stageAt(r.p.Closed.Stages, start)
@@ -374,6 +407,9 @@ func withFanOut(reqs []dataset.Request, f *FanOut) []dataset.Request {
 		turns := out[i].Turns
 		if len(turns) < f.AfterTurn {
 			continue
+		}
+		if len(turns[f.AfterTurn-1].FanOut) > 0 {
+			continue // the dataset's own step stands
 		}
 		turns = slices.Clone(turns)
 		t := &turns[f.AfterTurn-1]

@@ -444,3 +444,53 @@ func TestRunSessionDatasetFanOut(t *testing.T) {
 		t.Errorf("sessions %d (%d whole), planned %d, %d turn indexes", s.Sessions, s.SessionsComplete, out.Planned, len(s.Turns))
 	}
 }
+
+// TestRecordedThinkAtReplaySpeed: a trace's recorded pauses and times
+// within a session follow the replay's speed, as its arrivals do; a time
+// already past goes at once.
+func TestRecordedThinkAtReplaySpeed(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		open    *OpenLoop
+		turn    dataset.Turn
+		prevEnd time.Duration
+		want    time.Duration
+	}{
+		{"delay", nil, dataset.Turn{Think: 2 * time.Second}, time.Second, 2 * time.Second},
+		{"delay at speed 2", &OpenLoop{Arrival: ArrivalReplay, Speed: 2}, dataset.Turn{Think: 2 * time.Second}, time.Second, time.Second},
+		{"time", nil, dataset.Turn{At: 5 * time.Second, AtSet: true}, 3 * time.Second, 2500 * time.Millisecond},
+		{"time at speed 2", &OpenLoop{Arrival: ArrivalReplay, Speed: 2}, dataset.Turn{At: 5 * time.Second, AtSet: true}, 2 * time.Second, 1000 * time.Millisecond},
+		{"time past", nil, dataset.Turn{At: time.Second, AtSet: true}, 3 * time.Second, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ss := &sessionRun{r: &run{p: Plan{Open: tt.open, Sessions: Sessions{Think: ThinkTime{Dist: ThinkRecorded}}}},
+				rec: metrics.Session{Start: 500 * time.Millisecond}}
+			if got := ss.think(tt.turn, tt.prevEnd); got != tt.want {
+				t.Errorf("think %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestSessionThinkPastTheEnd: a session whose next turn would start after
+// the run's end stops at once, without waiting out its think time or
+// counting it.
+func TestSessionThinkPastTheEnd(t *testing.T) {
+	srv := executortest.New(executortest.Config{Tokens: 2})
+	defer srv.Close()
+	out := mustRun(t, context.Background(), Plan{
+		Target:   Target{BaseURL: srv.URL, API: APIChat, Model: "m"},
+		Requests: sessionReqs(2, 3),
+		Closed:   &ClosedLoop{Stages: []Stage{{Users: 2}}},
+		Duration: time.Second,
+		Sessions: Sessions{Think: ThinkTime{Min: time.Hour, Max: time.Hour}},
+	})
+	if len(out.Sessions) == 0 {
+		t.Fatal("no session reported")
+	}
+	for _, s := range out.Sessions {
+		if s.Turns != 1 || s.Thinking != 0 || s.Complete {
+			t.Errorf("session %d: %d turns, thinking %v, whole %v; want its first turn alone", s.ID, s.Turns, s.Thinking, s.Complete)
+		}
+	}
+}

@@ -247,7 +247,7 @@ var Catalogue = []Metric{
 		Description: "Per multi-turn session: from its first request's intended send to its last answer's end, think time included: how long an agent's task or a user's conversation took. One sample per session that ended, cut short or not (sessions_complete counts the whole ones).",
 		dist:        func(s *Summary) *Latency { return &s.SessionDuration }},
 	{Name: "session_waiting", Kind: Distribution, Unit: "ms", Better: LowerIsBetter, Title: "session waiting on the server",
-		Description: "Per multi-turn session: the time it waited on the server, each step from its intended send to its answer's end (a fan-out step until its slowest sub-agent answered). session_duration less this and session_thinking is the client's own time.",
+		Description: "Per multi-turn session: the time it waited on the server, each step from its dispatch to its answer's end (a client concurrency slot's queue included; a fan-out step until its slowest sub-agent answered). session_duration less this and session_thinking is the client's own time (a turn dispatched late).",
 		dist:        func(s *Summary) *Latency { return &s.SessionWaiting }},
 	{Name: "session_thinking", Kind: Distribution, Unit: "ms", Better: Neither, Title: "session think time",
 		Description: "Per multi-turn session: the think time it paused between turns (turn_think_time): the load's shape, not the server's speed.",

@@ -20,7 +20,7 @@ type Session struct {
 	// request's end, from the run's start.
 	Start, End time.Duration
 	// Waiting is the time it waited on the server: each step from its
-	// intended send to its answer's end (a fan-out step until its last
+	// dispatch to its answer's end (a fan-out step until its last
 	// sub-request's end). Thinking is the think time it paused between
 	// turns. The rest of End-Start is the client's own.
 	Waiting, Thinking time.Duration

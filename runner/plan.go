@@ -93,8 +93,14 @@ func WritePlan(w io.Writer, cfg *scenario.Config, s *scenario.Scenario, ds *data
 			if f.Context == scenario.ContextShared {
 				sees = "the session's whole history (context shared)"
 			}
-			fmt.Fprintf(w, "  Fan-out: after turn %d, %d sub-agents at once (at most %d tokens each), each seeing %s; their replies, as the server gave them, open the next turn's prompt (after a last turn, a join request of its own)\n",
-				f.AfterTurn, f.SubAgents, f.OutputLen, sees)
+			reach := 0
+			for _, r := range ds.Requests {
+				if len(r.Turns) >= f.AfterTurn {
+					reach++
+				}
+			}
+			fmt.Fprintf(w, "  Fan-out: after turn %d (%d of the dataset's %d sessions reach it), %d sub-agents at once (at most %d tokens each), each seeing %s; their replies, as the server gave them, open the next turn's prompt (after a last turn, a join request of its own)\n",
+				f.AfterTurn, reach, len(ds.Requests), f.SubAgents, f.OutputLen, sees)
 		}
 	}
 	writeReportPlan(w, s)

@@ -423,6 +423,10 @@ func (l *loader) decodeTurnThink(d dec, attr *hcl.Attribute, s *Scenario) {
 	}
 	switch ty := v.Type(); {
 	case ty == cty.String && v.AsString() == ThinkRecorded:
+		if s.Dataset != nil && s.Dataset.Trace == nil {
+			d.invalid(attr, `turn_think_time = "recorded" waits the delays an agent trace recorded; dataset %q is not a trace (its turns record none). Give a duration, a range or a distribution.`, s.Dataset.Name)
+			return
+		}
 		s.TurnThink = ThinkRecorded
 		return
 	case !ty.IsObjectType() && !ty.IsMapType():
@@ -489,7 +493,9 @@ func (l *loader) decodeFanOut(d dec, b *hcl.Block, s *Scenario) *FanOut {
 	l.diags = append(l.diags, diags...)
 	a := c.Attributes
 	f := &FanOut{AfterTurn: 1, Prompt: "Work on this part of the task and report what you found.", OutputLen: DefaultFanOutOutputLen, Context: ContextFresh}
-	d.integer(a, "sub_agents", &f.SubAgents, 1)
+	if attr := d.integer(a, "sub_agents", &f.SubAgents, 1); attr != nil && f.SubAgents > MaxSubAgents {
+		d.invalid(attr, "sub_agents is at most %d: each is a request sent at once.", MaxSubAgents)
+	}
 	d.integer(a, "after_turn", &f.AfterTurn, 1)
 	d.integer(a, "output_len", &f.OutputLen, 1)
 	if attr := d.str(a, "prompt", &f.Prompt); attr != nil && strings.TrimSpace(f.Prompt) == "" {
@@ -511,5 +517,9 @@ func (l *loader) decodeFanOut(d dec, b *hcl.Block, s *Scenario) *FanOut {
 	return f
 }
 
-// DefaultFanOutOutputLen is a sub-agent's max_tokens unless fan_out says.
-const DefaultFanOutOutputLen = 64
+// DefaultFanOutOutputLen is a sub-agent's max_tokens unless fan_out says;
+// MaxSubAgents bounds a step (as dataset.MaxSubAgents does a dataset's).
+const (
+	DefaultFanOutOutputLen = 64
+	MaxSubAgents           = 64
+)

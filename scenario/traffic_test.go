@@ -52,8 +52,9 @@ func TestTrafficDecode(t *testing.T) {
 	if diff := cmp.Diff(wantFan, a.FanOut); diff != "" {
 		t.Errorf("fan_out (-want +got):\n%s", diff)
 	}
-	if r := cfg.Scenario("agent-recorded-think"); r.TurnThink != ThinkRecorded || r.FanOut != nil {
-		t.Errorf("recorded think: %q, fan-out %+v", r.TurnThink, r.FanOut)
+	// A trace's sessions with the server's own replies, set explicitly.
+	if r := cfg.Scenario("agent-recorded-think"); r.TurnThink != ThinkRecorded || r.FanOut != nil || r.History != HistoryGenerated {
+		t.Errorf("recorded think: %q, fan-out %+v, history %q", r.TurnThink, r.FanOut, r.History)
 	}
 	// A trace's sessions replay as recorded: its replies and its delays.
 	if tr := cfg.Scenario("agent-trace"); !tr.Dataset.MultiTurn() || tr.Dataset.Trace.MaxTurns != 8 || tr.History != HistoryRecorded || tr.TurnThink != ThinkRecorded {

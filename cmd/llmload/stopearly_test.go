@@ -107,9 +107,13 @@ func TestABStopEarly(t *testing.T) {
 				t.Errorf("comparison %+v, want verdict %s at confidence %g", c, last.Verdict, last.Confidence)
 			}
 			if tt.verdict == compare.Fail {
+				// The fail rests on TTFT, worse by more than its 10%
+				// tolerance (by how much more depends on how busy the
+				// machine is: the client's share of TTFT dilutes the
+				// candidate's slower prefill).
 				for _, r := range res.Comparison.Rows {
-					if r.Key == "ttft_p50" && r.Percent < 30 {
-						t.Errorf("the candidate's P50 TTFT is %.1f%% worse; the test wants a regression of 30%% or more", r.Percent)
+					if r.Key == "ttft_p50" && r.Percent <= 10 {
+						t.Errorf("the candidate's P50 TTFT is %.1f%% worse; a fail needs more than the 10%% tolerance", r.Percent)
 					}
 				}
 				if !strings.Contains(stdout, "Stopped early: the verdict rests on") {

@@ -83,3 +83,25 @@ scenario "think-typo" {
     rate = 1
   }
 }
+
+scenario "too-many-sub-agents" {
+  target   = target.chat
+  dataset  = dataset.chats
+  requests = 10
+  fan_out {
+    sub_agents = 65 # ERROR: Invalid sub_agents
+  }
+  open_loop {
+    rate = 1
+  }
+}
+
+scenario "recorded-think-without-trace" {
+  target          = target.chat
+  dataset         = dataset.chats
+  requests        = 10
+  turn_think_time = "recorded" # ERROR: Invalid turn_think_time
+  open_loop {
+    rate = 1
+  }
+}

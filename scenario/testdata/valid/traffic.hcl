@@ -115,7 +115,8 @@ scenario "agent" {
 
 scenario "agent-recorded-think" {
   target          = target.chat
-  dataset         = dataset.chats
+  dataset         = dataset.agent_trace
+  history         = "generated"
   turn_think_time = "recorded"
   open_loop {
     rate = 1
