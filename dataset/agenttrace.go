@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -131,7 +132,7 @@ func agentTrace(cfg Trace, recs []traceRecord, tok tokenizer.Tokenizer, stats St
 			return nil, stats, lineError(cfg.Path, first.line, "the first row of session %q has no \"timestamp\": when the session begins, in milliseconds from the trace's start", s.id)
 		}
 	}
-	slices.SortStableFunc(sessions, func(a, b *agentSession) int { return cmpDuration(a.rows[0].at, b.rows[0].at) })
+	slices.SortStableFunc(sessions, func(a, b *agentSession) int { return cmp.Compare(a.rows[0].at, b.rows[0].at) })
 	zero := sessions[0].rows[0].at
 	from, to := cfg.Start, time.Duration(math.MaxInt64)
 	if cfg.Window > 0 {
@@ -157,16 +158,6 @@ func agentTrace(cfg Trace, recs []traceRecord, tok tokenizer.Tokenizer, stats St
 	}
 	stats.Span = reqs[len(reqs)-1].At - reqs[0].At
 	return reqs, stats, nil
-}
-
-func cmpDuration(a, b time.Duration) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // agentRequest is one session's request: a single row's messages, or with
