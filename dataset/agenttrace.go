@@ -207,6 +207,8 @@ func agentRequest(cfg Trace, s *agentSession, tok tokenizer.Tokenizer) (Request,
 		return Request{}, err
 	}
 	for k := range counted {
+		// Each row offers its own tools, as it recorded them.
+		counted[k].OwnTools, counted[k].Tools = true, s.rows[k].tools
 		if k > 0 {
 			// A later row goes its delay after the answer before it, or
 			// at its own timestamp (AIPerf: not before the answer).

@@ -122,6 +122,10 @@ type Turn struct {
 	// it goes then, or at once when its predecessor ended later.
 	At    time.Duration `json:"at,omitempty"`
 	AtSet bool          `json:"at_set,omitempty"`
+	// OwnTools says the turn offers Tools (nil: none) instead of its
+	// session's (a trace row's own "tools" and "tool_choice").
+	OwnTools bool   `json:"own_tools,omitempty"`
+	Tools    *Tools `json:"tools,omitempty"`
 	// FanOut are the sub-requests (sub-agents) the turn's answer starts at
 	// once, beside each other, when it and its tool round trips ended.
 	// Their replies are joined into the next turn's first user message.

@@ -74,3 +74,17 @@ func TestJSONLFanOutErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestMessagesWeight: a conversation's images and bytes, an inline
+// image's decoded (a URL's image is the server's to fetch: no bytes).
+func TestMessagesWeight(t *testing.T) {
+	msgs := []Message{
+		{Role: RoleUser, Content: "abc", Images: []string{"data:image/png;base64,iVBORw0KGgo=", "https://example.com/x.png"}},
+		{Role: RoleAssistant, Content: "de"},
+		{Role: RoleUser, Content: "f", Images: []string{"data:image/gif;base64,R0lGODlh"}},
+	}
+	// "iVBORw0KGgo=" decodes to 8 bytes, "R0lGODlh" to 6.
+	if images, bytes := MessagesWeight(msgs); images != 3 || bytes != 3+2+1+8+6 {
+		t.Errorf("%d images, %d bytes; want 3 and 20", images, bytes)
+	}
+}

@@ -131,3 +131,19 @@ func (m Message) MarshalJSON() ([]byte, error) {
 		ToolCallID string        `json:"tool_call_id,omitempty"`
 	}{m.Role, parts, m.ToolCalls, m.ToolCallID})
 }
+
+// MessagesWeight is what a conversation puts on the wire beside its
+// tokens: its images, and its bytes (the messages' text and the images
+// sent inline, decoded), as a request's Images and PromptBytes count them.
+func MessagesWeight(msgs []Message) (images, bytes int) {
+	for _, m := range msgs {
+		bytes += len(m.Content)
+		for _, u := range m.Images {
+			images++
+			if _, payload, ok := strings.Cut(u, ";base64,"); ok && strings.HasPrefix(u, "data:") {
+				bytes += base64.StdEncoding.DecodedLen(len(payload)) - strings.Count(payload[max(0, len(payload)-2):], "=")
+			}
+		}
+	}
+	return images, bytes
+}

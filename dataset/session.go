@@ -145,8 +145,10 @@ func sessionRequest(index int, turns []Turn) Request {
 	for i, m := range first.Messages {
 		contents[i] = m.Content
 	}
+	images, bytes := MessagesWeight(first.Messages)
 	return Request{
 		Index: index, Prompt: strings.Join(contents, "\n"), Messages: first.Messages,
 		PromptLen: first.PromptLen, OutputLen: first.OutputLen, ReferenceLen: first.ReferenceLen, Turns: turns,
+		Images: images, PromptBytes: bytes,
 	}
 }

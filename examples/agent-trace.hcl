@@ -2,8 +2,9 @@
 # mooncake_trace format (rows sharing a session_id; each row the whole
 # conversation so far, with the assistant's tool calls and the tools'
 # results; the first row at its timestamp, each later one a delay after
-# the previous answer ended). The server sees the recorded requests
-# exactly: their messages, tools and tool_choice, at their recorded times.
+# the previous answer ended). The server sees each recorded request's
+# messages, tools and tool_choice, each session at its recorded time and
+# each later request its recorded delay after this run's answer before it.
 #
 #   go run ./cmd/llmload run examples/agent-trace.hcl
 #   go run ./cmd/llmload run examples/agent-trace.hcl -var base_url=http://127.0.0.1:8000 -var model=<served name>

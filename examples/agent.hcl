@@ -1,5 +1,5 @@
 # An agent at work, on the built-in simulator: coding tasks replayed as
-# sessions of two user turns. Each request offers three tools; an answer
+# sessions of two user turns. Each turn offers three tools; an answer
 # that calls them gets their results back at once (tool round trips). After
 # the first turn the agent fans out: three sub-agents, each briefed with
 # the orchestrator's answer, work at once, and their replies open the
@@ -15,7 +15,7 @@
 # of each turn and the sessions: how long each took, how much of it waited
 # on the server, and its round trips and sub-agents. The requests file
 # marks each round trip (tool_round) and sub-agent (sub_agent). Takes about
-# 10 seconds on the simulator.
+# 6 seconds on the simulator.
 
 variable "base_url" {
   description = "Where the server listens: http(s)://host:port, or sim://<profile> for the built-in simulator."

@@ -123,8 +123,10 @@ func (r *run) session(ctx context.Context, first *metrics.Request, i int, turns 
 				return kind
 			}
 			ss.rec.Thinking += think
+			images, bytes := dataset.MessagesWeight(msgs)
 			preps, err := prepare(r.p.Target, []dataset.Request{{
-				Index: ss.req.Index, Messages: msgs, PromptLen: turn.PromptLen, OutputLen: turn.OutputLen, ReferenceLen: turn.ReferenceLen, Tools: ss.req.Tools,
+				Index: ss.req.Index, Messages: msgs, PromptLen: turn.PromptLen, OutputLen: turn.OutputLen, ReferenceLen: turn.ReferenceLen, Tools: ss.tools(turn),
+				Images: images, PromptBytes: bytes,
 			}})
 			if err != nil {
 				return kind // the first turn's body was built from the same target
@@ -175,8 +177,9 @@ func (r *run) session(ctx context.Context, first *metrics.Request, i int, turns 
 			if !ok {
 				return kind
 			}
+			images, bytes := dataset.MessagesWeight(history)
 			preps, err := prepare(r.p.Target, []dataset.Request{{
-				Index: ss.req.Index, Messages: history, Tools: ss.req.Tools, OutputLen: turn.OutputLen,
+				Index: ss.req.Index, Messages: history, Tools: ss.tools(turn), OutputLen: turn.OutputLen, Images: images, PromptBytes: bytes,
 				// The prompt's tokens are the server's to count (usage):
 				// about the last request's prompt and answer and the results.
 				PromptLen: out.prompt + out.output + len(out.calls)*s.ToolResultTokens,
@@ -229,6 +232,15 @@ type sessionRun struct {
 	req  dataset.Request // the session's dataset entry
 	rng  *rand2.Rand
 	rec  metrics.Session
+}
+
+// tools are what a turn offers: its own (a trace row's), else its
+// session's.
+func (ss *sessionRun) tools(turn dataset.Turn) *dataset.Tools {
+	if turn.OwnTools {
+		return turn.Tools
+	}
+	return ss.req.Tools
 }
 
 // open says whether the session may send its next step now (the run goes
@@ -314,7 +326,8 @@ func (ss *sessionRun) fanOut(turn int, subs []dataset.SubRequest, history []data
 			msgs = append(history[:len(history):len(history)], msgs...)
 			promptLen += prev.prompt + prev.output
 		}
-		ps, err := prepare(r.p.Target, []dataset.Request{{Index: ss.req.Index, Messages: msgs, PromptLen: promptLen, OutputLen: sub.OutputLen}})
+		images, bytes := dataset.MessagesWeight(msgs)
+		ps, err := prepare(r.p.Target, []dataset.Request{{Index: ss.req.Index, Messages: msgs, PromptLen: promptLen, OutputLen: sub.OutputLen, Images: images, PromptBytes: bytes}})
 		if err != nil {
 			return nil, false
 		}
