@@ -14,6 +14,7 @@ import (
 
 	"github.com/llmload/llmload/metrics"
 	"github.com/llmload/llmload/results"
+	"github.com/llmload/llmload/results/resultstest"
 )
 
 // TestPlotLayout checks every figure of each kind of report for what a
@@ -200,6 +201,46 @@ func TestGatedPercentile(t *testing.T) {
 			}
 			if diff := cmp.Diff(want, sla); diff != "" {
 				t.Errorf("sla legend entries (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestCDFOneValue: a latency whose positive samples all share one value
+// (a stream read in one go but for one gap, as a busy client or a
+// buffering proxy makes it; requests with the same TTFT) is drawn on a log
+// axis around that value. The axis had no width, which the plotting
+// library widens by 1 on either side, below zero, where a log scale
+// panics: `run -html` crashed on a busy machine.
+func TestCDFOneValue(t *testing.T) {
+	var reqs []*metrics.Request
+	for i := range 5 {
+		gaps := make([]time.Duration, 15)
+		if i == 0 {
+			gaps[7] = 528 * time.Microsecond
+		}
+		reqs = append(reqs, resultstest.Request(int64(i), time.Duration(i)*10*msec, 0, 0, 1500*time.Microsecond, gaps...))
+	}
+	rec, _ := resultstest.Record(metrics.Options{Scheduled: true}, reqs, func(int) int { return 1 })
+	r := openLoopRun()
+	r.Overall = rec.SummaryOver(100 * msec)
+	res := result(t, r)
+	for _, tt := range []struct {
+		metric, label string // label: in the legend
+	}{
+		{"itl", "(p99 0.0 ms; 98.7% at 0 ms)"}, // one gap of 528 us in 75
+		{"ttft", "(p99 1.5 ms)"},
+	} {
+		t.Run(tt.metric, func(t *testing.T) {
+			f, err := cdfPlot([]Labelled{{"burst", res}}, tt.metric)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f.SVG == "" || !strings.Contains(string(f.SVG), tt.label) {
+				t.Fatalf("no CDF of %s drawn, or without its legend %q:\n%s", tt.metric, tt.label, f.SVG)
+			}
+			if !inside(f.boxes.data, f.boxes.plot) {
+				t.Errorf("data area %v outside the plot %v", f.boxes.data, f.boxes.plot)
 			}
 		})
 	}

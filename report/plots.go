@@ -91,7 +91,7 @@ func cdfPlot(results []Labelled, name string) (figure, error) {
 	p.X.Scale = plot.LogScale{}
 	p.X.Tick.Marker = logTicks{}
 	any := false
-	lo := math.Inf(1)
+	lo, hi := math.Inf(1), 0.0
 	for i, r := range results {
 		s := r.Result.Summary
 		if s == nil {
@@ -160,6 +160,7 @@ func cdfPlot(results []Labelled, name string) (figure, error) {
 		if len(xys) == 0 {
 			continue // every sample 0
 		}
+		hi = math.Max(hi, xys[len(xys)-1].X)
 		if err := addLine(p, xys, i, label, true); err != nil {
 			return figure{}, err
 		}
@@ -170,6 +171,13 @@ func cdfPlot(results []Labelled, name string) (figure, error) {
 	}
 	p.Y.Min, p.Y.Max = 0, 1
 	p.X.Min = lo
+	if hi <= lo {
+		// Every positive sample has one value (a stream read in one go but
+		// for one gap; requests of one TTFT): an axis of no width, which the
+		// plot would widen by 1 either side, below 0, where a log scale
+		// cannot go. Centre the value on a factor of 2 either way.
+		p.X.Min, p.X.Max = lo/2, lo*2
+	}
 	return render(p, title)
 }
 
