@@ -316,8 +316,8 @@ func TestRunExitCodes(t *testing.T) {
 		want []string
 	}{
 		{"pass", nil, exitOK, []string{"Serving Benchmark Result", "Successful requests:", "PASS"}},
-		// The tiny profile's ITL is in the milliseconds: a 1 µs bound must fail.
-		{"sla breached", []string{"-var", "itl_p95=1us"}, exitCheckFailed, []string{"FAIL"}},
+		// No request's first token comes within 1 µs: that bound must fail.
+		{"sla breached", []string{"-var", "ttft_p50=1us"}, exitCheckFailed, []string{"FAIL"}},
 		// A password in the URL must not leak either. The preflight probe
 		// finds the target down: exit 3 with the cause, before any load.
 		{"unreachable", []string{"-var", "base_url=http://user:SECRET-pw@127.0.0.1:1"}, exitNoResult,
@@ -328,7 +328,7 @@ func TestRunExitCodes(t *testing.T) {
 		// -ops asks for files from a capacity: a passing run without one
 		// is no result; a failing run keeps its code.
 		{"ops without a capacity", []string{"-ops", "OPSDIR"}, exitNoResult, []string{"-ops: tiny: the result has no load steps"}},
-		{"ops on a failed run", []string{"-var", "itl_p95=1us", "-ops", "OPSDIR"}, exitCheckFailed, []string{"-ops: tiny:"}},
+		{"ops on a failed run", []string{"-var", "ttft_p50=1us", "-ops", "OPSDIR"}, exitCheckFailed, []string{"-ops: tiny:"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -66,10 +66,8 @@ func TestRepeat(t *testing.T) {
 	if !strings.Contains(stdout, "Repeats") || !strings.Contains(stdout, "3 of 3 runs") {
 		t.Errorf("the console shows no repeats:\n%s", stdout)
 	}
-	for _, c := range res.Checks {
-		if c.Kind == "sla" && c.Name == "itl_p50" && c.Samples != s.ITL.Count {
-			t.Errorf("the itl_p50 check rests on %d samples, want the pooled %d", c.Samples, s.ITL.Count)
-		}
+	if c := checkNamed(t, res, "ttft_p50"); c.Kind != "sla" || c.Samples != s.TTFT.Count || c.Samples != 180 {
+		t.Errorf("the ttft_p50 check %+v rests on %d samples, want the pooled %d (180)", c, c.Samples, s.TTFT.Count)
 	}
 	runs := map[int]int{}
 	f, err := os.Open(filepath.Join(dir, "first.requests.jsonl"))

@@ -24,13 +24,11 @@ import (
 // (every write fails, whenever it comes) or after the first line, as head
 // -1 does.
 //
-// The verdict itself is not the test's to fix: tiny.hcl's run is real
-// time, and a busy machine can break its validity bounds (its own
-// max_rate_shortfall of 0.5 included) or deliver its tokens in bursts
-// (its itl_p95 check inconclusive), either of which exits 3 however the
-// report fared. So the exit code is checked against the verdict the result
-// file records, and what the run wrote against what it counted: both hold
-// at any speed, and on an idle machine that verdict is a pass (exit 0).
+// tiny.hcl's verdict does not depend on how busy the machine is (its
+// checks cannot break or go inconclusive by timing, and this package's
+// tests lift the validity bounds that measure the machine: see the file),
+// so the run passes and exits 0 whatever became of its report; what it
+// wrote is checked against what it counted.
 func TestClosedStdoutKeepsResults(t *testing.T) {
 	for _, tt := range []struct {
 		name  string
@@ -72,13 +70,9 @@ func TestClosedStdoutKeepsResults(t *testing.T) {
 			if err != nil {
 				t.Fatalf("the result: %v\nstderr:\n%s", err, stderr.String())
 			}
-			verdict := res.Verdict()
-			if want, ok := exitOf[verdict]; !ok || cmd.ProcessState.ExitCode() != want {
-				t.Errorf("exit %d, but the result's verdict is %q (exit %d): the closed pipe changed the exit\nstderr:\n%s",
-					cmd.ProcessState.ExitCode(), verdict, want, stderr.String())
-			}
-			if verdict != metrics.Pass {
-				t.Logf("the run's verdict is %q on this machine (exit %d)", verdict, cmd.ProcessState.ExitCode())
+			if verdict, code := res.Verdict(), cmd.ProcessState.ExitCode(); verdict != metrics.Pass || code != exitOK {
+				t.Errorf("exit %d, the result's verdict %q: want a pass, exit %d, whatever became of the report\nstderr:\n%s",
+					code, verdict, exitOK, stderr.String())
 			}
 			if res.Summary == nil || res.Summary.Completed != 40 {
 				t.Fatalf("the result holds %+v, want 40 completed requests", res.Summary)

@@ -54,12 +54,6 @@ scenario "ab" {
     rate = 200
   }
 
-  validity {
-    max_rate_shortfall = 0.5
-    max_lag_p99        = "1s"
-    max_client_cpu     = 1
-  }
-
   sla {
     ttft_p50 = "2s"
   }
@@ -87,12 +81,6 @@ scenario "ab_default" {
   open_loop {
     rate = 200
   }
-
-  validity {
-    max_rate_shortfall = 0.5
-    max_lag_p99        = "1s"
-    max_client_cpu     = 1
-  }
 }
 
 # Fewer prompts than requests: the second block wraps around the dataset.
@@ -112,11 +100,5 @@ scenario "ab_wrap" {
   requests   = 16
   open_loop {
     rate = 200
-  }
-
-  validity {
-    max_rate_shortfall = 0.5
-    max_lag_p99        = "1s"
-    max_client_cpu     = 1
   }
 }

@@ -27,10 +27,11 @@ scenario "stages" {
     }
   }
 
-  # A P99 needs 1,000 gaps by default; a one-second stage on a busy machine
-  # may hold fewer. The test is about stages, not tails: 20 will do.
-  min_samples = 20
+  # The tests are about stages, not speed: each stage is judged by a check
+  # no timing decides (a latency check would be inconclusive on a busy
+  # machine, with too few samples in a second or tokens read in one go), so
+  # the knee is the last stage whatever the machine.
   sla {
-    itl_p99 = "10s"
+    error_rate = 0.0
   }
 }

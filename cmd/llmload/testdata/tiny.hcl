@@ -1,6 +1,16 @@
 # A fast scenario on the simulator's tiny profile, for the command's tests.
-variable "itl_p95" {
-  default = "1s"
+#
+# Its verdict does not depend on how fast or busy the machine is: the tests
+# that run it are about files, exit codes and reports, not speed. It keeps
+# the shipped validity bounds, which the package's tests lift where they
+# measure the machine (TestMain, testValidity), and its one latency check,
+# on the median TTFT, is one no completed request can break by default
+# (the target's timeout is 20s) nor leave inconclusive: TTFT needs no
+# per-token timing, which a busy machine loses when it reads a stream's
+# tokens in one go, and 40 requests hold a median. -var ttft_p50=1us makes
+# it fail.
+variable "ttft_p50" {
+  default = "20s"
 }
 
 variable "base_url" {
@@ -44,16 +54,8 @@ scenario "tiny" {
     requests = 2
   }
 
-  # The tests share a busy machine with the simulator in the same process:
-  # the exit codes they check are the checks', not the machine's.
-  validity {
-    max_rate_shortfall = 0.5
-    max_lag_p99        = "1s"
-    max_client_cpu     = 1
-  }
-
   sla {
-    itl_p95    = var.itl_p95
+    ttft_p50   = var.ttft_p50
     error_rate = 0.0
   }
 
